@@ -1,0 +1,37 @@
+/**
+ * The language table: file extension → language id. Formatter adapters declare the
+ * language ids they handle; user config may add languages by extension.
+ */
+export const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = {
+  js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript',
+  ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript',
+  json: 'json', jsonc: 'jsonc', json5: 'json5',
+  css: 'css', scss: 'scss', less: 'less',
+  md: 'markdown', markdown: 'markdown', mdx: 'mdx',
+  yaml: 'yaml', yml: 'yaml',
+  html: 'html', htm: 'html', vue: 'vue',
+  graphql: 'graphql', gql: 'graphql',
+  py: 'python', pyi: 'python',
+  go: 'go',
+  rs: 'rust',
+  toml: 'toml',
+  c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp', hxx: 'cpp',
+  java: 'java', proto: 'proto', cs: 'csharp',
+};
+
+/** Lower-cased extension without the dot, or '' when the name has none. */
+export function extensionOf(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
+}
+
+/** Language id for a path, honouring user-added languages (`{ sql: ['sql'] }`). */
+export function languageOf(path: string, extra: Record<string, string[]> = {}): string | undefined {
+  const extension = extensionOf(path);
+  if (!extension) return undefined;
+  for (const [language, extensions] of Object.entries(extra)) {
+    if (extensions.some((e) => e.replace(/^\./, '').toLowerCase() === extension)) return language;
+  }
+  return LANGUAGE_BY_EXTENSION[extension];
+}

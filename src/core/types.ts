@@ -1,0 +1,224 @@
+/**
+ * The public and internal contracts of formatbox. Everything here is pure data:
+ * no `node:` import, no I/O. See DESIGN.md (README "Contract") for the receipt shape.
+ */
+
+/** How a formatter run ended. `refused` is used when policy (no OS sandbox, untrusted command) forbids running it. */
+export type Status = 'formatted' | 'unchanged' | 'skipped' | 'failed' | 'timeout' | 'refused';
+
+/** How the formatter executes. */
+export type Via = 'js' | 'wasm' | 'wasi' | 'sandbox';
+
+export interface FormatterInfo {
+  name: string;
+  version: string;
+  via: Via;
+}
+
+// ---------------------------------------------------------------------------
+// Tool inputs (the agent's tool calls). The shape says which tool it is.
+
+export interface EditInput {
+  oldText: string;
+  newText: string;
+  replaceAll?: boolean;
+}
+export interface MultiEditInput {
+  edits: EditInput[];
+}
+export interface WriteInput {
+  content: string;
+}
+export interface ApplyPatchInput {
+  patch: string;
+}
+export type SingleFileInput = EditInput | MultiEditInput | WriteInput;
+export type ToolInput = SingleFileInput | ApplyPatchInput;
+
+// ---------------------------------------------------------------------------
+// Formatter adapters
+
+/** A range in the LF-normalised, BOM-free text handed to an adapter, in UTF-16 code units. */
+export interface Utf16Range {
+  utf16Start: number;
+  utf16End: number;
+}
+
+/** What the engine asks an adapter to do. */
+export interface AdapterRequest {
+  /** Project-relative POSIX path, e.g. `src/app.ts`. Used for language/parser choice and config overrides only. */
+  path: string;
+  /** Language id from the language table (`typescript`, `python`, …). */
+  language: string;
+  /** File text with the BOM removed and line endings normalised to LF. */
+  text: string;
+  /**
+   * The formatter's settings, already resolved from project config (read as data, sanitised)
+   * and user config. The shape belongs to the adapter (e.g. Prettier options, a biome.json object).
+   */
+  settings: Record<string, unknown>;
+  /** Present only for `scope: 'edit'` when the adapter declares `supportsRange`. */
+  range?: Utf16Range;
+}
+
+/** An adapter's answer. Expected outcomes are values; only broken invariants throw. */
+export type AdapterResult =
+  | { kind: 'ok'; text: string }
+  /** The formatter rejected the input (e.g. a syntax error). `message` is its first message, with location. */
+  | { kind: 'error'; message: string; exitCode?: number }
+  | { kind: 'timeout'; ms: number }
+  /** Policy forbade running (no sandbox, unapproved command). */
+  | { kind: 'refused'; reason: string }
+  /** The adapter cannot handle this input (e.g. language not enabled in this build). */
+  | { kind: 'unsupported'; reason: string };
+
+/**
+ * One formatter behind one interface. A factory (e.g. `biomeFormatter({ wasm })`) returns this.
+ * Loading (wasm compile/instantiate) happens lazily inside `format`/`info`, once per adapter.
+ */
+export interface FormatterAdapter {
+  /** Stable name used in config (`'prettier'`, `'biome'`, …). */
+  readonly name: string;
+  readonly via: Via;
+  /** Language ids this adapter can format. */
+  readonly languages: readonly string[];
+  /** True when `AdapterRequest.range` is honoured. */
+  readonly supportsRange: boolean;
+  /** Real name/version/via of the formatter (may load the module). */
+  info(): Promise<FormatterInfo>;
+  format(request: AdapterRequest): Promise<AdapterResult>;
+  /** Frees instances. The adapter may be used again afterwards (it reloads lazily). */
+  dispose?(): void | Promise<void>;
+}
+
+/**
+ * A wasm module given by the host. The engine never locates files itself.
+ * A function is called lazily, once, the first time the module is needed.
+ */
+export type WasmSource =
+  | WebAssembly.Module
+  | ArrayBuffer
+  | ArrayBufferView
+  | URL
+  | Response
+  | (() => Promise<WebAssembly.Module | ArrayBuffer | ArrayBufferView | URL | Response>);
+
+// ---------------------------------------------------------------------------
+// Configuration
+
+/** A user's formatter choice for a language id or a glob. */
+export type FormatterChoice =
+  | string // built-in name: 'prettier' | 'biome' | 'ruff' | 'gofmt' | 'rustfmt' | 'clang-format' | 'toml' | …
+  | { command: string | string[] }
+  | { wasi: string; args?: string[]; sha256?: string }
+  | { dprint: string };
+
+/** Trusted configuration from the embedding program (or the CLI user's formatbox.json). */
+export interface UserConfig {
+  /** Default true. */
+  enabled?: boolean;
+  /** 'project' (default): only what the project declares. 'always': language defaults too. */
+  mode?: 'project' | 'always';
+  /** Keyed by language id (`python`) or a glob (`src/**\/*.ts`). `false` turns formatting off. */
+  formatters?: Record<string, FormatterChoice | false>;
+  /** Languages added by extension: `{ sql: ['sql'] }`. */
+  languages?: Record<string, string[]>;
+  timeoutMs?: number;
+  maxInputBytes?: number;
+  maxDiffChars?: number;
+  report?: 'receipt' | 'line' | 'none';
+  scope?: 'file' | 'edit';
+  /** Prior-art shapes accepted as-is: code-assistant's glob map and the agent gateway's `format.onEdit`. */
+  format_on_save?: Record<string, string>;
+  format?: { enabled?: boolean; onEdit?: Record<string, string | false>; timeoutMs?: number; maxOutputChars?: number };
+}
+
+export interface Limits {
+  /** Per formatter call. Default 10000. */
+  timeoutMs: number;
+  /** Files above this are skipped ("too large"). Default 2 MiB. */
+  maxInputBytes: number;
+  /** Diffs above this become a reread hint. Default 2000. */
+  maxDiffChars: number;
+}
+
+/**
+ * Project files read as data, keyed by project-relative POSIX path
+ * (`.prettierrc`, `packages/a/biome.json`, `pyproject.toml`, …).
+ * `null` means "exists but was not read" (e.g. `prettier.config.js`): it is reported as ignored, never loaded.
+ */
+export type ProjectFiles = Record<string, string | null>;
+
+/** One piece of project config that was ignored or refused, and why. Shown by `doctor()` and in receipts. */
+export interface IgnoredItem {
+  /** Project-relative file the item came from. */
+  file: string;
+  /** What was ignored, e.g. `plugins[0]`, `extends`, `prettier.config.js`. */
+  item: string;
+  reason: string;
+}
+
+// ---------------------------------------------------------------------------
+// Outcomes
+
+/** Why a file was not formatted. */
+export type SkipReason =
+  | 'disabled'
+  | 'no formatter declared'
+  | 'unknown extension'
+  | 'turned off'
+  | 'too large'
+  | 'binary'
+  | 'not UTF-8'
+  | 'ignored by project config'
+  | 'concurrent modification';
+
+/** Result of `engine.format`. */
+export interface FormatOutcome {
+  path: string;
+  status: Status;
+  formatter?: FormatterInfo;
+  /** The formatted text (F), or the input text unchanged for every status but `formatted`. */
+  content: string;
+  /** For skipped/failed/timeout/refused: why. */
+  reason?: string;
+  /** `scope: 'edit'` asked for but not supported: the receipt says so. */
+  scopeFallback?: string;
+  /** The formatter was not idempotent (a second pass changed the output). */
+  unstable?: boolean;
+  /** Project config items that were ignored for this file. */
+  ignored?: IgnoredItem[];
+  line: string;
+  ms: number;
+}
+
+/** `{sha256, bytes}` of the final file, so a harness can mark it read in its final form. */
+export interface FileRecord {
+  sha256: string;
+  bytes: number;
+}
+
+/** What formatbox returns after an edit. JSON-serialisable; field names are the public contract. */
+export interface Receipt {
+  path: string;
+  status: Status;
+  formatter?: FormatterInfo;
+  /** The rewritten tool input: `replay(P, input)` then `diff` equals F. */
+  input: ToolInput;
+  /** True when `input` alone (without `diff`) describes F, or every formatter change outside it is in `diff`. False when evidence was ambiguous or `report: 'none'`. */
+  reconciled: boolean;
+  reason?: string;
+  /**
+   * Unified diff from `replay(P, input)` to F, present whenever they differ. It is always complete
+   * (the invariant needs it); only `note` is bounded by `maxDiffChars`.
+   */
+  diff?: string;
+  /** F, the final file text. */
+  content: string;
+  line: string;
+  /** Exact text to append to the tool result. */
+  note: string;
+  record: FileRecord;
+  ignored?: IgnoredItem[];
+  ms: number;
+}
