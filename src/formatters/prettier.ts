@@ -1,0 +1,179 @@
+/**
+ * Prettier through its standalone JS API, with the built-in plugins that ship inside formatbox.
+ *
+ * This is the safe base for untrusted repos: `prettier/standalone` does no config lookup, no
+ * plugin loading and no module resolution. Settings arrive already resolved by `src/config`
+ * (read as data); this adapter only drops keys that would name code to load.
+ */
+import type { Plugin, Options } from 'prettier';
+import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
+import { messageOf } from '../core/errors.js';
+import { lazy } from '../core/wasm.js';
+import { firstLine, isPlainObject } from './shared.js';
+
+export interface PrettierFormatterOptions {
+  /**
+   * Extra Prettier plugin objects (already imported by the embedding program, e.g. in trusted mode).
+   * They are added after the built-in ones. formatbox never resolves plugin names itself.
+   */
+  plugins?: unknown[];
+}
+
+/** Language ids this adapter formats (see src/core/languages.ts). */
+export const PRETTIER_LANGUAGES = [
+  'javascript', 'typescript', 'json', 'jsonc', 'json5', 'css', 'scss', 'less',
+  'markdown', 'mdx', 'yaml', 'html', 'vue', 'graphql',
+] as const;
+
+/**
+ * Parsers for which Prettier honours `rangeStart`/`rangeEnd` (its range-util only knows JS-like,
+ * JSON, GraphQL and Vue source elements). For every other parser Prettier silently returns the
+ * input unchanged when a range is given, so this adapter formats the whole file instead.
+ */
+const RANGE_PARSERS = new Set([
+  'babel', 'babel-flow', 'babel-ts', 'flow', 'typescript', 'acorn', 'espree', 'meriyah',
+  'json', 'json5', 'jsonc', 'json-stringify', 'graphql', 'vue',
+]);
+const RANGE_LANGUAGES = new Set(['javascript', 'typescript', 'json', 'jsonc', 'json5', 'graphql', 'vue']);
+
+/** Plugins loaded on first use: they cover every language above, and embedded code in them. */
+function loadBasePlugins(): Promise<Plugin[]> {
+  return Promise.all([
+    import('prettier/plugins/babel'),
+    import('prettier/plugins/estree'),
+    import('prettier/plugins/typescript'),
+    import('prettier/plugins/postcss'),
+    import('prettier/plugins/markdown'),
+    import('prettier/plugins/yaml'),
+    import('prettier/plugins/html'),
+    import('prettier/plugins/graphql'),
+  ]) as Promise<Plugin[]>;
+}
+
+/**
+ * Built-in plugins that are only loaded when a project's `parser` setting asks for one of their
+ * parsers (they are still part of prettier itself, so nothing from the repo is loaded).
+ */
+const OPTIONAL_PLUGINS: Readonly<Record<string, () => Promise<unknown>>> = {
+  acorn: () => import('prettier/plugins/acorn'),
+  espree: () => import('prettier/plugins/acorn'),
+  meriyah: () => import('prettier/plugins/meriyah'),
+  flow: () => import('prettier/plugins/flow'),
+  angular: () => import('prettier/plugins/angular'),
+  glimmer: () => import('prettier/plugins/glimmer'),
+};
+
+/** Option keys that never pass through: code loading, per-call positions, and config-file structure. */
+const DROPPED_KEYS = ['plugins', 'pluginSearchDirs', 'overrides', '$schema', 'filepath', 'rangeStart', 'rangeEnd', 'cursorOffset'];
+
+interface Loaded {
+  format: (text: string, options: Options) => Promise<string>;
+  version: string;
+  plugins: Plugin[];
+  parsers: Set<string>;
+}
+
+function parsersOf(plugins: Plugin[]): Set<string> {
+  const names = new Set<string>();
+  for (const plugin of plugins) for (const name of Object.keys(plugin.parsers ?? {})) names.add(name);
+  return names;
+}
+
+export function prettierFormatter(options: PrettierFormatterOptions = {}): FormatterAdapter {
+  const extraPlugins = (options.plugins ?? []) as Plugin[];
+  const optionalLoaded = new Map<string, Plugin>();
+
+  const loader = lazy(async (): Promise<Loaded> => {
+    const [prettier, base] = await Promise.all([import('prettier/standalone'), loadBasePlugins()]);
+    const plugins = [...base, ...extraPlugins];
+    // `version` is exported at run time but missing from standalone.d.ts.
+    const version = String((prettier as { version?: unknown }).version ?? 'unknown');
+    return { format: prettier.format, version, plugins, parsers: parsersOf(plugins) };
+  });
+
+  /** The plugin list for one call: the base set, plus an optional built-in plugin if `parser` needs it. */
+  async function pluginsFor(loaded: Loaded, parser: string | undefined): Promise<Plugin[] | undefined> {
+    if (parser === undefined || loaded.parsers.has(parser)) return loaded.plugins;
+    const load = OPTIONAL_PLUGINS[parser];
+    if (!load) return undefined;
+    let plugin = optionalLoaded.get(parser);
+    if (!plugin) {
+      plugin = (await load()) as Plugin;
+      optionalLoaded.set(parser, plugin);
+    }
+    return [...loaded.plugins, plugin];
+  }
+
+  return {
+    name: 'prettier',
+    via: 'js',
+    languages: PRETTIER_LANGUAGES,
+    supportsRange: true,
+
+    async info(): Promise<FormatterInfo> {
+      const loaded = await loader.get();
+      return { name: 'prettier', version: loaded.version, via: 'js' };
+    },
+
+    async format(request: AdapterRequest): Promise<AdapterResult> {
+      const loaded = await loader.get();
+      const settings = isPlainObject(request.settings) ? { ...request.settings } : {};
+      for (const key of DROPPED_KEYS) delete settings[key];
+
+      let parser: string | undefined;
+      if ('parser' in settings) {
+        if (typeof settings.parser !== 'string') {
+          return { kind: 'error', message: `invalid prettier option: parser must be a string` };
+        }
+        parser = settings.parser;
+      }
+      const plugins = await pluginsFor(loaded, parser);
+      if (!plugins) {
+        return {
+          kind: 'unsupported',
+          reason: `prettier parser "${parser}" comes from a plugin, and formatbox loads no plugins (built-in parsers: ${[...loaded.parsers].filter((name) => !name.startsWith('__')).join(', ')})`,
+        };
+      }
+
+      const prettierOptions: Options = {
+        ...settings,
+        // LF in, LF out: the engine restores the file's own line endings. An explicit 'crlf'/'cr' is honoured.
+        endOfLine: settings.endOfLine === 'crlf' || settings.endOfLine === 'cr' ? settings.endOfLine : 'lf',
+        filepath: request.path,
+        plugins,
+      };
+      if (request.range && rangeCapable(request.language, parser)) {
+        prettierOptions.rangeStart = request.range.utf16Start;
+        prettierOptions.rangeEnd = request.range.utf16End;
+      }
+
+      try {
+        return { kind: 'ok', text: await loaded.format(request.text, prettierOptions) };
+      } catch (error) {
+        return resultOfError(error);
+      }
+    },
+
+    dispose() {
+      loader.reset();
+      optionalLoaded.clear();
+    },
+  };
+}
+
+function rangeCapable(language: string, parser: string | undefined): boolean {
+  return parser === undefined ? RANGE_LANGUAGES.has(language) : RANGE_PARSERS.has(parser);
+}
+
+/** Maps what Prettier throws to an adapter value: syntax errors carry `(line:column)`. */
+function resultOfError(error: unknown): AdapterResult {
+  const name = error instanceof Error ? error.name : '';
+  const message = firstLine(messageOf(error));
+  if (name === 'UndefinedParserError') return { kind: 'unsupported', reason: message };
+  if (name === 'ConfigError') return { kind: 'unsupported', reason: message };
+  const loc = (error as { loc?: { start?: { line?: number; column?: number } } } | null)?.loc?.start;
+  if (loc && typeof loc.line === 'number' && !/\(\d+:\d+\)\s*$/.test(message)) {
+    return { kind: 'error', message: `${message} (${loc.line}:${loc.column ?? 0})` };
+  }
+  return { kind: 'error', message };
+}
