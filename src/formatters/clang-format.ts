@@ -1,0 +1,122 @@
+/**
+ * clang-format through `@wasm-fmt/clang-format` (an emscripten build with its own imports).
+ * The adapter calls the package's emscripten factory itself, with the compiled module the host
+ * gave, so it can capture clang-format's diagnostics (it prints the location of a style error to
+ * stderr) instead of letting them reach the console.
+ *
+ * `settings` is the project's `.clang-format`, either as text (`{ style: 'BasedOnStyle: Google\n…' }`,
+ * YAML, several `---` documents with `Language:` keys allowed) or as the parsed data object
+ * (`{ BasedOnStyle: 'Google', IndentWidth: 8 }`), which is passed as JSON (a YAML flow mapping).
+ * No settings means clang-format's own default, LLVM. The path's file name selects the language,
+ * like `--assume-filename`.
+ *
+ * clang-format formats any token stream, so unbalanced code is formatted rather than rejected;
+ * errors are style errors (unknown option, no section for the file's language).
+ * Range formatting is possible (`format_range` takes a UTF-8 byte range) but not offered yet.
+ */
+import * as emscriptenGlue from '@wasm-fmt/clang-format/clang-format.js';
+import { compileWasm, lazy } from '../core/wasm.js';
+import { messageOf } from '../core/errors.js';
+import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
+
+export interface ClangFormatFormatterOptions {
+  /** `clang-format.wasm` of `@wasm-fmt/clang-format`. */
+  wasm: WasmSource;
+}
+
+/** The embind surface of the emscripten module (clang-format-binding.js wraps the same calls). */
+interface ResultStatusEnum {
+  Success: unknown;
+  Error: unknown;
+  Unchanged: unknown;
+}
+interface EmbindClangFormat {
+  with_style(style: string): void;
+  format(content: string, filename: string): { status: unknown; content: string };
+  delete(): void;
+}
+interface ClangFormatModule {
+  ClangFormat: { new (): EmbindClangFormat; version(): string };
+  ResultStatus: ResultStatusEnum;
+}
+type CreateModule = (options: {
+  wasm: WebAssembly.Module;
+  print?: (text: string) => void;
+  printErr?: (text: string) => void;
+}) => ClangFormatModule;
+
+const createModule = (emscriptenGlue as unknown as { createModule: CreateModule }).createModule;
+
+/** The style string clang-format's `--style=` takes, from the adapter settings. */
+export function clangStyle(settings: Record<string, unknown>): string {
+  const style = settings['style'];
+  if (typeof style === 'string' && style.trim() !== '') return style;
+  if (style && typeof style === 'object') return JSON.stringify(style);
+  const options = Object.fromEntries(Object.entries(settings).filter(([key]) => key !== 'style'));
+  return Object.keys(options).length > 0 ? JSON.stringify(options) : 'LLVM';
+}
+
+export function clangFormatFormatter(options: ClangFormatFormatterOptions): FormatterAdapter {
+  let diagnostics: string[] = [];
+  const module = lazy(async () => {
+    const compiled = await compileWasm(options.wasm, 'clang-format');
+    const instance = createModule({
+      wasm: compiled,
+      print: () => {},
+      printErr: (text) => {
+        if (diagnostics.length < 20) diagnostics.push(text);
+      },
+    });
+    const banner = instance.ClangFormat.version();
+    return { instance, version: /(\d+\.\d+\.\d+)/.exec(banner)?.[1] ?? banner };
+  });
+
+  return {
+    name: 'clang-format',
+    via: 'wasm',
+    languages: ['c', 'cpp', 'java', 'proto', 'csharp'],
+    supportsRange: false,
+
+    async info(): Promise<FormatterInfo> {
+      const { version } = await module.get();
+      return { name: 'clang-format', version, via: 'wasm' };
+    },
+
+    async format(request: AdapterRequest): Promise<AdapterResult> {
+      const { instance } = await module.get();
+      const fileName = request.path.slice(request.path.lastIndexOf('/') + 1) || 'stdin.cpp';
+      diagnostics = [];
+      let formatter: EmbindClangFormat | undefined;
+      try {
+        formatter = new instance.ClangFormat();
+        formatter.with_style(clangStyle(request.settings));
+        const result = formatter.format(request.text, fileName);
+        if (result.status === instance.ResultStatus.Unchanged) return { kind: 'ok', text: request.text };
+        if (result.status === instance.ResultStatus.Error) {
+          return { kind: 'error', message: describeError(result.content, diagnostics, request.language) };
+        }
+        // A style with `LineEnding: CRLF` would hand back CRLF; the engine restores the file's own endings.
+        return { kind: 'ok', text: result.content.includes('\r') ? result.content.replace(/\r\n?/g, '\n') : result.content };
+      } catch (thrown) {
+        return { kind: 'error', message: `clang-format wasm failed: ${messageOf(thrown)}` };
+      } finally {
+        formatter?.delete();
+      }
+    },
+  };
+}
+
+/**
+ * clang-format's result says only `Error parsing -style: Invalid argument`; the location is in
+ * what it printed to stderr (`<command-line>:1:2: error: Unknown value for BasedOnStyle: Nope`).
+ */
+function describeError(content: string, printed: string[], language: string): string {
+  if (/Unsuitable/.test(content)) return `the .clang-format style has no section for this file's language (${language})`;
+  const located = printed.find((line) => /error:/.test(line));
+  if (located) {
+    const match = /^(?:<command-line>|[^:]*):(\d+):(\d+): error: (.*)$/.exec(located);
+    const where = match ? `.clang-format ${match[1]}:${match[2]}: ${match[3]}` : located.replace(/^error: /, '.clang-format: ');
+    return where;
+  }
+  return content.split('\n', 1)[0] || 'clang-format failed';
+}
