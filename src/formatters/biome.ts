@@ -3,8 +3,9 @@
  * Biome version formats everywhere. The host gives the compiled module (or bytes/URL); nothing is
  * instantiated until the first `format`.
  *
- * One Workspace and one project per adapter. Settings are pushed with `updateSettings` only when the
- * configuration object changes; each call opens, formats and closes one file.
+ * One Workspace per adapter. `updateSettings` *merges* into a project's settings (a key left out keeps
+ * its old value), so each distinct configuration gets its own project, opened and configured once and
+ * looked up by the configuration's JSON. Each call opens, formats and closes one file.
  */
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
@@ -27,8 +28,11 @@ export interface BiomeFormatterOptions {
 /** Language ids this adapter formats (see src/core/languages.ts). */
 export const BIOME_LANGUAGES = ['javascript', 'typescript', 'json', 'jsonc', 'css', 'graphql'] as const;
 
-/** The virtual directory the project lives in; request paths are joined onto it. */
-const PROJECT_DIR = '/project';
+/** Virtual directories the projects live in (`/project-0`, …); request paths are joined onto one. */
+const PROJECT_DIR_PREFIX = '/project-';
+
+/** Distinct configurations kept at once; past this the workspace is recreated (Biome cannot close a project). */
+const MAX_PROJECTS = 16;
 
 /** Configuration keys that point at other files or code; the wasm workspace must never see them. */
 const DROPPED_KEYS = ['extends', 'plugins', '$schema'];
@@ -36,11 +40,15 @@ const DROPPED_KEYS = ['extends', 'plugins', '$schema'];
 type BiomeModule = typeof import('@biomejs/wasm-web');
 type Workspace = InstanceType<BiomeModule['Workspace']>;
 
-interface Project {
+/** A project configured with one configuration, or the error Biome gave for that configuration. */
+type Project = { projectKey: number; directory: string } | { error: string };
+
+interface State {
+  biome: BiomeModule;
   workspace: Workspace;
-  projectKey: number;
-  /** JSON of the configuration last given to `updateSettings`, to skip repeating it. */
-  settingsKey: string | undefined;
+  /** Keyed by the configuration's JSON. */
+  projects: Map<string, Project>;
+  opened: number;
 }
 
 interface Diagnostic {
@@ -51,14 +59,39 @@ interface Diagnostic {
 export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter {
   const version = options.version ?? BIOME_VERSION;
 
-  const project = lazy(async (): Promise<Project> => {
+  /** The loaded state, if any, so `dispose()` never triggers a load. */
+  let live: State | undefined;
+  const state = lazy(async (): Promise<State> => {
     const [module, biome] = await Promise.all([compileWasm(options.wasm, 'Biome'), import('@biomejs/wasm-web')]);
     // wasm-bindgen keeps one instance per JS module: a second adapter reuses the first instance.
     biome.initSync({ module });
-    const workspace = new biome.Workspace();
-    const { projectKey } = workspace.openProject({ path: PROJECT_DIR, openUninitialized: true });
-    return { workspace, projectKey, settingsKey: undefined };
+    live = { biome, workspace: new biome.Workspace(), projects: new Map(), opened: 0 };
+    return live;
   });
+
+  /** The project for this configuration, opened and configured on first use. */
+  function projectFor(current: State, settings: unknown): Project {
+    const configuration = sanitiseConfiguration(settings);
+    const key = JSON.stringify(configuration);
+    const known = current.projects.get(key);
+    if (known) return known;
+    if (current.projects.size >= MAX_PROJECTS) {
+      current.workspace.free();
+      current.workspace = new current.biome.Workspace();
+      current.projects.clear();
+    }
+    const directory = `${PROJECT_DIR_PREFIX}${current.opened++}`;
+    let project: Project;
+    try {
+      const { projectKey } = current.workspace.openProject({ path: directory, openUninitialized: true });
+      current.workspace.updateSettings({ projectKey, configuration, workspaceDirectory: directory });
+      project = { projectKey, directory };
+    } catch (error) {
+      project = { error: `invalid Biome configuration: ${firstLine(messageOf(error))}` };
+    }
+    current.projects.set(key, project);
+    return project;
+  }
 
   return {
     name: 'biome',
@@ -71,22 +104,13 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
     },
 
     async format(request: AdapterRequest): Promise<AdapterResult> {
-      const current = await project.get();
-      const { workspace, projectKey } = current;
+      const current = await state.get();
+      const project = projectFor(current, request.settings);
+      if ('error' in project) return { kind: 'error', message: project.error };
+      const { workspace } = current;
+      const { projectKey } = project;
+      const path = `${project.directory}/${request.path.replace(/^(\.\/|\/)+/, '')}`;
 
-      const configuration = sanitiseConfiguration(request.settings);
-      const settingsKey = JSON.stringify(configuration);
-      if (settingsKey !== current.settingsKey) {
-        try {
-          workspace.updateSettings({ projectKey, configuration, workspaceDirectory: PROJECT_DIR });
-          current.settingsKey = settingsKey;
-        } catch (error) {
-          current.settingsKey = undefined;
-          return { kind: 'error', message: `invalid Biome configuration: ${firstLine(messageOf(error))}` };
-        }
-      }
-
-      const path = projectPath(request.path);
       let support: string | undefined;
       try {
         support = workspace.fileFeatures({ projectKey, path, features: ['format'] }).featuresSupported.format;
@@ -115,24 +139,12 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       }
     },
 
-    async dispose() {
-      const pending = project;
-      let current: Project | undefined;
-      try {
-        current = await pending.get();
-      } catch {
-        current = undefined;
-      }
-      pending.reset();
-      current?.workspace.free();
+    dispose() {
+      live?.workspace.free();
+      live = undefined;
+      state.reset();
     },
   };
-}
-
-/** A project-relative POSIX path placed inside the virtual project directory. */
-function projectPath(path: string): string {
-  const relative = path.replace(/^(\.\/|\/)+/, '');
-  return `${PROJECT_DIR}/${relative}`;
 }
 
 /** The biome.json object as the workspace should see it: a plain object without code/file pointers. */
