@@ -1,0 +1,19 @@
+/**
+ * formatbox — universal entry (browser, Web Worker, workerd, Deno, Node).
+ * No `node:` import anywhere in this graph (build.mjs fails the build otherwise).
+ * Wasm is passed in by the host as a `WebAssembly.Module`, bytes, a URL or a Response.
+ */
+export { createEngine, DEFAULT_LIMITS } from './core/engine.js';
+export type { Engine, EngineOptions, FormatRequest, AfterEditRequest } from './core/engine.js';
+export type * from './core/types.js';
+export { FormatboxError, isFormatboxError } from './core/errors.js';
+export type { ErrorCode } from './core/errors.js';
+export { compileWasm } from './core/wasm.js';
+export { LANGUAGE_BY_EXTENSION, languageOf } from './core/languages.js';
+
+export { prettierFormatter } from './formatters/prettier.js';
+export { biomeFormatter } from './formatters/biome.js';
+export { ruffFormatter } from './formatters/ruff.js';
+export { gofmtFormatter } from './formatters/gofmt.js';
+export { clangFormatFormatter } from './formatters/clang-format.js';
+export { tomlFormatter } from './formatters/toml.js';
