@@ -1,0 +1,180 @@
+/**
+ * biome.json / biome.jsonc (and `.biome.json[c]`) read as JSONC data and sanitised:
+ * `extends` (except `"//"`, the project root config) and `plugins` are stripped, `files.maxSize`
+ * is clamped to Biome's default. `files.includes`/`formatter.includes` (and Biome 1's
+ * `ignore`/`include`) are evaluated here, since the wasm `formatFile` does not honour them.
+ */
+import type { IgnoredItem } from '../core/types.js';
+import { isRecord, parseData } from './data.js';
+import { compileGlob } from './glob.js';
+import { baseOf, dirOf, isUnder, relativeTo } from './paths.js';
+import { truncate } from './prettier.js';
+
+export const BIOME_CONFIG_NAMES = ['biome.json', 'biome.jsonc', '.biome.json', '.biome.jsonc'];
+/** Biome's default `files.maxSize` (1 MiB). A project may lower it, never raise it. */
+export const BIOME_MAX_SIZE = 1024 * 1024;
+
+export interface BiomeConfigFile {
+  dir: string;
+  file: string;
+  /** Sanitised configuration, as given to the wasm workspace's updateSettings. */
+  configuration: Record<string, unknown>;
+  /** `root: false` */
+  nested: boolean;
+  /** `extends: "//"`: merged over the root config. */
+  extendsRoot: boolean;
+  ignored: IgnoredItem[];
+}
+
+export function loadBiomeConfigs(files: Record<string, string | null>, ignored: IgnoredItem[]): BiomeConfigFile[] {
+  const byDir = new Map<string, BiomeConfigFile>();
+  const paths = Object.keys(files)
+    .filter((path) => BIOME_CONFIG_NAMES.includes(baseOf(path)))
+    .sort((a, b) => BIOME_CONFIG_NAMES.indexOf(baseOf(a)) - BIOME_CONFIG_NAMES.indexOf(baseOf(b)));
+  for (const file of paths) {
+    const dir = dirOf(file);
+    if (byDir.has(dir)) {
+      ignored.push({ file, item: baseOf(file), reason: `${byDir.get(dir)?.file} is used instead (Biome reads one config per directory)` });
+      continue;
+    }
+    const entry: BiomeConfigFile = { dir, file, configuration: {}, nested: false, extendsRoot: false, ignored: [] };
+    const text = files[file];
+    if (text === null || text === undefined) entry.ignored.push({ file, item: baseOf(file), reason: 'not read (too large, not a regular file, or outside the root); Biome defaults are used' });
+    else {
+      const parsed = parseData(text, 'jsonc');
+      if (!parsed.ok) entry.ignored.push({ file, item: baseOf(file), reason: `${parsed.reason}; Biome defaults are used` });
+      else if (!isRecord(parsed.value)) entry.ignored.push({ file, item: baseOf(file), reason: 'not a JSON object; Biome defaults are used' });
+      else sanitise(parsed.value, entry);
+    }
+    ignored.push(...entry.ignored);
+    byDir.set(dir, entry);
+  }
+  return [...byDir.values()];
+}
+
+function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void {
+  const { file } = entry;
+  const out: Record<string, unknown> = { ...config };
+  delete out.$schema;
+  if (out.root === false) entry.nested = true;
+  if (out.extends !== undefined) {
+    const list = Array.isArray(out.extends) ? out.extends : [out.extends];
+    for (const target of list) {
+      if (target === '//') entry.extendsRoot = true;
+      else entry.ignored.push({ file, item: `extends: ${truncate(JSON.stringify(target) ?? String(target))}`, reason: 'extends (paths and packages) is never followed in untrusted mode' });
+    }
+    delete out.extends;
+  }
+  if (out.plugins !== undefined) {
+    const list = Array.isArray(out.plugins) ? out.plugins : [out.plugins];
+    list.forEach((plugin, index) => entry.ignored.push({ file, item: `plugins[${index}]: ${truncate(JSON.stringify(plugin) ?? String(plugin))}`, reason: 'plugins are never loaded in untrusted mode' }));
+    delete out.plugins;
+  }
+  if (isRecord(out.files)) {
+    const filesSection = { ...out.files };
+    const maxSize = filesSection.maxSize;
+    if (maxSize !== undefined && !(typeof maxSize === 'number' && maxSize > 0 && maxSize <= BIOME_MAX_SIZE)) {
+      entry.ignored.push({ file, item: `files.maxSize: ${truncate(String(maxSize))}`, reason: `clamped to ${BIOME_MAX_SIZE} (a project may lower it, not raise it)` });
+      filesSection.maxSize = BIOME_MAX_SIZE;
+    }
+    out.files = filesSection;
+  }
+  if (Array.isArray(out.overrides)) {
+    out.overrides = out.overrides.map((override: unknown, index) => {
+      if (!isRecord(override) || override.plugins === undefined) return override;
+      const { plugins: _plugins, ...rest } = override;
+      entry.ignored.push({ file, item: `overrides[${index}].plugins`, reason: 'plugins are never loaded in untrusted mode' });
+      return rest;
+    });
+  }
+  entry.configuration = out;
+}
+
+/** The config Biome uses for `path`: the nearest one, merged over the root config when it extends `"//"`. */
+export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string): { config: BiomeConfigFile; configuration: Record<string, unknown> } | undefined {
+  const applicable = configs.filter((c) => isUnder(c.dir, path)).sort((a, b) => b.dir.length - a.dir.length);
+  const config = applicable[0];
+  if (!config) return undefined;
+  if (!config.extendsRoot) return { config, configuration: config.configuration };
+  const root = applicable.slice(1).find((c) => !c.nested);
+  if (!root) return { config, configuration: config.configuration };
+  return { config, configuration: deepMerge(root.configuration, config.configuration) };
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const prior = out[key];
+    out[key] = isRecord(prior) && isRecord(value) ? deepMerge(prior, value) : value;
+  }
+  delete out.root;
+  return out;
+}
+
+/**
+ * Whether Biome would leave `path` alone: `files.includes`, `formatter.includes`, Biome 1's
+ * `files.ignore`/`include`, `formatter.enabled: false`, or `<language>.formatter.enabled: false`.
+ * Returns the reason, or undefined when the file is formatted.
+ */
+export function biomeExcludes(config: BiomeConfigFile, configuration: Record<string, unknown>, path: string, language: string, ignored: IgnoredItem[]): string | undefined {
+  const relative = relativeTo(config.dir, path);
+  const files = isRecord(configuration.files) ? configuration.files : {};
+  const formatter = isRecord(configuration.formatter) ? configuration.formatter : {};
+  if (formatter.enabled === false) return `formatter.enabled is false in ${config.file}`;
+  const section = biomeLanguageSection(language);
+  const languageConfig = section && isRecord(configuration[section]) ? configuration[section] : undefined;
+  if (languageConfig && isRecord(languageConfig.formatter) && languageConfig.formatter.enabled === false) {
+    return `${section}.formatter.enabled is false in ${config.file}`;
+  }
+  for (const [where, section2] of [['files', files], ['formatter', formatter]] as const) {
+    for (const key of ['includes', 'include'] as const) {
+      const list = section2[key];
+      if (Array.isArray(list) && !includesMatch(list, relative, config.file, `${where}.${key}`, ignored)) return `not in ${where}.${key} of ${config.file}`;
+    }
+    const ignoreList = section2.ignore;
+    if (Array.isArray(ignoreList) && ignoreList.some((p) => typeof p === 'string' && biomeGlob(p, config.file, `${where}.ignore`, ignored)(relative))) {
+      return `matched by ${where}.ignore of ${config.file}`;
+    }
+  }
+  return undefined;
+}
+
+function biomeLanguageSection(language: string): string | undefined {
+  if (language === 'javascript' || language === 'typescript') return 'javascript';
+  if (language === 'json' || language === 'jsonc') return 'json';
+  if (language === 'css' || language === 'graphql') return language;
+  return undefined;
+}
+
+/** Biome 2 `includes`: patterns in order, `!`/`!!` exclude, the last match wins; a negated folder excludes its contents. */
+function includesMatch(list: unknown[], relative: string, file: string, where: string, ignored: IgnoredItem[]): boolean {
+  const patterns = list.filter((p): p is string => typeof p === 'string');
+  let included = patterns.length > 0 && patterns[0]?.startsWith('!') === true;
+  for (const pattern of patterns) {
+    const negated = pattern.startsWith('!');
+    const body = pattern.replace(/^!!?/, '');
+    const test = biomeGlob(body, file, where, ignored);
+    if (negated ? test(relative) || ancestors(relative).some(test) : test(relative)) included = !negated;
+  }
+  return included;
+}
+
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i));
+  return out;
+}
+
+const globCache = new Map<string, { test: (path: string) => boolean; reason?: string }>();
+
+function biomeGlob(pattern: string, file: string, where: string, ignored: IgnoredItem[]): (path: string) => boolean {
+  let entry = globCache.get(pattern);
+  if (!entry) {
+    const compiled = compileGlob(pattern.replace(/^\.\//, ''));
+    entry = compiled.ok ? { test: compiled.test } : { test: () => false, reason: compiled.reason };
+    if (globCache.size > 1000) globCache.clear();
+    globCache.set(pattern, entry);
+  }
+  if (entry.reason) ignored.push({ file, item: `${where}: ${truncate(pattern)}`, reason: entry.reason });
+  return entry.test;
+}

@@ -1,0 +1,37 @@
+/**
+ * Project config read as data (sanitised in untrusted mode), user config normalisation, and
+ * formatter selection. Universal: no I/O; files come in as `ProjectFiles` (see src/node/discover.ts).
+ */
+export { loadProjectConfig, MAX_CONFIG_FILES } from './project.js';
+export type { ProjectConfig } from './project.js';
+export { selectFormatter, settingsFor, DEFAULT_FORMATTER, BIOME_LANGUAGES, PRETTIER_LANGUAGES } from './select.js';
+export type { Selection } from './select.js';
+export { normaliseUserConfig, splitCommand, isGlobKey, BUILT_IN_NAMES } from './user.js';
+export type { NormalisedUserConfig, UserRule } from './user.js';
+export { PRETTIER_CONFIG_NAMES, PRETTIER_CODE_CONFIG_NAMES, PRETTIER_BUILTIN_PARSERS, PRETTIER_OPTIONS } from './prettier.js';
+export type { Trust } from './prettier.js';
+export { BIOME_CONFIG_NAMES, BIOME_MAX_SIZE } from './biome.js';
+export { RUFF_CONFIG_NAMES } from './ruff.js';
+export { CLANG_FORMAT_NAMES } from './toolchains.js';
+export { parseData, DATA_LIMITS } from './data.js';
+export type { DataFormat, DataLimits, Parsed } from './data.js';
+export { compileGlob, GLOB_LIMITS } from './glob.js';
+
+/** Every file name config discovery should collect (data files are read; code files are only noted). */
+export const CONFIG_FILE_NAMES: readonly string[] = [
+  // Prettier (data and code), and its ignore file
+  'package.json', 'package.yaml', '.prettierrc', '.prettierrc.json', '.prettierrc.yml', '.prettierrc.yaml', '.prettierrc.json5',
+  '.prettierrc.toml', '.prettierrc.js', 'prettier.config.js', '.prettierrc.ts', 'prettier.config.ts', '.prettierrc.mjs',
+  'prettier.config.mjs', '.prettierrc.mts', 'prettier.config.mts', '.prettierrc.cjs', 'prettier.config.cjs', '.prettierrc.cts',
+  'prettier.config.cts', '.prettierignore', '.editorconfig',
+  // Biome
+  'biome.json', 'biome.jsonc', '.biome.json', '.biome.jsonc',
+  // Python
+  '.ruff.toml', 'ruff.toml', 'pyproject.toml',
+  // Go, Rust, C-family, TOML
+  'go.mod', 'Cargo.toml', 'rustfmt.toml', '.rustfmt.toml', 'rust-toolchain', 'rust-toolchain.toml', '.clang-format', '_clang-format',
+  'taplo.toml', '.taplo.toml', 'dprint.json', 'dprint.jsonc', '.dprint.json', '.dprint.jsonc',
+];
+
+/** Names that are code: discovery records them as `null` (present, never read). */
+export const CODE_CONFIG_FILE_NAMES: readonly string[] = CONFIG_FILE_NAMES.filter((name) => /\.[cm]?[jt]s$/.test(name));

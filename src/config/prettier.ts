@@ -1,0 +1,305 @@
+/**
+ * Prettier config read as data: `.prettierrc` (JSON or YAML), `.prettierrc.{json,yaml,yml,json5,toml}`,
+ * `package.json`/`package.yaml` "prettier" objects. JS/TS config files and string (module) configs are
+ * refused in untrusted mode; `plugins` are stripped everywhere; plugin-only parsers are dropped.
+ * Search order per directory is Prettier's own (config-searcher.js); the nearest directory wins.
+ */
+import type { IgnoredItem } from '../core/types.js';
+import { compileGlob } from './glob.js';
+import { isRecord, parseData, type DataFormat } from './data.js';
+import { baseOf, dirOf, isUnder, relativeTo } from './paths.js';
+
+export type Trust = 'untrusted' | 'trusted';
+
+/** Prettier's CONFIG_FILES order (prettier 3, config-searcher.js). */
+export const PRETTIER_CONFIG_NAMES = [
+  'package.json',
+  'package.yaml',
+  '.prettierrc',
+  '.prettierrc.json',
+  '.prettierrc.yml',
+  '.prettierrc.yaml',
+  '.prettierrc.json5',
+  '.prettierrc.js',
+  'prettier.config.js',
+  '.prettierrc.ts',
+  'prettier.config.ts',
+  '.prettierrc.mjs',
+  'prettier.config.mjs',
+  '.prettierrc.mts',
+  'prettier.config.mts',
+  '.prettierrc.cjs',
+  'prettier.config.cjs',
+  '.prettierrc.cts',
+  'prettier.config.cts',
+  '.prettierrc.toml',
+] as const;
+
+/** Every name Prettier would import as code. */
+export const PRETTIER_CODE_CONFIG_NAMES: readonly string[] = PRETTIER_CONFIG_NAMES.filter((name) => /\.[cm]?[jt]s$/.test(name));
+
+/** Options of Prettier's core and its bundled languages. Anything else needs a plugin. */
+export const PRETTIER_OPTIONS = new Set([
+  'printWidth', 'tabWidth', 'useTabs', 'semi', 'singleQuote', 'jsxSingleQuote', 'quoteProps', 'trailingComma',
+  'bracketSpacing', 'objectWrap', 'bracketSameLine', 'jsxBracketSameLine', 'arrowParens', 'parser', 'requirePragma',
+  'insertPragma', 'checkIgnorePragma', 'proseWrap', 'htmlWhitespaceSensitivity', 'vueIndentScriptAndStyle', 'endOfLine',
+  'embeddedLanguageFormatting', 'singleAttributePerLine', 'experimentalTernaries', 'experimentalOperatorPosition',
+]);
+
+/** Parsers that ship with Prettier 3 (prettier/plugins/*). Any other parser name comes from a plugin. */
+export const PRETTIER_BUILTIN_PARSERS = new Set([
+  'flow', 'babel', 'babel-flow', 'babel-ts', 'typescript', 'acorn', 'espree', 'meriyah', 'css', 'less', 'scss',
+  'json', 'json5', 'jsonc', 'json-stringify', 'graphql', 'markdown', 'mdx', 'vue', 'yaml', 'glimmer', 'html',
+  'angular', 'lwc', 'mjml',
+]);
+
+const TRUSTED_REASON = 'loaded by Prettier itself (trusted mode)';
+
+export interface PrettierOverride {
+  files: Array<(path: string) => boolean>;
+  excludeFiles: Array<(path: string) => boolean>;
+  options: Record<string, unknown>;
+}
+
+export interface PrettierConfigFile {
+  dir: string;
+  file: string;
+  /** Sanitised options (no overrides). Empty when the file could not be used. */
+  options: Record<string, unknown>;
+  overrides: PrettierOverride[];
+  /** Items of this file that were ignored (also in the project-wide list). */
+  ignored: IgnoredItem[];
+  /** The file exists but is code (or points at a module): declared, never loaded in untrusted mode. */
+  code: boolean;
+}
+
+/**
+ * Reads every Prettier config among `files`, keeping per directory only the one Prettier would use.
+ * Unusable files are reported in `ignored`.
+ */
+export function loadPrettierConfigs(files: Record<string, string | null>, trust: Trust, ignored: IgnoredItem[]): PrettierConfigFile[] {
+  const byDir = new Map<string, string[]>();
+  for (const path of Object.keys(files)) {
+    if ((PRETTIER_CONFIG_NAMES as readonly string[]).includes(baseOf(path))) {
+      const dir = dirOf(path);
+      byDir.set(dir, [...(byDir.get(dir) ?? []), path]);
+    }
+  }
+  const result: PrettierConfigFile[] = [];
+  for (const [dir, paths] of byDir) {
+    const ordered = [...paths].sort((a, b) => rank(a) - rank(b));
+    for (const file of ordered) {
+      const entry = readOne(file, dir, files[file] ?? null, trust);
+      if (!entry) continue; // package.json without "prettier": Prettier keeps looking in the same directory.
+      // In trusted mode Prettier itself loads code configs and plugins: nothing of that is ignored.
+      if (trust === 'trusted') entry.ignored = entry.ignored.filter((item) => item.reason !== TRUSTED_REASON);
+      ignored.push(...entry.ignored);
+      result.push(entry);
+      break;
+    }
+  }
+  return result;
+}
+
+function rank(path: string): number {
+  return (PRETTIER_CONFIG_NAMES as readonly string[]).indexOf(baseOf(path));
+}
+
+function readOne(file: string, dir: string, text: string | null, trust: Trust): PrettierConfigFile | undefined {
+  const base = baseOf(file);
+  const entry: PrettierConfigFile = { dir, file, options: {}, overrides: [], ignored: [], code: false };
+  if (PRETTIER_CODE_CONFIG_NAMES.includes(base)) {
+    entry.code = true;
+    entry.ignored.push({
+      file,
+      item: base,
+      reason: trust === 'trusted' ? TRUSTED_REASON : 'JS/TS config files are code and are never loaded in untrusted mode; Prettier defaults are used',
+    });
+    return entry;
+  }
+  if (text === null) {
+    if (base === 'package.json' || base === 'package.yaml') return undefined;
+    entry.ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, or outside the root)' });
+    return entry;
+  }
+  const parsed = parseData(text, formatOf(base, text));
+  if (!parsed.ok) {
+    if (base === 'package.json' || base === 'package.yaml') return undefined;
+    entry.ignored.push({ file, item: base, reason: parsed.reason });
+    return entry;
+  }
+  let config: unknown = parsed.value;
+  if (base === 'package.json' || base === 'package.yaml') {
+    if (!isRecord(config) || config.prettier === undefined || config.prettier === null) return undefined;
+    config = config.prettier;
+    if (typeof config === 'string') {
+      entry.code = true;
+      entry.ignored.push({
+        file,
+        item: `"prettier": ${JSON.stringify(truncate(config as string))}`,
+        reason: trust === 'trusted' ? TRUSTED_REASON : 'a string config names a module to load; refused in untrusted mode, Prettier defaults are used',
+      });
+      return entry;
+    }
+  }
+  if (typeof config === 'string') {
+    entry.code = true;
+    entry.ignored.push({ file, item: truncate(config), reason: 'a string config names a module to load; refused in untrusted mode' });
+    return entry;
+  }
+  if (!isRecord(config)) {
+    // An empty .prettierrc still declares Prettier.
+    if (config !== null && config !== undefined) entry.ignored.push({ file, item: base, reason: 'config is not an object' });
+    return entry;
+  }
+  const { overrides, ...options } = config;
+  entry.options = sanitiseOptions(options, file, '', entry.ignored, trust);
+  if (overrides !== undefined) {
+    if (!Array.isArray(overrides)) entry.ignored.push({ file, item: 'overrides', reason: 'not an array' });
+    else {
+      overrides.forEach((override: unknown, index) => {
+        const where = `overrides[${index}]`;
+        if (!isRecord(override)) {
+          entry.ignored.push({ file, item: where, reason: 'not an object' });
+          return;
+        }
+        const matchers = (value: unknown, what: string): Array<(path: string) => boolean> | undefined => {
+          const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
+          const out: Array<(path: string) => boolean> = [];
+          for (const [k, pattern] of list.entries()) {
+            if (typeof pattern !== 'string') {
+              entry.ignored.push({ file, item: `${where}.${what}[${k}]`, reason: 'not a string' });
+              return undefined;
+            }
+            const m = prettierGlob(pattern);
+            if (!m.ok) {
+              entry.ignored.push({ file, item: `${where}.${what}: ${truncate(pattern)}`, reason: m.reason });
+              return undefined;
+            }
+            out.push(m.test);
+          }
+          return out;
+        };
+        const filesMatchers = matchers(override.files, 'files');
+        const excludeMatchers = matchers(override.excludeFiles, 'excludeFiles');
+        if (!filesMatchers || !excludeMatchers) return;
+        const overrideOptions = isRecord(override.options) ? sanitiseOptions(override.options, file, `${where}.options.`, entry.ignored, trust) : {};
+        entry.overrides.push({ files: filesMatchers, excludeFiles: excludeMatchers, options: overrideOptions });
+      });
+    }
+  }
+  return entry;
+}
+
+/** micromatch as Prettier calls it: patterns without `/` match the basename; negation with a leading `!`. */
+function prettierGlob(pattern: string): { ok: true; test: (path: string) => boolean } | { ok: false; reason: string } {
+  const negated = pattern.startsWith('!') && !pattern.startsWith('!(');
+  const body = negated ? pattern.slice(1) : pattern;
+  const compiled = compileGlob(body);
+  if (!compiled.ok) return compiled;
+  const basename = !body.includes('/');
+  const test = (path: string): boolean => compiled.test(basename ? baseOf(path) : path.replace(/^\.\//, ''));
+  return { ok: true, test: negated ? (path) => !test(path) : test };
+}
+
+function formatOf(base: string, text: string): DataFormat {
+  if (base === 'package.json') return 'json';
+  if (base === 'package.yaml') return 'yaml';
+  if (base.endsWith('.json5')) return 'json5';
+  if (base.endsWith('.json')) return 'json';
+  if (base.endsWith('.toml')) return 'toml';
+  if (base.endsWith('.yaml') || base.endsWith('.yml')) return 'yaml';
+  // `.prettierrc` has no extension: Prettier reads it as YAML (a superset of JSON), we do the same;
+  // JSON with comments is accepted through JSONC when it looks like JSON.
+  return /^\s*[{[]/.test(text) ? 'jsonc' : 'yaml';
+}
+
+/** Keeps Prettier's own options; strips `plugins`, plugin-only parsers and anything unknown. */
+function sanitiseOptions(options: Record<string, unknown>, file: string, prefix: string, ignored: IgnoredItem[], trust: Trust): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (key === '$schema') continue;
+    if (key === 'plugins' || key === 'pluginSearchDirs') {
+      const entries = Array.isArray(value) ? value : [value];
+      entries.forEach((plugin, index) => {
+        ignored.push({
+          file,
+          item: `${prefix}${key}[${index}]: ${truncate(typeof plugin === 'string' ? plugin : JSON.stringify(plugin) ?? String(plugin))}`,
+          reason: trust === 'trusted' ? TRUSTED_REASON : 'plugins are code and are never loaded in untrusted mode',
+        });
+      });
+      continue;
+    }
+    if (!PRETTIER_OPTIONS.has(key)) {
+      ignored.push({ file, item: `${prefix}${key}`, reason: 'not a built-in Prettier option (plugin options need the plugin)' });
+      continue;
+    }
+    if (key === 'parser' && !(typeof value === 'string' && PRETTIER_BUILTIN_PARSERS.has(value))) {
+      ignored.push({ file, item: `${prefix}parser: ${truncate(String(value))}`, reason: 'only a plugin provides this parser; refused' });
+      continue;
+    }
+    if (value !== null && typeof value === 'object') {
+      ignored.push({ file, item: `${prefix}${key}`, reason: 'expected a string, number or boolean' });
+      continue;
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/** Options for `path` from its config (`{}` plus overrides when none), Prettier's mergeOverrides. */
+export function prettierOptionsFor(config: PrettierConfigFile | undefined, path: string): Record<string, unknown> {
+  if (!config) return {};
+  const options = { ...config.options };
+  const relative = relativeTo(config.dir, path);
+  for (const override of config.overrides) {
+    const matched = override.files.some((test) => test(relative));
+    const excluded = override.excludeFiles.some((test) => test(relative));
+    if (matched && !excluded) Object.assign(options, override.options);
+  }
+  return options;
+}
+
+/** The nearest Prettier config for `path`, searching upward and stopping at the project root. */
+export function nearestPrettierConfig(configs: readonly PrettierConfigFile[], path: string): PrettierConfigFile | undefined {
+  let best: PrettierConfigFile | undefined;
+  for (const config of configs) {
+    if (isUnder(config.dir, path) && (!best || config.dir.length > best.dir.length)) best = config;
+  }
+  return best;
+}
+
+export function truncate(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * `.prettierignore` at the project root (gitignore syntax: `#` comments, `!` negation, a trailing `/`
+ * for directories, patterns without an inner `/` match at any depth). Returns a test, or undefined.
+ */
+export function loadPrettierIgnore(text: string | null | undefined, file: string, ignored: IgnoredItem[]): ((path: string) => boolean) | undefined {
+  if (!text) return undefined;
+  const rules: Array<{ negated: boolean; test: (path: string) => boolean }> = [];
+  for (const raw of text.split(/\r?\n/).slice(0, 5000)) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const negated = line.startsWith('!');
+    let pattern = negated ? line.slice(1) : line;
+    pattern = pattern.replace(/\/+$/, '');
+    const anchored = pattern.includes('/');
+    const compiled = compileGlob(anchored ? pattern.replace(/^\//, '') : `**/${pattern}`);
+    if (!compiled.ok) {
+      ignored.push({ file, item: truncate(line), reason: compiled.reason });
+      continue;
+    }
+    rules.push({ negated, test: compiled.test });
+  }
+  if (rules.length === 0) return undefined;
+  return (path) => {
+    const candidates = [path];
+    for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) candidates.push(path.slice(0, i));
+    let excluded = false;
+    for (const rule of rules) if (candidates.some(rule.test)) excluded = !rule.negated;
+    return excluded;
+  };
+}

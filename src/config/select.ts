@@ -1,0 +1,169 @@
+/**
+ * `selectFormatter`: which formatter formats a path, with which settings, and why.
+ * Order: user rules (globs, then language ids) → what the project declares (Biome before Prettier,
+ * Ruff before black) → with `mode: 'always'`, the language default → skip.
+ */
+import type { FormatterChoice, IgnoredItem, SkipReason } from '../core/types.js';
+import { languageOf, extensionOf } from '../core/languages.js';
+import { biomeConfigFor, biomeExcludes } from './biome.js';
+import { editorconfigFor, editorconfigToPrettier } from './editorconfig.js';
+import { isUnder, nearest, normalisePath } from './paths.js';
+import { nearestPrettierConfig, prettierOptionsFor } from './prettier.js';
+import type { ProjectConfig } from './project.js';
+import { clangFormatSettingsFor, rustfmtSettingsFor } from './toolchains.js';
+import type { NormalisedUserConfig, UserRule } from './user.js';
+
+export type Selection =
+  | {
+      kind: 'format';
+      /** An adapter name, or the user's object choice (`{command}`, `{wasi}`, `{dprint}`). */
+      formatter: string | FormatterChoice;
+      language: string;
+      /** In the adapter's own shape (Prettier options, a biome.json object, ruff.toml options, …). */
+      settings: Record<string, unknown>;
+      because: string;
+      /** Project config items ignored for this file (the receipt carries them). */
+      ignored: IgnoredItem[];
+    }
+  | { kind: 'skip'; reason: SkipReason; detail?: string; language?: string };
+
+export const BIOME_LANGUAGES = new Set(['javascript', 'typescript', 'json', 'jsonc', 'css', 'graphql']);
+export const PRETTIER_LANGUAGES = new Set([...BIOME_LANGUAGES, 'json5', 'scss', 'less', 'markdown', 'mdx', 'yaml', 'html', 'vue']);
+const CLANG_LANGUAGES = new Set(['c', 'cpp', 'java', 'proto', 'csharp']);
+
+/**
+ * Language defaults for `mode: 'always'`. Prettier covers the web languages (it is the formatter most
+ * projects without config expect, and one formatter for all of them keeps output consistent).
+ */
+export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
+  ...Object.fromEntries([...PRETTIER_LANGUAGES].map((language) => [language, 'prettier'])),
+  python: 'ruff',
+  go: 'gofmt',
+  rust: 'rustfmt',
+  c: 'clang-format',
+  cpp: 'clang-format',
+  java: 'clang-format',
+  proto: 'clang-format',
+  csharp: 'clang-format',
+  toml: 'toml',
+};
+
+const NAMES: Record<string, string> = { prettier: 'Prettier', biome: 'Biome', ruff: 'Ruff', gofmt: 'gofmt', rustfmt: 'rustfmt', 'clang-format': 'clang-format', toml: 'the TOML formatter' };
+
+export function selectFormatter(project: ProjectConfig, user: NormalisedUserConfig, rawPath: string): Selection {
+  const path = normalisePath(rawPath);
+  if (!user.enabled) return { kind: 'skip', reason: 'disabled' };
+  const language = languageOf(path, user.languages);
+  const rule = userRuleFor(user, path, language);
+  if (rule) {
+    const lang = language ?? (extensionOf(path) || 'text');
+    if (rule.choice === false) return { kind: 'skip', reason: 'turned off', detail: rule.because, language: lang };
+    if (typeof rule.choice === 'string') {
+      const resolved = settingsFor(project, rule.choice, path, lang);
+      return { kind: 'format', formatter: rule.choice, language: lang, settings: resolved.settings, because: rule.because, ignored: resolved.ignored };
+    }
+    return { kind: 'format', formatter: rule.choice, language: lang, settings: {}, because: rule.because, ignored: [] };
+  }
+  if (!language) return { kind: 'skip', reason: 'unknown extension' };
+
+  const declared = declaredFormatter(project, path, language);
+  if (declared && 'skip' in declared) return { kind: 'skip', reason: 'ignored by project config', detail: declared.skip, language };
+  let formatter = declared?.formatter;
+  let because = declared?.because;
+  if (!formatter && user.mode === 'always') {
+    formatter = DEFAULT_FORMATTER[language];
+    because = formatter ? `mode 'always': ${NAMES[formatter] ?? formatter} is the default for ${language}` : undefined;
+  }
+  if (!formatter || !because) {
+    return { kind: 'skip', reason: 'no formatter declared', detail: `the project declares no formatter for ${language}`, language };
+  }
+  if (formatter === 'prettier' && project.prettierIgnore?.(path)) {
+    return { kind: 'skip', reason: 'ignored by project config', detail: 'listed in .prettierignore', language };
+  }
+  const resolved = settingsFor(project, formatter, path, language);
+  return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: resolved.ignored };
+}
+
+function userRuleFor(user: NormalisedUserConfig, path: string, language: string | undefined): UserRule | undefined {
+  for (const rule of user.rules) {
+    if (rule.kind === 'glob' ? rule.test?.(path) : rule.key === language) return rule;
+  }
+  return undefined;
+}
+
+type Declared = { formatter: string; because: string } | { skip: string };
+
+/** What the project's own config files say about `path`. */
+function declaredFormatter(project: ProjectConfig, path: string, language: string): Declared | undefined {
+  if (BIOME_LANGUAGES.has(language)) {
+    const biome = biomeConfigFor(project.biome, path);
+    if (biome) {
+      const excluded = biomeExcludes(biome.config, biome.configuration, path, language, []);
+      if (excluded) return { skip: excluded };
+      return { formatter: 'biome', because: `${biome.config.file} declares Biome` };
+    }
+  }
+  if (PRETTIER_LANGUAGES.has(language)) {
+    const prettier = nearestPrettierConfig(project.prettier, path);
+    if (prettier) return { formatter: 'prettier', because: `${prettier.file} declares Prettier${prettier.code && project.trust === 'untrusted' ? ' (its code config is not loaded)' : ''}` };
+  }
+  if (language === 'python') {
+    const ruff = nearest(project.ruff, path);
+    if (ruff) return { formatter: 'ruff', because: `${ruff.file}${ruff.file.endsWith('pyproject.toml') ? ' [tool.ruff]' : ''} declares Ruff` };
+    const black = nearest(project.black, path);
+    if (black) return { formatter: 'ruff', because: `${black.file} [tool.black] declares black-style formatting, done by Ruff's formatter` };
+  }
+  if (language === 'go') {
+    const mod = nearest(project.go, path);
+    if (mod) return { formatter: 'gofmt', because: `${mod.file} declares Go (gofmt)` };
+  }
+  if (language === 'rust') {
+    const manifest = nearest(project.cargo, path) ?? nearest(project.rustfmt, path);
+    if (manifest) return { formatter: 'rustfmt', because: `${manifest.file} declares Rust (rustfmt, edition ${rustfmtSettingsFor(project.cargo, project.rustfmt, path).edition})` };
+  }
+  if (CLANG_LANGUAGES.has(language)) {
+    const clang = nearest(project.clangFormat, path);
+    if (clang) return { formatter: 'clang-format', because: `${clang.file} declares clang-format` };
+  }
+  if (language === 'toml') {
+    const toml = nearest(project.toml, path);
+    if (toml) return { formatter: 'toml', because: `${toml.file} declares TOML formatting` };
+  }
+  return undefined;
+}
+
+/** The formatter's settings for `path`, in the adapter's own shape, and the config items ignored on the way. */
+export function settingsFor(project: ProjectConfig, formatter: string, path: string, language: string): { settings: Record<string, unknown>; ignored: IgnoredItem[] } {
+  switch (formatter) {
+    case 'prettier': {
+      const config = nearestPrettierConfig(project.prettier, path);
+      const fromEditorconfig = editorconfigToPrettier(editorconfigFor(project.editorconfig, path));
+      // Prettier: config file keys win over .editorconfig.
+      const settings = { ...fromEditorconfig, ...prettierOptionsFor(config, path) };
+      return { settings, ignored: config ? [...config.ignored] : [] };
+    }
+    case 'biome': {
+      const biome = biomeConfigFor(project.biome, path);
+      if (!biome) return { settings: {}, ignored: [] };
+      const ignored = [...biome.config.ignored];
+      return { settings: biome.configuration, ignored };
+    }
+    case 'ruff': {
+      const config = nearest(project.ruff, path) ?? nearest(project.black, path);
+      return { settings: config ? config.settings : {}, ignored: config ? [...config.ignored] : [] };
+    }
+    case 'rustfmt':
+      return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)rust-toolchain(\.toml)?$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
+    case 'gofmt':
+      return { settings: {}, ignored: project.ignored.filter((i) => i.file.endsWith('go.mod') && isUnder(dirOfFile(i.file), path)) };
+    case 'clang-format':
+      return { settings: clangFormatSettingsFor(project.clangFormat, path, language), ignored: [] };
+    default:
+      return { settings: {}, ignored: [] };
+  }
+}
+
+function dirOfFile(file: string): string {
+  const slash = file.lastIndexOf('/');
+  return slash < 0 ? '' : file.slice(0, slash);
+}
