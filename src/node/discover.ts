@@ -1,0 +1,184 @@
+/**
+ * Finds and reads project config files on disk, as data, within the project root.
+ * - Never reads above the root; never follows a symlink whose target leaves the root
+ *   (nor a symlinked directory at all); reads regular files only (a FIFO or device is refused).
+ * - Code config files (prettier.config.js, …) are recorded as `null`: present, never read.
+ * - Bounded: directories and entries visited, depth, and bytes per file.
+ * Everything not read is reported in `ignored`, with the reason.
+ */
+import { constants, promises as fs } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import type { IgnoredItem, ProjectFiles } from '../core/types.js';
+import { CODE_CONFIG_FILE_NAMES, CONFIG_FILE_NAMES } from '../config/index.js';
+
+export interface DiscoverOptions {
+  /** Bytes per config file. Default 1 MiB. */
+  maxBytes?: number;
+  /** Directories visited. Default 5000. */
+  maxDirs?: number;
+  /** Directory entries looked at, in total. Default 200 000. */
+  maxEntries?: number;
+  /** Directory depth below the root. Default 24. */
+  maxDepth?: number;
+}
+
+export interface Discovered {
+  files: ProjectFiles;
+  ignored: IgnoredItem[];
+  /** True when a bound stopped the walk early. */
+  truncated: boolean;
+}
+
+const DEFAULTS = { maxBytes: 1024 * 1024, maxDirs: 5000, maxEntries: 200_000, maxDepth: 24 };
+
+/** Directories never searched for config (dependencies, VCS data, caches, build output of big toolchains). */
+export const SKIPPED_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.ruff_cache', '.pytest_cache', '.next', '.turbo', '.cache', 'target', 'bower_components', 'vendor']);
+
+const NAMES = new Set(CONFIG_FILE_NAMES);
+const CODE_NAMES = new Set(CODE_CONFIG_FILE_NAMES);
+
+/** Walks `root` breadth-first and reads every config file it knows, as data. */
+export async function discoverProjectFiles(root: string, options: DiscoverOptions = {}): Promise<Discovered> {
+  const limits = { ...DEFAULTS, ...options };
+  const realRoot = await fs.realpath(resolve(root));
+  const out: Discovered = { files: {}, ignored: [], truncated: false };
+  const queue: Array<{ dir: string; depth: number }> = [{ dir: realRoot, depth: 0 }];
+  let dirs = 0;
+  let entries = 0;
+  while (queue.length > 0) {
+    const { dir, depth } = queue.shift() as { dir: string; depth: number };
+    if (++dirs > limits.maxDirs) {
+      out.truncated = true;
+      out.ignored.push({ file: rel(realRoot, dir), item: 'config search', reason: `stopped after ${limits.maxDirs} directories` });
+      break;
+    }
+    let listing: import('node:fs').Dirent[];
+    try {
+      listing = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    listing.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of listing) {
+      if (++entries > limits.maxEntries) {
+        out.truncated = true;
+        out.ignored.push({ file: rel(realRoot, dir), item: 'config search', reason: `stopped after ${limits.maxEntries} directory entries` });
+        queue.length = 0;
+        break;
+      }
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (SKIPPED_DIRS.has(entry.name)) continue;
+        if (depth + 1 > limits.maxDepth) {
+          out.truncated = true;
+          continue;
+        }
+        queue.push({ dir: full, depth: depth + 1 });
+      } else if (NAMES.has(entry.name)) {
+        await collect(realRoot, full, entry.isSymbolicLink(), limits.maxBytes, out);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads only the config files on the way from the root to `path` (project-relative or absolute),
+ * for big trees where a full walk is not wanted. Same rules as `discoverProjectFiles`.
+ */
+export async function discoverConfigForPath(root: string, path: string, options: Pick<DiscoverOptions, 'maxBytes'> = {}): Promise<Discovered> {
+  const maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
+  const realRoot = await fs.realpath(resolve(root));
+  const out: Discovered = { files: {}, ignored: [], truncated: false };
+  const target = resolve(realRoot, path);
+  const inside = relative(realRoot, target);
+  if (inside.startsWith('..') || resolve(realRoot, inside) !== target) return out;
+  const segments = inside.split(sep).slice(0, -1);
+  let dir = realRoot;
+  for (let i = 0; i <= segments.length; i++) {
+    let listing: import('node:fs').Dirent[];
+    try {
+      const stat = await fs.lstat(dir);
+      if (!stat.isDirectory()) break; // A symlinked directory is not followed.
+      listing = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      break;
+    }
+    for (const entry of listing) {
+      if (NAMES.has(entry.name) && !entry.isDirectory()) await collect(realRoot, join(dir, entry.name), entry.isSymbolicLink(), maxBytes, out);
+    }
+    const next = segments[i];
+    if (next === undefined || SKIPPED_DIRS.has(next)) break;
+    dir = join(dir, next);
+  }
+  return out;
+}
+
+async function collect(realRoot: string, full: string, isLink: boolean, maxBytes: number, out: Discovered): Promise<void> {
+  const key = rel(realRoot, full);
+  const name = key.slice(key.lastIndexOf('/') + 1);
+  let target = full;
+  if (isLink) {
+    let real: string;
+    try {
+      real = await fs.realpath(full);
+    } catch {
+      out.ignored.push({ file: key, item: name, reason: 'a symlink whose target does not exist' });
+      return;
+    }
+    if (!isInside(realRoot, real)) {
+      out.files[key] = null;
+      out.ignored.push({ file: key, item: name, reason: 'a symlink that leaves the project root; not read' });
+      return;
+    }
+    target = real;
+  }
+  if (CODE_NAMES.has(name)) {
+    out.files[key] = null; // Present, never read: the config module reports it.
+    return;
+  }
+  const read = await readBounded(target, maxBytes);
+  if ('refused' in read) {
+    out.files[key] = null;
+    out.ignored.push({ file: key, item: name, reason: read.refused });
+    return;
+  }
+  out.files[key] = read.text;
+}
+
+/** Reads a regular file without following a final symlink, up to `maxBytes`. */
+async function readBounded(path: string, maxBytes: number): Promise<{ text: string } | { refused: string }> {
+  let handle: import('node:fs/promises').FileHandle;
+  try {
+    // O_NONBLOCK: opening a FIFO must not hang; O_NOFOLLOW: the path was checked, a swapped-in link is refused.
+    handle = await fs.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return { refused: `could not be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return { refused: 'not a regular file' };
+    if (stat.size > maxBytes) return { refused: `larger than ${maxBytes} bytes (${stat.size})` };
+    const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+    let total = 0;
+    while (total < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+    }
+    if (total > maxBytes) return { refused: `larger than ${maxBytes} bytes` };
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(buffer.subarray(0, total));
+    return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+  } finally {
+    await handle.close();
+  }
+}
+
+function isInside(root: string, path: string): boolean {
+  const r = relative(root, path);
+  return r === '' || (!r.startsWith('..') && !r.startsWith(sep) && resolve(root, r) === path);
+}
+
+function rel(root: string, path: string): string {
+  return relative(root, path).split(sep).join('/');
+}
