@@ -1,0 +1,244 @@
+/**
+ * Pure reconciliation of one file: given P (prior), the agent's input, W (written) and F (final),
+ * rewrite the input so that `replay(P, input')` then `diff` equals F byte for byte.
+ *
+ * - Formatter hunks inside an edited region are absorbed into that edit's newText
+ *   (any change: whitespace, quotes, semicolons, commas, parentheses, line breaks).
+ * - An insertion exactly at a region's boundary belongs to that region, unless two regions touch there.
+ * - A hunk that straddles a boundary widens the edit (oldText grows with P's text, newText with F's),
+ *   when the widened oldText still finds exactly the same sites.
+ * - Everything else goes into `diff`, a unified diff from `replay(P, input')` to F.
+ * - Ambiguity (a widened anchor found twice, replaceAll sites formatted differently, one hunk over
+ *   two edits, a region that cannot be located) leaves that edit as it was: `reconciled: false`, `reason`.
+ * The result is always verified by replaying it; a failed check falls back to the original input.
+ */
+import { applyUnifiedDiff, unifiedDiff } from '../core/diff.js';
+import { FormatboxError } from '../core/errors.js';
+import type { EditInput, SingleFileInput } from '../core/types.js';
+import { applyTracked, toolKind, type EditSite } from '../tools/index.js';
+import { formatterHunks, type Hunk } from './hunks.js';
+
+export interface ReconcileRequest {
+  /** P. */
+  prior: string;
+  input: SingleFileInput;
+  /** W as the caller has it; when given and not equal to `applyInput(prior, input)`, nothing is rewritten. */
+  written?: string;
+  /** F. */
+  final: string;
+  /** Path for the diff headers. */
+  path?: string;
+}
+
+export interface ReconcileResult {
+  input: SingleFileInput;
+  /** False when some formatter change inside an edited region could not be put into the input. */
+  reconciled: boolean;
+  reason?: string;
+  /** Unified diff from `replay(prior, input)` to F; absent when they are equal. */
+  diff?: string;
+}
+
+/** One edit's rewrite, or why it has none. */
+interface EditPlan {
+  edit: number;
+  rewritten?: EditInput;
+  /** W ranges replaced by F ranges when the rewrite is accepted. */
+  replacements: Array<{ ws: number; we: number; fs: number; fe: number }>;
+  failure?: string;
+  /** The oldText grew with context (its uniqueness is checked by the replay). */
+  widened?: boolean;
+}
+
+export function reconcile(request: ReconcileRequest): ReconcileResult {
+  const { prior, input, final } = request;
+  const path = request.path ?? 'file';
+  const kind = toolKind(input);
+  if (kind === 'applyPatch') throw new FormatboxError('INVALID_REQUEST', 'reconcile takes one file; use reconcilePatch for a patch');
+  if (kind === 'write') return { input: { ...input, content: final }, reconciled: true };
+
+  const applied = applyTracked(prior, input);
+  const written = applied.text;
+  if (request.written !== undefined && request.written !== written) {
+    return unreconciled(input, written, final, path,
+      'the written file is not the prior with the input applied (changed by someone else?); the edited region cannot be located');
+  }
+  if (written === final) return { input, reconciled: true };
+
+  const multi = kind === 'multiEdit';
+  const label = (edit: number): string => (multi ? `edit ${edit + 1}: ` : '');
+  const hunks = formatterHunks(written, final);
+  const plans = planEdits(written, final, applied.sites, applied.effective, hunks, label);
+
+  // Build input' from the plans; verify; on failure accept rewrites one by one.
+  let accepted = plans.filter((plan) => plan.rewritten !== undefined);
+  let result = tryRewrite(prior, input, written, final, accepted);
+  if (result === undefined && accepted.length > 0) {
+    const kept: EditPlan[] = [];
+    for (const plan of accepted) {
+      if (tryRewrite(prior, input, written, final, [...kept, plan]) !== undefined) kept.push(plan);
+      else {
+        plan.failure = plan.widened
+          ? `${label(plan.edit)}a formatter change crosses the edit's boundary and the widened oldText is not unique in the file`
+          : `${label(plan.edit)}the rewritten edit would not replay to the same place`;
+        delete plan.rewritten;
+      }
+    }
+    accepted = kept;
+    result = tryRewrite(prior, input, written, final, accepted);
+  }
+  if (result === undefined) {
+    return unreconciled(input, written, final, path, 'the rewritten input did not replay; kept the original');
+  }
+  const failures = plans.filter((plan) => plan.failure !== undefined).map((plan) => plan.failure as string);
+  const diff = unifiedDiff(result.replayed, final, { path });
+  if (applyUnifiedDiff(result.replayed, diff) !== final) {
+    return unreconciled(input, written, final, path, 'the diff did not apply; kept the original input');
+  }
+  const out: ReconcileResult = { input: result.input, reconciled: failures.length === 0 };
+  if (failures.length > 0) out.reason = failures.join('; ');
+  if (diff !== '') out.diff = diff;
+  return out;
+}
+
+/** The original input, a diff from W to F, and why. Throws INVARIANT_BROKEN if even that does not replay. */
+function unreconciled(input: SingleFileInput, written: string, final: string, path: string, reason: string): ReconcileResult {
+  const diff = unifiedDiff(written, final, { path });
+  if (applyUnifiedDiff(written, diff) !== final) {
+    throw new FormatboxError('INVARIANT_BROKEN', `the diff from W to F does not apply (${path})`);
+  }
+  const out: ReconcileResult = { input, reconciled: false, reason };
+  if (diff !== '') out.diff = diff;
+  return out;
+}
+
+function tryRewrite(
+  prior: string, input: SingleFileInput, written: string, final: string, plans: readonly EditPlan[],
+): { input: SingleFileInput; replayed: string } | undefined {
+  const rewritten = rebuildInput(input, plans);
+  let replayed: string;
+  try {
+    replayed = applyTracked(prior, rewritten).text;
+  } catch {
+    return undefined;
+  }
+  // What replaying input' must give: W with each accepted region replaced by its F text.
+  const replacements = plans.flatMap((plan) => plan.replacements).sort((a, b) => a.ws - b.ws);
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const r of replacements) {
+    parts.push(written.slice(cursor, r.ws), final.slice(r.fs, r.fe));
+    cursor = r.we;
+  }
+  parts.push(written.slice(cursor));
+  return replayed === parts.join('') ? { input: rewritten, replayed } : undefined;
+}
+
+function rebuildInput(input: SingleFileInput, plans: readonly EditPlan[]): SingleFileInput {
+  const byEdit = new Map(plans.map((plan) => [plan.edit, plan.rewritten as EditInput]));
+  if ('edits' in input) {
+    return { ...input, edits: input.edits.map((edit, i) => (byEdit.has(i) ? { ...edit, ...byEdit.get(i) } : edit)) };
+  }
+  const edit = byEdit.get(0);
+  return edit ? { ...input, ...edit } : input;
+}
+
+function planEdits(
+  written: string, final: string, sites: readonly EditSite[], effective: readonly EditInput[],
+  hunks: readonly Hunk[], label: (edit: number) => string,
+): EditPlan[] {
+  // 1. Widen each site over hunks that straddle its boundaries.
+  const regions = sites.map((site) => {
+    let rs = site.start;
+    let re = site.end;
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const h of hunks) {
+        if (h.we < rs) continue;
+        if (h.ws > re) break;
+        if (h.ws === h.we) continue;
+        if (h.ws < rs && h.we > rs) {
+          rs = h.ws;
+          changed = true;
+        }
+        if (h.ws < re && h.we > re) {
+          re = h.we;
+          changed = true;
+        }
+      }
+    }
+    return { site, rs, re };
+  });
+  const failures = new Map<number, string>();
+  const fail = (edit: number, why: string): void => {
+    if (!failures.has(edit)) failures.set(edit, why);
+  };
+  // 2. Widened regions may not overlap another region.
+  for (let i = 0; i + 1 < regions.length; i++) {
+    const a = regions[i] as (typeof regions)[number];
+    const b = regions[i + 1] as (typeof regions)[number];
+    if (b.rs < a.re || (a.rs === a.re && b.rs === b.re && a.rs === b.rs)) {
+      if (a.site.edit === b.site.edit) fail(a.site.edit, `${label(a.site.edit)}a formatter change spans two of its replaceAll sites`);
+      else {
+        const why = `edits ${Math.min(a.site.edit, b.site.edit) + 1} and ${Math.max(a.site.edit, b.site.edit) + 1}: one formatter change spans both`;
+        fail(a.site.edit, why);
+        fail(b.site.edit, why);
+      }
+    }
+  }
+  // 3. Per site: which hunks it absorbs, and its F range.
+  const touching = (x: number): number => regions.filter((r) => r.rs === x || r.re === x).length;
+  const perSite = regions.map((region) => {
+    const { rs, re } = region;
+    let fs = rs;
+    let fe = re;
+    let absorbed = 0;
+    for (const h of hunks) {
+      if (h.ws > re) break;
+      const delta = h.fe - h.fs - (h.we - h.ws);
+      const insertion = h.ws === h.we;
+      const claimed = insertion && (h.ws === rs || h.ws === re) && touching(h.ws) === 1;
+      const beforeStart = h.we < rs || (h.we === rs && (!insertion || !claimed));
+      const beforeEnd = h.we < re || (h.we === re && (h.ws < re || claimed));
+      if (beforeStart) fs += delta;
+      if (beforeEnd) fe += delta;
+      if (beforeEnd && !beforeStart) absorbed++;
+    }
+    return { ...region, fs, fe, absorbed };
+  });
+  // 4. Per edit: one consistent rewrite over all its sites.
+  const plans: EditPlan[] = [];
+  for (let edit = 0; edit < effective.length; edit++) {
+    const mine = perSite.filter((s) => s.site.edit === edit);
+    const original = effective[edit] as EditInput;
+    const plan: EditPlan = { edit, replacements: [] };
+    plans.push(plan);
+    if (mine.length === 0) continue;
+    const touched = mine.some((s) => s.absorbed > 0 || s.rs !== s.site.start || s.re !== s.site.end);
+    if (!touched) continue;
+    if (failures.has(edit)) {
+      plan.failure = failures.get(edit) as string;
+      continue;
+    }
+    const shapes = mine.map((s) => ({
+      left: written.slice(s.rs, s.site.start),
+      right: written.slice(s.site.end, s.re),
+      newText: final.slice(s.fs, s.fe),
+    }));
+    const first = shapes[0] as (typeof shapes)[number];
+    if (shapes.some((s) => s.left !== first.left || s.right !== first.right || s.newText !== first.newText)) {
+      plan.failure = `${label(edit)}the replaceAll sites were formatted differently`;
+      continue;
+    }
+    if (original.oldText === '' && (first.left !== '' || first.right !== '')) {
+      plan.failure = `${label(edit)}a formatter change crosses the edit's boundary`;
+      continue;
+    }
+    const rewritten: EditInput = { oldText: first.left + original.oldText + first.right, newText: first.newText };
+    if (original.replaceAll !== undefined) rewritten.replaceAll = original.replaceAll;
+    plan.rewritten = rewritten;
+    plan.replacements = mine.map((s) => ({ ws: s.rs, we: s.re, fs: s.fs, fe: s.fe }));
+    plan.widened = first.left !== '' || first.right !== '';
+  }
+  return plans;
+}
