@@ -80,11 +80,13 @@ export function report(records: EditRecord[], header: string[]): string {
     for (const r of formatted) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
     const deltas = formatted.map((r) => r.inputDelta ?? 0);
     const broken = formatted.filter((r) => r.replays === false).length;
+    const disagree = formatted.filter((r) => r.formatterAgrees === false).length;
     out.push(
       '',
       `Receipt statuses: ${[...statuses].map(([s, n]) => `${s} ${n}`).join(', ')}` +
         (failed ? ` (failed = the agent's text did not parse; the edit stands unformatted)` : '') + '.',
-      `Receipts that did not replay to the bytes on disk: ${broken} of ${formatted.length}.`,
+      `Receipts that did not replay to the bytes on disk: ${broken} of ${formatted.length}; ` +
+        `receipts whose content differs from formatting W directly: ${disagree}.`,
       `Rewritten input vs original, tokens: mean ${mean(deltas).toFixed(1)}, min ${Math.min(...deltas)}, max ${Math.max(...deltas)} ` +
         '(only increases are charged to (d)).',
     );

@@ -56,6 +56,8 @@ export interface EditRecord {
   drift: boolean;
   /** Receipts only: replay(P, receipt.input) + receipt.diff reproduced receipt.content, which is the file written. */
   replays?: boolean;
+  /** Receipts only: receipt.content is what the formatter makes of W (engine.format, called separately). */
+  formatterAgrees?: boolean;
   /** Receipts only: tokens of the rewritten input minus the original input's (what substitution adds). */
   inputDelta?: number;
 }
@@ -109,6 +111,7 @@ export async function simulateFile(engine: EvalEngine, strategy: Strategy, file:
     let status = '';
     let replays: boolean | undefined;
     let inputDelta: number | undefined;
+    let formatterAgrees: boolean | undefined;
 
     for (;;) {
       attempts++;
@@ -178,6 +181,7 @@ export async function simulateFile(engine: EvalEngine, strategy: Strategy, file:
           const replayed = replay(disk, rewritten);
           const final = replayed.ok ? applyUnifiedDiff(replayed.text, receipt.diff ?? '') : undefined;
           replays = final !== undefined && final === receipt.content;
+          formatterAgrees = (await engine.format({ path, text: written })).content === receipt.content;
           disk = receipt.content;
           inputDelta = tokensOf(rewritten) - tokensOf(input);
           tokens += countTokens(`${base}\n${receipt.note}`) + Math.max(0, inputDelta);
@@ -210,6 +214,7 @@ export async function simulateFile(engine: EvalEngine, strategy: Strategy, file:
       drift: view !== disk,
       ...(replays !== undefined ? { replays } : {}),
       ...(inputDelta !== undefined ? { inputDelta } : {}),
+      ...(formatterAgrees !== undefined ? { formatterAgrees } : {}),
     });
   }
   return records;
