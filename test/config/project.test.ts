@@ -1,0 +1,260 @@
+// Project config read as data: sanitising (plugins, code configs, extends, maxSize, Ruff extend),
+// nearest-config resolution, EditorConfig mapping, and formatter selection, on the pure functions.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../src/config/index.js';
+import type { Selection } from '../../src/config/index.js';
+import type { ProjectFiles, UserConfig } from '../../src/core/types.js';
+
+function select(files: ProjectFiles, path: string, user: UserConfig = {}, trust: 'untrusted' | 'trusted' = 'untrusted'): Selection {
+  return selectFormatter(loadProjectConfig(files, { trust }), normaliseUserConfig(user), path);
+}
+
+function formatted(selection: Selection): Extract<Selection, { kind: 'format' }> {
+  assert.equal(selection.kind, 'format', JSON.stringify(selection));
+  return selection as Extract<Selection, { kind: 'format' }>;
+}
+
+test('every data form of .prettierrc declares Prettier with the same options', () => {
+  const forms: ProjectFiles[] = [
+    { '.prettierrc': '{ "semi": false, "singleQuote": true }' },
+    { '.prettierrc': 'semi: false\nsingleQuote: true\n' },
+    { '.prettierrc.json': '{ "semi": false, "singleQuote": true }' },
+    { '.prettierrc.yaml': 'semi: false\nsingleQuote: true\n' },
+    { '.prettierrc.yml': 'semi: false\nsingleQuote: true\n' },
+    { '.prettierrc.json5': "{ semi: false, singleQuote: true, /* c */ }" },
+    { '.prettierrc.toml': 'semi = false\nsingleQuote = true\n' },
+    { 'package.json': '{ "name": "x", "prettier": { "semi": false, "singleQuote": true } }' },
+    { 'package.yaml': 'name: x\nprettier:\n  semi: false\n  singleQuote: true\n' },
+  ];
+  for (const files of forms) {
+    const s = formatted(select(files, 'src/a.ts'));
+    assert.equal(s.formatter, 'prettier');
+    assert.deepEqual(s.settings, { semi: false, singleQuote: true }, JSON.stringify(files));
+  }
+});
+
+test('package.json without "prettier" does not declare Prettier, and the search goes on in that directory', () => {
+  assert.equal(select({ 'package.json': '{"name":"x"}' }, 'a.ts').kind, 'skip');
+  const s = formatted(select({ 'package.json': '{"name":"x"}', '.prettierrc.json': '{"tabWidth": 8}' }, 'a.ts'));
+  assert.deepEqual(s.settings, { tabWidth: 8 });
+  assert.equal(s.because, '.prettierrc.json declares Prettier');
+});
+
+test('plugins are stripped in every form, also inside overrides, and each one is reported', () => {
+  const plugins = ['./local-plugin.js', 'prettier-plugin-evil', '/abs/plugin.mjs', 'file:///tmp/p.mjs', 'data:text/javascript,export default {}', 'https://example.com/p.mjs', 'node:fs', 'blob:x', 'javascript:alert(1)'];
+  const files = {
+    '.prettierrc': JSON.stringify({ semi: false, plugins, pluginSearchDirs: ['.'], overrides: [{ files: '*.ts', options: { plugins: ['x'], tabWidth: 3 } }] }),
+  };
+  const s = formatted(select(files, 'a.ts'));
+  assert.deepEqual(s.settings, { semi: false, tabWidth: 3 });
+  for (const plugin of plugins) assert.ok(s.ignored.some((i) => i.item.includes(plugin.slice(0, 40))), plugin);
+  assert.ok(s.ignored.some((i) => i.item === 'overrides[0].options.plugins[0]: x'));
+  assert.ok(s.ignored.some((i) => i.item.startsWith('pluginSearchDirs')));
+});
+
+test('JS/TS config files of every name are never loaded; Prettier defaults are used and the file is reported', () => {
+  for (const name of ['prettier.config.js', 'prettier.config.cjs', 'prettier.config.mjs', 'prettier.config.ts', 'prettier.config.cts', 'prettier.config.mts', '.prettierrc.js', '.prettierrc.cjs', '.prettierrc.mjs', '.prettierrc.ts', '.prettierrc.cts', '.prettierrc.mts']) {
+    const s = formatted(select({ [name]: null }, 'a.ts'));
+    assert.deepEqual(s.settings, {});
+    assert.equal(s.ignored[0]?.item, name);
+    assert.match(s.because, /code config is not loaded/);
+  }
+});
+
+test('a package.json "prettier" string (a module) is refused', () => {
+  const s = formatted(select({ 'package.json': '{"prettier": "@company/prettier-config"}' }, 'a.ts'));
+  assert.deepEqual(s.settings, {});
+  assert.match(s.ignored[0]?.reason ?? '', /module/);
+});
+
+test('a parser only a plugin provides is refused; built-in parsers pass', () => {
+  const files = { '.prettierrc': JSON.stringify({ overrides: [{ files: '*.js', options: { parser: 'hermes' } }, { files: '*.jsx', options: { parser: 'babel-flow' } }] }) };
+  const js = formatted(select(files, 'a.js'));
+  assert.equal(js.settings.parser, undefined);
+  assert.ok(js.ignored.some((i) => i.item.includes('parser: hermes')));
+  assert.equal(formatted(select(files, 'a.jsx')).settings.parser, 'babel-flow');
+});
+
+test('overrides: files/excludeFiles relative to the config file, basename match without a slash', () => {
+  const files = {
+    'pkg/.prettierrc': JSON.stringify({
+      tabWidth: 2,
+      overrides: [
+        { files: ['*.test.ts'], options: { tabWidth: 4 } },
+        { files: 'src/legacy/**/*.ts', excludeFiles: 'src/legacy/keep/**', options: { semi: false } },
+      ],
+    }),
+  };
+  assert.equal(formatted(select(files, 'pkg/deep/x.test.ts')).settings.tabWidth, 4);
+  assert.equal(formatted(select(files, 'pkg/src/legacy/a/b.ts')).settings.semi, false);
+  assert.equal(formatted(select(files, 'pkg/src/legacy/keep/b.ts')).settings.semi, undefined);
+  assert.equal(formatted(select(files, 'pkg/legacy/a.ts')).settings.semi, undefined);
+  // Outside pkg/ there is no config.
+  assert.equal(select(files, 'other/a.ts').kind, 'skip');
+});
+
+test('the nearest Prettier config wins (configs do not merge)', () => {
+  const files = { '.prettierrc': '{"semi": false, "tabWidth": 4}', 'packages/a/.prettierrc.json': '{"singleQuote": true}' };
+  assert.deepEqual(formatted(select(files, 'packages/a/src/x.ts')).settings, { singleQuote: true });
+  assert.deepEqual(formatted(select(files, 'packages/b/x.ts')).settings, { semi: false, tabWidth: 4 });
+});
+
+test('.editorconfig maps like Prettier (indent_style/size, tab_width, max_line_length, end_of_line), config keys win', () => {
+  const files = {
+    '.editorconfig': 'root = true\n\n[*]\nindent_style = space\nindent_size = 3\nend_of_line = crlf\n\n[*.md]\nmax_line_length = 70\n\n[{Makefile,*.mk}]\nindent_style = tab\n\n[lib/**.js]\nindent_size = 8\n',
+    '.prettierrc': '{"endOfLine": "lf"}',
+  };
+  assert.deepEqual(formatted(select(files, 'docs/a.md')).settings, { useTabs: false, tabWidth: 3, printWidth: 70, endOfLine: 'lf' });
+  assert.deepEqual(formatted(select(files, 'lib/x/y.js')).settings, { useTabs: false, tabWidth: 8, endOfLine: 'lf' });
+  assert.deepEqual(formatted(select(files, 'src/y.js')).settings, { useTabs: false, tabWidth: 3, endOfLine: 'lf' });
+});
+
+test('.editorconfig: root = true stops at that file; nearer files win; indent_style=tab gives useTabs and tab_width', () => {
+  const files = {
+    '.editorconfig': '[*]\nindent_size = 7\nmax_line_length = 99\n',
+    'a/.editorconfig': 'root = true\n[*]\nindent_style = tab\ntab_width = 6\n',
+    'b/.editorconfig': '[*.ts]\nindent_size = 5\n',
+    'b/.prettierrc': '{}',
+    'a/.prettierrc': '{}',
+  };
+  assert.deepEqual(formatted(select(files, 'a/x.ts')).settings, { useTabs: true, tabWidth: 6 });
+  assert.deepEqual(formatted(select(files, 'b/x.ts')).settings, { tabWidth: 5, printWidth: 99 });
+});
+
+test('.editorconfig brace bombs and huge ranges are refused and reported, other sections still apply', () => {
+  const bomb = '{a,b}'.repeat(40);
+  const files = { '.editorconfig': `[${bomb}]\nindent_size = 9\n[{1..99999999}.ts]\nindent_size = 9\n[*]\nindent_size = 2\n`, '.prettierrc': '{}' };
+  const project = loadProjectConfig(files, { trust: 'untrusted' });
+  assert.equal(project.ignored.filter((i) => i.file === '.editorconfig').length, 2);
+  assert.equal(formatted(selectFormatter(project, normaliseUserConfig({}), 'ab.ts')).settings.tabWidth, 2);
+});
+
+test('Biome: extends (paths and packages) and plugins stripped, maxSize clamped, "//" merges the root config', () => {
+  const files = {
+    'biome.json': '{ "formatter": { "indentStyle": "space", "lineWidth": 100 } }',
+    'packages/a/biome.jsonc': '// nested\n{ "root": false, "extends": ["//", "../../shared.json", "@org/biome-config"], "plugins": ["./rule.grit"], "files": { "maxSize": 1073741824 }, "formatter": { "lineWidth": 80 }, }',
+  };
+  const s = formatted(select(files, 'packages/a/src/x.ts'));
+  assert.equal(s.formatter, 'biome');
+  assert.deepEqual(s.settings, { formatter: { indentStyle: 'space', lineWidth: 80 }, files: { maxSize: 1024 * 1024 } });
+  const items = s.ignored.map((i) => i.item).join('\n');
+  assert.match(items, /extends: "\.\.\/\.\.\/shared\.json"/);
+  assert.match(items, /extends: "@org\/biome-config"/);
+  assert.match(items, /plugins\[0\]/);
+  assert.match(items, /files\.maxSize/);
+});
+
+test('Biome: files.includes and formatter settings are honoured before formatting', () => {
+  const files = { 'biome.json': JSON.stringify({ files: { includes: ['**', '!**/generated', '!**/*.min.js'] }, formatter: { includes: ['src/**', 'test/**'] }, css: { formatter: { enabled: false } } }) };
+  assert.equal(select(files, 'src/a.ts').kind, 'format');
+  assert.deepEqual(select(files, 'src/generated/a.ts'), { kind: 'skip', reason: 'ignored by project config', detail: 'not in files.includes of biome.json', language: 'typescript' });
+  assert.equal(select(files, 'src/x.min.js').kind, 'skip');
+  assert.equal(select(files, 'scripts/a.ts').kind, 'skip');
+  assert.equal(select(files, 'src/a.css').kind, 'skip');
+});
+
+test('Biome before Prettier; Prettier formats what Biome cannot only when the project declares Prettier', () => {
+  const both = { 'biome.json': '{}', '.prettierrc': '{"proseWrap":"always"}' };
+  assert.equal(formatted(select(both, 'a.ts')).formatter, 'biome');
+  assert.equal(formatted(select(both, 'a.md')).formatter, 'prettier');
+  const biomeOnly = { 'biome.json': '{}' };
+  assert.equal(select(biomeOnly, 'a.md').kind, 'skip');
+  assert.equal(select(biomeOnly, 'a.yaml').kind, 'skip');
+  assert.equal(formatted(select(biomeOnly, 'a.md', { mode: 'always' })).formatter, 'prettier');
+});
+
+test('Ruff: nearest config wins, Ruff order in a directory, only format settings, extend ignored, bad values dropped', () => {
+  const files = {
+    'pyproject.toml': '[project]\nname = "x"\n\n[tool.ruff]\nline-length = 120\nselect = ["E"]\nextend = "../outside.toml"\n\n[tool.ruff.format]\nquote-style = "single"\nindent-style = "tab"\ndocstring-code-format = true\nexclude = ["gen"]\n\n[tool.ruff.lint]\nselect = ["F"]\n',
+    'svc/.ruff.toml': 'line-length = 88\n[format]\nquote-style = "backtick"\npreview = true\n',
+    'svc/ruff.toml': 'line-length = 10\n',
+    'lib/pyproject.toml': '[project]\nname = "lib"\n',
+  };
+  const root = formatted(select(files, 'a.py'));
+  assert.deepEqual(root.settings, { 'line-length': 120, format: { 'quote-style': 'single', 'indent-style': 'tab', 'docstring-code-format': true } });
+  assert.ok(root.ignored.some((i) => i.item.startsWith('extend')));
+  const svc = formatted(select(files, 'svc/m/a.py'));
+  assert.deepEqual(svc.settings, { 'line-length': 88, format: { preview: true } });
+  assert.ok(svc.ignored.some((i) => i.item.startsWith('format.quote-style')));
+  // A pyproject.toml without [tool.ruff] does not count: the root config applies.
+  assert.deepEqual(formatted(select(files, 'lib/a.py')).settings, root.settings);
+});
+
+test('[tool.black] declares Python formatting through Ruff when no Ruff config exists', () => {
+  const files = { 'pyproject.toml': '[tool.black]\nline-length = 100\nskip-string-normalization = true\nskip-magic-trailing-comma = true\n' };
+  const s = formatted(select(files, 'pkg/a.py'));
+  assert.equal(s.formatter, 'ruff');
+  assert.deepEqual(s.settings, { 'line-length': 100, format: { 'quote-style': 'preserve', 'skip-magic-trailing-comma': true } });
+  assert.match(s.because, /tool\.black/);
+  const withRuff = { ...files, 'ruff.toml': 'line-length = 70\n' };
+  assert.deepEqual(formatted(select(withRuff, 'a.py')).settings, { 'line-length': 70 });
+});
+
+test('go.mod declares gofmt and its toolchain line is reported; Cargo.toml edition and rustfmt.toml reach rustfmt', () => {
+  const files = {
+    'go.mod': 'module example.com/x\n\ngo 1.22\n\ntoolchain go1.23.4\n',
+    'rs/Cargo.toml': '[workspace]\nmembers = ["a"]\n[workspace.package]\nedition = "2024"\n',
+    'rs/a/Cargo.toml': '[package]\nname = "a"\nedition.workspace = true\n',
+    'rs/b/Cargo.toml': '[package]\nname = "b"\nedition = "2018"\n',
+    'rs/c/Cargo.toml': '[package]\nname = "c"\n',
+    'rs/rustfmt.toml': 'max_width = 80\n',
+    'rs/rust-toolchain.toml': '[toolchain]\npath = "/tmp/evil-toolchain"\n',
+  };
+  const go = formatted(select(files, 'cmd/main.go'));
+  assert.equal(go.formatter, 'gofmt');
+  assert.ok(go.ignored.some((i) => i.item === 'toolchain go1.23.4'));
+  const a = formatted(select(files, 'rs/a/src/lib.rs'));
+  assert.deepEqual(a.settings, { edition: '2024', configText: 'max_width = 80\n' });
+  assert.ok(a.ignored.some((i) => i.file === 'rs/rust-toolchain.toml'));
+  assert.equal(formatted(select(files, 'rs/b/src/lib.rs')).settings.edition, '2018');
+  assert.equal(formatted(select(files, 'rs/c/src/lib.rs')).settings.edition, '2021');
+});
+
+test('.clang-format: per-language documents become a --style string', () => {
+  const files = { '.clang-format': '---\nBasedOnStyle: Google\nIndentWidth: 4\n---\nLanguage: Java\nBasedOnStyle: Chromium\n...\n' };
+  const c = formatted(select(files, 'src/a.c'));
+  assert.deepEqual(JSON.parse(String(c.settings.style)), { BasedOnStyle: 'Google', IndentWidth: 4 });
+  assert.deepEqual(JSON.parse(String(formatted(select(files, 'A.java')).settings.style)), { BasedOnStyle: 'Chromium' });
+});
+
+test('TOML is formatted when taplo or dprint declares it, or with mode always', () => {
+  assert.equal(select({}, 'Cargo.toml').kind, 'skip');
+  assert.equal(formatted(select({ '.taplo.toml': '' }, 'x.toml')).formatter, 'toml');
+  assert.equal(formatted(select({ 'dprint.json': '{"plugins":["https://plugins.dprint.dev/toml-0.6.2.wasm"]}' }, 'x.toml')).formatter, 'toml');
+  assert.equal(formatted(select({}, 'x.toml', { mode: 'always' })).formatter, 'toml');
+});
+
+test('mode always: language defaults; mode project: nothing without project config', () => {
+  const expected: Record<string, string> = { 'a.ts': 'prettier', 'a.md': 'prettier', 'a.py': 'ruff', 'a.go': 'gofmt', 'a.rs': 'rustfmt', 'a.cc': 'clang-format', 'a.yaml': 'prettier', 'a.css': 'prettier' };
+  for (const [path, name] of Object.entries(expected)) {
+    assert.equal(formatted(select({}, path, { mode: 'always' })).formatter, name, path);
+    const skipped = select({}, path);
+    assert.equal(skipped.kind === 'skip' && skipped.reason, 'no formatter declared', path);
+  }
+  assert.deepEqual(select({}, 'README'), { kind: 'skip', reason: 'unknown extension' });
+});
+
+test('.prettierignore is honoured for Prettier', () => {
+  const files = { '.prettierrc': '{}', '.prettierignore': '# generated\ndist/\n*.min.js\n/vendor.js\n!keep.min.js\n' };
+  assert.equal(select(files, 'dist/a.js').kind, 'skip');
+  assert.equal(select(files, 'src/x.min.js').kind, 'skip');
+  assert.equal(select(files, 'src/keep.min.js').kind, 'format');
+  assert.equal(select(files, 'vendor.js').kind, 'skip');
+  assert.equal(select(files, 'src/vendor.js').kind, 'format');
+});
+
+test('paths that leave the root and the __proto__ key are not trusted', () => {
+  const project = loadProjectConfig({ '../.prettierrc': '{"semi": false}', '/etc/.prettierrc': '{"tabWidth": 9}', '.prettierrc': '{"__proto__": {"polluted": true}, "semi": true}' }, { trust: 'untrusted' });
+  assert.ok(project.ignored.some((i) => i.file === '../.prettierrc'));
+  const s = formatted(selectFormatter(project, normaliseUserConfig({}), 'a.ts'));
+  // '/etc/.prettierrc' normalises to 'etc/.prettierrc' (a project path), never to /etc.
+  assert.deepEqual(s.settings, { semi: true });
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('trusted mode: code configs and plugins are not reported as ignored (Prettier itself loads them)', () => {
+  const project = loadProjectConfig({ 'prettier.config.mjs': null, 'pkg/.prettierrc': '{"plugins": ["x"]}' }, { trust: 'trusted' });
+  assert.deepEqual(project.ignored, []);
+  assert.equal(formatted(selectFormatter(project, normaliseUserConfig({}), 'a.ts')).because, 'prettier.config.mjs declares Prettier');
+});
