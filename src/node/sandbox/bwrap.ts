@@ -115,7 +115,9 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   if (supervisor?.bind) readOnly.add(supervisor.bind);
   for (const path of readOnly) args.push('--ro-bind', path, path);
   if (request.root) args.push('--ro-bind', request.root, request.root);
-  args.push('--chdir', request.cwd ?? (request.root ? request.root : SCRATCH_DIR));
+  // The file's directory, when it exists inside the bound root; else the root; else the scratch dir.
+  const cwd = request.cwd && request.root && isInside(request.cwd, request.root) && existsSync(request.cwd) ? request.cwd : (request.root ?? SCRATCH_DIR);
+  args.push('--chdir', cwd);
   args.push('--remount-ro', '/');
 
   const paths: ScratchPaths = { file: scratchPath, data, dir: SCRATCH_DIR };
@@ -190,8 +192,11 @@ function checkPaths(request: SandboxRequest): string | undefined {
     }
     if (!existsSync(path)) return `does not exist: ${path}`;
   }
-  if (request.cwd && !existsSync(request.cwd)) return `working directory does not exist: ${request.cwd}`;
   return undefined;
+}
+
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
 }
 
 function safeRealpath(path: string): string | undefined {

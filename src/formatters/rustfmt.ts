@@ -1,0 +1,69 @@
+/**
+ * rustfmt as a data spec on top of `command.ts`: a stdin→stdout filter, run through the sandbox.
+ * Settings come from `src/config` as `{ edition, configText? }` (Cargo.toml's edition, the nearest
+ * rustfmt.toml read as data). The config text is handed over as a read-only file in the scratch
+ * space and passed with `--config-path`, so the result equals rustfmt run on the file in the project.
+ *
+ * `binary` must be the real toolchain binary, never the rustup proxy (which reads the repo's
+ * rust-toolchain file and can be redirected to any binary); the Node side resolves it.
+ */
+import type { AdapterRequest, FormatterAdapter } from '../core/types.js';
+import { commandFormatter, type CommandAdapterOptions, type CommandSpec, type PreparedArgs } from './command.js';
+
+export interface RustfmtLocation {
+  /** Absolute path of the real rustfmt binary. */
+  binary: string;
+  /** The toolchain directory it needs (bin + lib), bound read-only. Absent for a system rustfmt under /usr. */
+  toolchainDir?: string;
+}
+
+const EDITIONS = new Set(['2015', '2018', '2021', '2024']);
+
+export function rustfmtSpec(location: RustfmtLocation): CommandSpec {
+  return {
+    name: 'rustfmt',
+    languages: ['rust'],
+    argv: [location.binary, '--emit', 'stdout', '--color', 'never'],
+    mode: 'stdin',
+    ...(location.toolchainDir ? { readOnlyPaths: [location.toolchainDir] } : {}),
+    prepare: rustfmtArgs,
+    errorMessage: rustfmtError,
+    async version(run) {
+      const out = await run([location.binary, '--version']);
+      // "rustfmt 1.9.0-stable (59807616e1 2026-04-14)"
+      return /rustfmt\s+(\S+)/.exec(out ?? '')?.[1] ?? 'unknown';
+    },
+  };
+}
+
+export function rustfmtFormatter(location: RustfmtLocation, options: CommandAdapterOptions): FormatterAdapter {
+  return commandFormatter(rustfmtSpec(location), options);
+}
+
+/** `--edition` from settings (default 2021); `--config-path` to the sanitised rustfmt.toml when there is one. */
+export function rustfmtArgs(request: AdapterRequest): PreparedArgs {
+  const edition = request.settings.edition === undefined ? '2021' : String(request.settings.edition);
+  if (!EDITIONS.has(edition)) return { error: `unknown Rust edition ${JSON.stringify(edition)}` };
+  const args = ['--edition', edition];
+  const configText = request.settings.configText;
+  if (typeof configText === 'string') {
+    return {
+      args: [...args, '--config-path', '{data:rustfmt.toml}'],
+      data: [{ name: 'rustfmt.toml', content: new TextEncoder().encode(configText) }],
+    };
+  }
+  return { args };
+}
+
+/** rustfmt's first `error…` line, with the `--> <stdin>:line:col` location when it gives one. */
+export function rustfmtError(stderr: string, stdout: string, exitCode: number): string {
+  const lines = stderr.split('\n');
+  const index = lines.findIndex((l) => /^error/.test(l.trim()));
+  if (index < 0) {
+    const first = [...lines, ...stdout.split('\n')].map((l) => l.trim()).find((l) => l !== '');
+    return (first ?? `exit ${exitCode}`).slice(0, 300);
+  }
+  const message = lines[index]!.trim();
+  const at = lines.slice(index + 1, index + 4).map((l) => /-->\s*<stdin>:(\d+:\d+)/.exec(l)?.[1]).find(Boolean);
+  return `${message}${at ? ` at ${at}` : ''}`.slice(0, 300);
+}
