@@ -220,5 +220,7 @@ export interface Receipt {
   note: string;
   record: FileRecord;
   ignored?: IgnoredItem[];
+  /** `scope: 'edit'` was asked for but the formatter has no range support: it formatted the whole file. */
+  scopeFallback?: string;
   ms: number;
 }

@@ -30,10 +30,14 @@ export interface PatchChunk {
   newNoEol?: boolean;
 }
 
-export type FilePatch =
+export type FilePatch = (
   | { kind: 'add'; path: string; lines: string[]; noEol?: boolean }
   | { kind: 'delete'; path: string }
-  | { kind: 'update'; path: string; moveTo?: string; chunks: PatchChunk[] };
+  | { kind: 'update'; path: string; moveTo?: string; chunks: PatchChunk[] }
+) & {
+  /** This file's part of the patch text, as given (lines joined with `\n`, ending with one). */
+  source?: string;
+};
 
 export interface ParsedPatch {
   format: 'codex' | 'unified';
@@ -73,6 +77,15 @@ function parseCodex(lines: string[]): FilePatch[] {
   const header = (line: string, prefix: string): string | undefined =>
     line.trim().startsWith(prefix) ? line.trim().slice(prefix.length).trim() : undefined;
   while (i < body.length) {
+    const begin = i;
+    const count = files.length;
+    parseOne();
+    if (files.length > count) (files[files.length - 1] as FilePatch).source = body.slice(begin, i).join('\n') + '\n';
+  }
+  if (files.length === 0) throw bad('the patch changes no file');
+  return files;
+
+  function parseOne(): void {
     const line = body[i] as string;
     let path: string | undefined;
     if ((path = header(line, '*** Add File: ')) !== undefined) {
@@ -128,8 +141,6 @@ function parseCodex(lines: string[]): FilePatch[] {
       throw bad(`expected '*** Add File:', '*** Delete File:' or '*** Update File:', got: ${line.slice(0, 60)}`);
     }
   }
-  if (files.length === 0) throw bad('the patch changes no file');
-  return files;
 }
 
 function stripPrefix(path: string): string | null {
@@ -147,6 +158,7 @@ function parseUnified(lines: string[]): FilePatch[] {
       i++;
       continue;
     }
+    const begin = i;
     const from = stripPrefix(line.slice(4));
     const plus = lines[i + 1] ?? '';
     if (!plus.startsWith('+++ ')) throw bad(`expected '+++ ' after: ${line.slice(0, 60)}`);
@@ -197,6 +209,7 @@ function parseUnified(lines: string[]): FilePatch[] {
     else if (from !== null && to !== null) {
       files.push(from === to ? { kind: 'update', path: from, chunks } : { kind: 'update', path: from, moveTo: to, chunks });
     } else throw bad('a diff from /dev/null to /dev/null');
+    (files[files.length - 1] as FilePatch).source = lines.slice(begin, i).join('\n') + '\n';
   }
   if (files.length === 0) throw bad('the diff changes no file');
   return files;
