@@ -56,7 +56,10 @@ export const PRETTIER_BUILTIN_PARSERS = new Set([
 const TRUSTED_REASON = 'loaded by Prettier itself (trusted mode)';
 
 export interface PrettierOverride {
-  files: Array<(path: string) => boolean>;
+  /** Patterns without a `/`: Prettier matches them (and every excludeFiles pattern) against the basename. */
+  basenameFiles: Array<(path: string) => boolean>;
+  /** Patterns with a `/`: matched (with excludeFiles) against the path relative to the config file. */
+  pathFiles: Array<(path: string) => boolean>;
   excludeFiles: Array<(path: string) => boolean>;
   options: Record<string, unknown>;
 }
@@ -163,9 +166,9 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
           entry.ignored.push({ file, item: where, reason: 'not an object' });
           return;
         }
-        const matchers = (value: unknown, what: string): Array<(path: string) => boolean> | undefined => {
+        const matchers = (value: unknown, what: string): Array<((path: string) => boolean) & { slash?: boolean }> | undefined => {
           const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
-          const out: Array<(path: string) => boolean> = [];
+          const out: Array<((path: string) => boolean) & { slash?: boolean }> = [];
           for (const [k, pattern] of list.entries()) {
             if (typeof pattern !== 'string') {
               entry.ignored.push({ file, item: `${where}.${what}[${k}]`, reason: 'not a string' });
@@ -176,7 +179,7 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
               entry.ignored.push({ file, item: `${where}.${what}: ${truncate(pattern)}`, reason: m.reason });
               return undefined;
             }
-            out.push(m.test);
+            out.push(Object.assign(m.test, { slash: pattern.includes('/') }));
           }
           return out;
         };
@@ -184,21 +187,24 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
         const excludeMatchers = matchers(override.excludeFiles, 'excludeFiles');
         if (!filesMatchers || !excludeMatchers) return;
         const overrideOptions = isRecord(override.options) ? sanitiseOptions(override.options, file, `${where}.options.`, entry.ignored, trust) : {};
-        entry.overrides.push({ files: filesMatchers, excludeFiles: excludeMatchers, options: overrideOptions });
+        entry.overrides.push({
+          basenameFiles: filesMatchers.filter((m) => !m.slash),
+          pathFiles: filesMatchers.filter((m) => m.slash),
+          excludeFiles: excludeMatchers,
+          options: overrideOptions,
+        });
       });
     }
   }
   return entry;
 }
 
-/** micromatch as Prettier calls it: patterns without `/` match the basename; negation with a leading `!`. */
+/** A glob from `overrides`, negation (`!x`) handled as micromatch does for a single pattern. */
 function prettierGlob(pattern: string): { ok: true; test: (path: string) => boolean } | { ok: false; reason: string } {
   const negated = pattern.startsWith('!') && !pattern.startsWith('!(');
-  const body = negated ? pattern.slice(1) : pattern;
-  const compiled = compileGlob(body);
+  const compiled = compileGlob(negated ? pattern.slice(1) : pattern);
   if (!compiled.ok) return compiled;
-  const basename = !body.includes('/');
-  const test = (path: string): boolean => compiled.test(basename ? baseOf(path) : path.replace(/^\.\//, ''));
+  const test = (path: string): boolean => path === pattern || compiled.test(path);
   return { ok: true, test: negated ? (path) => !test(path) : test };
 }
 
@@ -252,10 +258,13 @@ export function prettierOptionsFor(config: PrettierConfigFile | undefined, path:
   if (!config) return {};
   const options = { ...config.options };
   const relative = relativeTo(config.dir, path);
+  const base = baseOf(relative);
   for (const override of config.overrides) {
-    const matched = override.files.some((test) => test(relative));
-    const excluded = override.excludeFiles.some((test) => test(relative));
-    if (matched && !excluded) Object.assign(options, override.options);
+    // micromatch.isMatch(path, withoutSlashes, { basename: true, ignore }) || isMatch(path, withSlashes, { ignore }).
+    // With `basename: true` micromatch matches the ignore patterns against the basename too.
+    const byBasename = override.basenameFiles.some((test) => test(base) || test(relative)) && !override.excludeFiles.some((test) => test(base));
+    const byPath = override.pathFiles.some((test) => test(relative)) && !override.excludeFiles.some((test) => test(relative));
+    if (byBasename || byPath) Object.assign(options, override.options);
   }
   return options;
 }
