@@ -73,6 +73,14 @@ export function report(records: EditRecord[], header: string[]): string {
     const files = new Set(mine.map((r) => r.path)).size;
     out.push('', `### ${language} (${files} files)`, '', table(mine));
   }
+  const examples = records.filter((r) => r.strategy === 'line-naive' && r.staleLine !== undefined);
+  if (examples.length > 0) {
+    out.push('', 'Stale follow-ups of (b) without reread, first per language (a line of oldText the agent copied from its view that is not on disk):');
+    for (const language of languages) {
+      const example = examples.find((r) => r.language === language);
+      if (example) out.push(`- ${example.path} edit ${example.index} (${example.kind}): \`${example.staleLine?.trim()}\``);
+    }
+  }
   const formatted = records.filter((r) => r.strategy === 'receipt');
   if (formatted.length > 0) {
     const failed = formatted.filter((r) => r.status === 'failed').length;

@@ -47,6 +47,8 @@ export interface EditRecord {
   attempts: number;
   /** The first call's oldText was not on disk (or not unique there) although it was in the view. */
   stale: boolean;
+  /** For a stale edit: the first line of its oldText that is not on disk (for the report's example). */
+  staleLine?: string;
   rereads: number;
   /** Tokens this edit added to the agent's context (see `countEditTokens` for what is counted). */
   tokens: number;
@@ -81,6 +83,22 @@ export function noteShowsDiff(receipt: Receipt): boolean {
   return receipt.note.includes(hunks.trim());
 }
 
+function firstMissingLine(disk: string, input: SingleFileInput): string | undefined {
+  const edits = 'edits' in input ? input.edits : 'oldText' in input ? [input] : [];
+  for (const edit of edits) for (const line of edit.oldText.split('\n')) if (line.trim() && !disk.includes(line)) return line;
+  return undefined;
+}
+
+/** Line ranges (1-based, inclusive) a note asks to reread, e.g. "reread lines 3-9, 14 of a.ts"; undefined for a whole-file reread. */
+export function rereadRanges(note: string): Array<[number, number]> | undefined {
+  const match = /reread lines? ([0-9][0-9, -]*) of /.exec(note);
+  if (!match?.[1]) return undefined;
+  return match[1].split(',').map((part) => {
+    const [from, to] = part.trim().split('-').map(Number) as [number, number | undefined];
+    return [from, to ?? from];
+  });
+}
+
 const tokensOf = (input: SingleFileInput) => countTokens(JSON.stringify(input));
 
 /** Intents for a file: the same for every strategy (seed, path). */
@@ -112,6 +130,7 @@ export async function simulateFile(engine: EvalEngine, strategy: Strategy, file:
     let replays: boolean | undefined;
     let inputDelta: number | undefined;
     let formatterAgrees: boolean | undefined;
+    let staleLine: string | undefined;
 
     for (;;) {
       attempts++;
@@ -122,6 +141,7 @@ export async function simulateFile(engine: EvalEngine, strategy: Strategy, file:
       if (!onDisk.ok) {
         if (attempts > 1) throw new Error(`${path} edit ${index}: oldText not on disk right after a reread`);
         stale = true;
+        staleLine = firstMissingLine(disk, input);
         tokens += tokensOf(input) + countTokens(staleError(path, onDisk.problem));
         tokens += reread();
         rereads++;
@@ -197,7 +217,16 @@ export async function simulateFile(engine: EvalEngine, strategy: Strategy, file:
           if (receipt.diff) {
             const applied = noteShowsDiff(receipt) ? applyUnifiedDiff(view, receipt.diff) : undefined;
             if (applied === undefined) {
-              tokens += reread();
+              // The note asks for a reread instead: of the named lines when it names them.
+              const ranges = rereadRanges(receipt.note);
+              if (ranges) {
+                const lines = disk.split('\n');
+                tokens += countTokens(ranges.map(([from, to]) => lines.slice(from - 1, to).join('\n')).join('\n'));
+                if (region) region = mapRegion(view, disk, region);
+                view = disk;
+              } else {
+                tokens += reread();
+              }
               rereads++;
             } else {
               region = mapRegion(view, applied, region);
@@ -215,6 +244,7 @@ export async function simulateFile(engine: EvalEngine, strategy: Strategy, file:
       ...(replays !== undefined ? { replays } : {}),
       ...(inputDelta !== undefined ? { inputDelta } : {}),
       ...(formatterAgrees !== undefined ? { formatterAgrees } : {}),
+      ...(staleLine !== undefined ? { staleLine } : {}),
     });
   }
   return records;
