@@ -5,6 +5,9 @@
  */
 export { createEngine, DEFAULT_LIMITS } from './core/engine.js';
 export type { Engine, EngineOptions, FormatRequest, AfterEditRequest } from './core/engine.js';
+export type { PatchReceipt } from './reconcile/index.js';
+export { applyInput } from './tools/index.js';
+export { unifiedDiff, applyUnifiedDiff } from './core/diff.js';
 export type * from './core/types.js';
 export { FormatboxError, isFormatboxError } from './core/errors.js';
 export type { ErrorCode } from './core/errors.js';

@@ -1,5 +1,6 @@
 import type {
   AdapterResult,
+  ApplyPatchInput,
   FormatOutcome,
   FormatterAdapter,
   FormatterChoice,
@@ -9,7 +10,6 @@ import type {
   ProjectFiles,
   Receipt,
   SingleFileInput,
-  ToolInput,
   UserConfig,
   Utf16Range,
 } from './types.js';
@@ -17,8 +17,8 @@ import { FormatboxError, messageOf } from './errors.js';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
-import type { PatchReceipt } from '../reconcile/index.js';
-import { prepareForFormatter, restoreAfterFormatter, utf8ByteLength } from './prepare.js';
+import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
+import { normaliseForFormatter, rangeToNormalised, restoreText, utf8ByteLength } from './text.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
 
@@ -49,20 +49,13 @@ export interface FormatRequest {
   range?: Utf16Range;
 }
 
-export interface AfterEditRequest {
-  path: string;
-  /** P: the file before the tool ran (for applyPatch: project-relative path → content, null when absent). */
-  prior: string | Record<string, string | null>;
-  input: ToolInput;
-  /** W, when the caller already applied the input. */
-  written?: string | Record<string, string | null>;
-  report?: 'receipt' | 'line' | 'none';
-  scope?: 'file' | 'edit';
-}
+/** `afterEdit`'s request: P, the tool input, and W when the caller already applied it (see src/reconcile). */
+export type AfterEditRequest = ReconcileAfterEditRequest;
 
 export interface Engine {
   format(request: FormatRequest): Promise<FormatOutcome>;
   afterEdit(request: AfterEditRequest & { input: SingleFileInput }): Promise<Receipt>;
+  afterEdit(request: AfterEditRequest & { input: ApplyPatchInput }): Promise<PatchReceipt>;
   afterEdit(request: AfterEditRequest): Promise<Receipt | PatchReceipt>;
   /** Which formatter a path would use, and why (for `doctor()`). */
   explain(path: string): Selection;
@@ -150,8 +143,8 @@ export function createEngine(options: EngineOptions): Engine {
     }
     const info = await infoOf(adapter);
 
-    const prepared = prepareForFormatter(text, request.range);
-    let range = prepared.range;
+    const prepared = normaliseForFormatter(text);
+    let range = request.range ? rangeToNormalised(text, request.range) : undefined;
     let scopeFallback: string | undefined;
     if (range && !adapter.supportsRange) {
       scopeFallback = `${info.name} cannot format a range; formatted the whole file`;
@@ -169,7 +162,7 @@ export function createEngine(options: EngineOptions): Engine {
         if (result.text.trim() === '' && prepared.text.trim() !== '') {
           return done({ status: 'failed', formatter: info, content: text, reason: 'formatter returned empty output for a non-empty file', line: failedLine(info, path, 'returned empty output for a non-empty file'), ...extra });
         }
-        const content = restoreAfterFormatter(prepared, result.text);
+        const content = restoreText(text, result.text);
         const unstable = lastOutput.get(path) === text && content !== text;
         remember(lastOutput, path, content);
         if (content === text) {
