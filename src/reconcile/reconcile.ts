@@ -13,7 +13,7 @@
  * The result is always verified by replaying it; a failed check falls back to the original input.
  */
 import { applyUnifiedDiff, unifiedDiff } from '../core/diff.js';
-import { FormatboxError } from '../core/errors.js';
+import { FormatboxError, messageOf } from '../core/errors.js';
 import type { EditInput, SingleFileInput } from '../core/types.js';
 import { applyTracked, toolKind, type EditSite } from '../tools/index.js';
 import { formatterHunks, type Hunk } from './hunks.js';
@@ -73,21 +73,20 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
   // Build input' from the plans; verify; on failure accept rewrites one by one.
   let accepted = plans.filter((plan) => plan.rewritten !== undefined);
   let result = tryRewrite(prior, input, written, final, accepted);
-  if (result === undefined && accepted.length > 0) {
+  if ('error' in result && accepted.length > 0) {
     const kept: EditPlan[] = [];
     for (const plan of accepted) {
-      if (tryRewrite(prior, input, written, final, [...kept, plan]) !== undefined) kept.push(plan);
+      const attempt = tryRewrite(prior, input, written, final, [...kept, plan]);
+      if (!('error' in attempt)) kept.push(plan);
       else {
-        plan.failure = plan.widened
-          ? `${label(plan.edit)}a formatter change crosses the edit's boundary and the widened oldText is not unique in the file`
-          : `${label(plan.edit)}the rewritten edit would not replay to the same place`;
+        plan.failure = `${label(plan.edit)}${plan.widened ? 'the widened edit' : 'the rewritten edit'} would not replay (${attempt.error})`;
         delete plan.rewritten;
       }
     }
     accepted = kept;
     result = tryRewrite(prior, input, written, final, accepted);
   }
-  if (result === undefined) {
+  if ('error' in result) {
     return unreconciled(input, written, final, path, 'the rewritten input did not replay; kept the original');
   }
   const failures = plans.filter((plan) => plan.failure !== undefined).map((plan) => plan.failure as string);
@@ -114,13 +113,13 @@ function unreconciled(input: SingleFileInput, written: string, final: string, pa
 
 function tryRewrite(
   prior: string, input: SingleFileInput, written: string, final: string, plans: readonly EditPlan[],
-): { input: SingleFileInput; replayed: string } | undefined {
+): { input: SingleFileInput; replayed: string } | { error: string } {
   const rewritten = rebuildInput(input, plans);
   let replayed: string;
   try {
     replayed = applyTracked(prior, rewritten).text;
-  } catch {
-    return undefined;
+  } catch (error) {
+    return { error: messageOf(error) };
   }
   // What replaying input' must give: W with each accepted region replaced by its F text.
   const replacements = plans.flatMap((plan) => plan.replacements).sort((a, b) => a.ws - b.ws);
@@ -131,7 +130,7 @@ function tryRewrite(
     cursor = r.we;
   }
   parts.push(written.slice(cursor));
-  return replayed === parts.join('') ? { input: rewritten, replayed } : undefined;
+  return replayed === parts.join('') ? { input: rewritten, replayed } : { error: 'it would replay to a different place' };
 }
 
 function rebuildInput(input: SingleFileInput, plans: readonly EditPlan[]): SingleFileInput {
