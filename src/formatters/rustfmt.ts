@@ -2,7 +2,8 @@
  * rustfmt as a data spec on top of `command.ts`: a stdin→stdout filter, run through the sandbox.
  * Settings come from `src/config` as `{ edition, configText? }` (Cargo.toml's edition, the nearest
  * rustfmt.toml read as data). The config text is handed over as a read-only file in the scratch
- * space and passed with `--config-path`, so the result equals rustfmt run on the file in the project.
+ * space and passed with `--config-path` (an empty one when the project has none, so rustfmt never
+ * finds a config file by itself); the result equals rustfmt run on the file in the project.
  *
  * `binary` must be the real toolchain binary, never the rustup proxy (which reads the repo's
  * rust-toolchain file and can be redirected to any binary); the Node side resolves it.
@@ -40,19 +41,18 @@ export function rustfmtFormatter(location: RustfmtLocation, options: CommandAdap
   return commandFormatter(rustfmtSpec(location), options);
 }
 
-/** `--edition` from settings (default 2021); `--config-path` to the sanitised rustfmt.toml when there is one. */
+/**
+ * `--edition` from settings (default 2021), and `--config-path` to the sanitised rustfmt.toml text,
+ * or to an empty file when there is none, so rustfmt never picks up a config file by itself.
+ */
 export function rustfmtArgs(request: AdapterRequest): PreparedArgs {
   const edition = request.settings.edition === undefined ? '2021' : String(request.settings.edition);
   if (!EDITIONS.has(edition)) return { error: `unknown Rust edition ${JSON.stringify(edition)}` };
-  const args = ['--edition', edition];
-  const configText = request.settings.configText;
-  if (typeof configText === 'string') {
-    return {
-      args: [...args, '--config-path', '{data:rustfmt.toml}'],
-      data: [{ name: 'rustfmt.toml', content: new TextEncoder().encode(configText) }],
-    };
-  }
-  return { args };
+  const configText = typeof request.settings.configText === 'string' ? request.settings.configText : '';
+  return {
+    args: ['--edition', edition, '--config-path', '{data:rustfmt.toml}'],
+    data: [{ name: 'rustfmt.toml', content: new TextEncoder().encode(configText) }],
+  };
 }
 
 /** rustfmt's first `error…` line, with the `--> <stdin>:line:col` location when it gives one. */

@@ -1,0 +1,159 @@
+/**
+ * The real rustfmt through the real bubblewrap sandbox, with settings chosen by formatbox's own
+ * config module from Cargo.toml and rustfmt.toml. The reference is rustfmt run directly (outside the
+ * sandbox; only this test does that), on the same input, in the project directory, finding
+ * rustfmt.toml by itself.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../src/config/index.js';
+import { createSubprocessFormatters } from '../../src/node/subprocess.js';
+import type { FormatterAdapter, ProjectFiles } from '../../src/core/types.js';
+import { missing, rustfmt, sandbox, tempProject } from './helpers.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox/', import.meta.url));
+
+function realRustfmt(): string {
+  if ('missing' in rustfmt) throw new Error(rustfmt.missing);
+  return rustfmt.binary;
+}
+
+/** rustfmt run directly, unsandboxed: the reference output (or the error). */
+function direct(text: string, cwd: string, edition: string): { ok: boolean; out: string } {
+  const result = spawnSync(realRustfmt(), ['--edition', edition, '--emit', 'stdout'], { input: text, cwd, encoding: 'utf8' });
+  return { ok: result.status === 0, out: result.status === 0 ? result.stdout : result.stderr };
+}
+
+function adapterFor(root: string): FormatterAdapter {
+  const adapter = createSubprocessFormatters({ sandbox, root }).adapters.find((a) => a.name === 'rustfmt');
+  assert.ok(adapter);
+  return adapter;
+}
+
+function configFiles(root: string): ProjectFiles {
+  const files: ProjectFiles = {};
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/^(Cargo\.toml|\.?rustfmt\.toml|rust-toolchain(\.toml)?)$/.test(entry.name)) files[relative(root, full)] = readFileSync(full, 'utf8');
+    }
+  };
+  walk(root);
+  return files;
+}
+
+/** Settings exactly as the engine would pass them: formatbox's config module on the project's files. */
+function settingsFor(root: string, path: string): Record<string, unknown> {
+  const selection = selectFormatter(loadProjectConfig(configFiles(root), { trust: 'untrusted' }), normaliseUserConfig(undefined), path);
+  assert.equal(selection.kind, 'format');
+  assert.equal(selection.kind === 'format' && selection.formatter, 'rustfmt');
+  return selection.kind === 'format' ? selection.settings : {};
+}
+
+function rsFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((p) => p.endsWith('.rs')).sort();
+}
+
+/** The same code with all indentation removed: rustfmt has real work to do. */
+function deindent(text: string): string {
+  return text.replace(/^[ \t]+/gm, '');
+}
+
+test('rustfmt through bwrap equals rustfmt run directly, on real crates (as written and de-indented)', { skip: missing({ rustfmt: true }) }, async () => {
+  let cases = 0;
+  let changed = 0;
+  for (const project of ['anyhow', 'memchr']) {
+    const root = join(FIXTURES, project);
+    const adapter = adapterFor(root);
+    for (const file of rsFiles(root)) {
+      const settings = settingsFor(root, file);
+      assert.equal(settings.edition, '2021', 'edition from Cargo.toml');
+      const original = readFileSync(join(root, file), 'utf8');
+      for (const input of [original, deindent(original)]) {
+        const result = await adapter.format({ path: file, language: 'rust', text: input, settings });
+        const reference = direct(input, root, '2021');
+        assert.ok(reference.ok, reference.out);
+        assert.equal(result.kind, 'ok', `${project}/${file}: ${JSON.stringify(result).slice(0, 300)}`);
+        assert.equal(result.kind === 'ok' && result.text, reference.out, `${project}/${file}`);
+        cases++;
+        if (reference.out !== input) changed++;
+      }
+    }
+  }
+  assert.ok(cases >= 30, `${cases} cases`);
+  assert.ok(changed >= 15, `only ${changed} inputs needed formatting`);
+});
+
+test('rustfmt.toml is honoured (memchr: max_width = 79, use_small_heuristics = "max")', { skip: missing({ rustfmt: true }) }, async () => {
+  const root = join(FIXTURES, 'memchr');
+  const adapter = adapterFor(root);
+  const file = 'src/arch/all/memchr.rs';
+  const original = readFileSync(join(root, file), 'utf8');
+  const settings = settingsFor(root, file);
+  assert.match(String(settings.configText), /max_width = 79/);
+  const withConfig = await adapter.format({ path: file, language: 'rust', text: original, settings });
+  assert.deepEqual(withConfig, { kind: 'ok', text: original }, 'memchr is formatted with its own rustfmt.toml');
+  const { configText: _dropped, ...withoutConfigText } = settings;
+  const withoutConfig = await adapter.format({ path: file, language: 'rust', text: original, settings: withoutConfigText });
+  assert.equal(withoutConfig.kind, 'ok');
+  assert.notEqual(withoutConfig.kind === 'ok' && withoutConfig.text, original, 'without rustfmt.toml the default width reflows it');
+  // And rustfmt itself, run outside the project (no rustfmt.toml found), agrees with that.
+  assert.equal(withoutConfig.kind === 'ok' && withoutConfig.text, direct(original, '/', '2021').out);
+});
+
+test('the edition comes from Cargo.toml and takes effect', { skip: missing({ rustfmt: true }) }, async () => {
+  const code = 'use foo::{x10, x9, X1};\nfn main() { let async = 1; }\n';
+  const projects: Record<string, ReturnType<typeof tempProject>> = {};
+  try {
+    const outputs: Record<string, unknown> = {};
+    for (const edition of ['2015', '2024']) {
+      const project = tempProject({ 'Cargo.toml': `[package]\nname = "e"\nversion = "0.1.0"\nedition = "${edition}"\n`, 'src/main.rs': code });
+      projects[edition] = project;
+      const settings = settingsFor(project.root, 'src/main.rs');
+      assert.equal(settings.edition, edition);
+      const result = await adapterFor(project.root).format({ path: 'src/main.rs', language: 'rust', text: code, settings });
+      const reference = direct(code, project.root, edition);
+      if (reference.ok) assert.deepEqual(result, { kind: 'ok', text: reference.out });
+      outputs[edition] = result;
+    }
+    // 2015: `async` is an identifier, imports sort the 2015 way.
+    assert.deepEqual(outputs['2015'], { kind: 'ok', text: 'use foo::{x10, x9, X1};\nfn main() {\n    let async = 1;\n}\n' });
+    // 2024: `async` is a keyword: rustfmt refuses, and the message carries the location.
+    const failed = outputs['2024'] as { kind: string; message: string; exitCode: number };
+    assert.equal(failed.kind, 'error');
+    assert.equal(failed.exitCode, 1);
+    assert.match(failed.message, /^error: expected identifier, found keyword `async` at 2:17$/);
+    // 2024 style edition sorts imports by version: same file without the keyword.
+    const project = projects['2024']!;
+    const sorted = await adapterFor(project.root).format({ path: 'src/main.rs', language: 'rust', text: 'use foo::{x10, x9, X1};\n', settings: settingsFor(project.root, 'src/main.rs') });
+    assert.deepEqual(sorted, { kind: 'ok', text: 'use foo::{X1, x9, x10};\n' });
+  } finally {
+    for (const project of Object.values(projects)) project.cleanup();
+  }
+});
+
+test("a repo's rust-toolchain file cannot redirect which rustfmt runs", { skip: missing({ rustfmt: true }) }, async () => {
+  const project = tempProject({
+    'Cargo.toml': '[package]\nname = "t"\nversion = "0.1.0"\nedition = "2021"\n',
+    'rust-toolchain.toml': '[toolchain]\npath = "evil"\n',
+    'evil/bin/rustfmt': '#!/bin/sh\necho pwned > "$(dirname "$0")/../../pwned"\necho "fn pwned() {}"\n',
+    'src/lib.rs': 'fn a(){}\n',
+  });
+  try {
+    spawnSync('chmod', ['+x', join(project.root, 'evil/bin/rustfmt')]);
+    const settings = settingsFor(project.root, 'src/lib.rs');
+    const result = await adapterFor(project.root).format({ path: 'src/lib.rs', language: 'rust', text: 'fn a(){}\n', settings });
+    assert.deepEqual(result, { kind: 'ok', text: 'fn a() {}\n' });
+    assert.equal(existsSync(join(project.root, 'pwned')), false);
+    assert.doesNotMatch(realRustfmt(), /\.cargo\/bin/);
+    const ignored = loadProjectConfig(configFiles(project.root), { trust: 'untrusted' }).ignored;
+    assert.ok(ignored.some((i) => i.file === 'rust-toolchain.toml'), 'doctor lists the toolchain file as ignored');
+  } finally {
+    project.cleanup();
+  }
+});
