@@ -1,0 +1,53 @@
+/**
+ * The built-in adapters for Node, with their wasm read from the installed packages. Nothing is
+ * read at construction: each adapter gets a loader that reads its wasm on first use. This module
+ * is loaded inside the format worker (format-worker.ts), never on the runtime's main thread.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { FormatterAdapter } from '../core/types.js';
+import { biomeFormatter } from '../formatters/biome.js';
+import { clangFormatFormatter } from '../formatters/clang-format.js';
+import { gofmtFormatter } from '../formatters/gofmt.js';
+import { prettierFormatter } from '../formatters/prettier.js';
+import { ruffFormatter } from '../formatters/ruff.js';
+import { tomlFormatter } from '../formatters/toml.js';
+
+/** Where each built-in's wasm lives: package specifier of the file. */
+export const BUILTIN_WASM: Readonly<Record<string, string>> = {
+  biome: '@biomejs/wasm-web/biome_wasm_bg.wasm',
+  ruff: '@astral-sh/ruff-wasm-web/ruff_wasm_bg.wasm',
+  gofmt: '@wasm-fmt/gofmt/gofmt.wasm',
+  'clang-format': '@wasm-fmt/clang-format/clang-format.wasm',
+  toml: '@dprint/toml/plugin.wasm',
+};
+
+/** Resolves a file inside an installed package, also when its package.json `exports` hides it. */
+export function resolvePackageFile(specifier: string): string {
+  const require = createRequire(import.meta.url);
+  try {
+    return require.resolve(specifier);
+  } catch {
+    const [scope, name, ...rest] = specifier.split('/');
+    const pkg = specifier.startsWith('@') ? `${scope}/${name}` : scope!;
+    const file = specifier.startsWith('@') ? rest.join('/') : [name, ...rest].join('/');
+    const pkgJson = require.resolve(`${pkg}/package.json`);
+    return pkgJson.slice(0, -'package.json'.length) + file;
+  }
+}
+
+function wasmFile(name: string): () => Promise<Uint8Array> {
+  return async () => new Uint8Array(await readFile(resolvePackageFile(BUILTIN_WASM[name]!)));
+}
+
+/** Every built-in adapter this host can run in-process. */
+export function createBuiltinAdapters(): FormatterAdapter[] {
+  return [
+    prettierFormatter(),
+    biomeFormatter({ wasm: wasmFile('biome') }),
+    ruffFormatter({ wasm: wasmFile('ruff') }),
+    gofmtFormatter({ wasm: wasmFile('gofmt') }),
+    clangFormatFormatter({ wasm: wasmFile('clang-format') }),
+    tomlFormatter({ wasm: wasmFile('toml') }),
+  ];
+}

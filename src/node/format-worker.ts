@@ -1,0 +1,71 @@
+/**
+ * The formatter worker: holds the real adapters (wasm instances, Prettier) off the main thread.
+ * The pool (worker-pool.ts) sends one request at a time and terminates this thread when a call
+ * runs past its timeout or the process memory runs past its budget.
+ *
+ * Protocol (structured-clone messages):
+ *   in:  {type:'format', id, adapter, request} | {type:'info', id, adapter}
+ *   out: {type:'ready', adapters: AdapterMeta[]} | {type:'fatal', message}
+ *        {type:'result', id, result, poisoned, memory}
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { messageOf } from '../core/errors.js';
+import type { AdapterResult, FormatterAdapter } from '../core/types.js';
+import { createBuiltinAdapters } from './builtins.js';
+import type { AdapterMeta, WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
+
+/** Messages that mean a wasm instance trapped or panicked: its state can no longer be trusted. */
+const POISON = /\bunreachable\b|panicked|RuntimeError|memory access out of bounds|Maximum call stack size exceeded|call stack exhausted|out of memory/i;
+
+async function main(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('format-worker must run in a worker thread');
+  const init = workerData as WorkerInit;
+  const adapters = new Map<string, FormatterAdapter>();
+  try {
+    if (init.builtins) for (const adapter of await createBuiltinAdapters()) adapters.set(adapter.name, adapter);
+    for (const url of init.modules) {
+      const module = (await import(url)) as { createAdapters?: () => FormatterAdapter[] | Promise<FormatterAdapter[]> };
+      if (typeof module.createAdapters !== 'function') throw new Error(`${url} does not export createAdapters()`);
+      for (const adapter of await module.createAdapters()) adapters.set(adapter.name, adapter);
+    }
+  } catch (error) {
+    port.postMessage({ type: 'fatal', message: messageOf(error) } satisfies WorkerReply);
+    return;
+  }
+  const meta: AdapterMeta[] = [...adapters.values()].map((a) => ({ name: a.name, via: a.via, languages: [...a.languages], supportsRange: a.supportsRange }));
+  port.postMessage({ type: 'ready', adapters: meta } satisfies WorkerReply);
+
+  port.on('message', (message: WorkerRequest) => {
+    void handle(message).then((reply) => port.postMessage(reply));
+  });
+
+  async function handle(message: WorkerRequest): Promise<WorkerReply> {
+    const adapter = adapters.get(message.adapter);
+    let result: AdapterResult | { kind: 'info'; info: Awaited<ReturnType<FormatterAdapter['info']>> };
+    let poisoned = false;
+    if (!adapter) {
+      result = { kind: 'error', message: `no adapter named ${message.adapter} in the worker` };
+    } else if (message.type === 'info') {
+      try {
+        result = { kind: 'info', info: await adapter.info() };
+      } catch (error) {
+        result = { kind: 'error', message: messageOf(error) };
+        poisoned = POISON.test(result.message);
+      }
+    } else {
+      try {
+        result = await adapter.format(message.request);
+        if (result.kind === 'error' && POISON.test(result.message)) poisoned = true;
+      } catch (error) {
+        // Adapters should return errors as values; a throw is a trap, a panic or a bug.
+        result = { kind: 'error', message: messageOf(error) };
+        poisoned = true;
+      }
+    }
+    const usage = process.memoryUsage();
+    return { type: 'result', id: message.id, result, poisoned, memory: { heapUsed: usage.heapUsed, external: usage.external } };
+  }
+}
+
+void main();

@@ -1,0 +1,376 @@
+/**
+ * The file-system port of the Node runtime: safe path resolution inside a root, reads as bytes,
+ * and atomic compare-and-swap writes (temp file in the same directory, fsync, rename, mode kept).
+ *
+ * The compare-and-swap check and the rename run synchronously, with no await between them, so
+ * nothing else in this process (another runtime call, an in-process writer) can slip in between.
+ * Another process can still write in the few microseconds between the check and the rename;
+ * closing that gap needs renameat2(RENAME_EXCHANGE), which Node does not expose.
+ */
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  fchmodSync,
+  fchownSync,
+  mkdirSync,
+  type Stats,
+} from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { FormatboxError } from '../core/errors.js';
+
+/** A path the runtime may read and write: inside the root, symlinks followed. */
+export interface ResolvedPath {
+  /** The path as the caller named it, project-relative POSIX (`src/app.ts`). Used in receipts. */
+  rel: string;
+  /** The real absolute path (symlinks followed) that is read and written. */
+  abs: string;
+  /** The real path, project-relative POSIX. Used for formatter selection and locking. */
+  realRel: string;
+}
+
+/** The file as read: its bytes and the stat the write keeps (mode, owner). */
+export interface FileSnapshot {
+  bytes: Uint8Array;
+  mode: number;
+  uid: number;
+  gid: number;
+}
+
+/** Resolves the root once: it must exist and be a directory. Returns its real path. */
+export function resolveRoot(root: string): string {
+  let real: string;
+  try {
+    real = realpathSync(resolve(root));
+  } catch (error) {
+    throw new FormatboxError('INVALID_REQUEST', `root ${root} does not exist (${codeOf(error)})`);
+  }
+  if (!statSync(real).isDirectory()) throw new FormatboxError('INVALID_REQUEST', `root ${root} is not a directory`);
+  return real;
+}
+
+/**
+ * Resolves `path` (project-relative, or absolute inside the root) to a file the runtime may touch.
+ * Refused: empty paths, NUL bytes, `..` escapes, absolute paths outside the root, symlinks (at any
+ * level) that leave the root, directories, devices, FIFOs and sockets. A missing file is allowed
+ * (for `write` and `*** Add File`) when its nearest existing ancestor is a directory inside the root.
+ */
+export function resolveInside(rootReal: string, path: string): ResolvedPath {
+  if (typeof path !== 'string' || path.trim() === '') throw refused(String(path), 'the path is empty');
+  if (path.includes('\0')) throw refused(path, 'the path contains a NUL byte');
+  const lexical = resolve(rootReal, path);
+  if (!isWithin(rootReal, lexical)) {
+    const why = isAbsolute(path) ? 'it is outside the project root' : 'it leaves the project root';
+    throw refused(path, why);
+  }
+  const rel = toPosix(relative(rootReal, lexical));
+  if (rel === '') throw refused(path, 'it is the project root, a directory');
+
+  let stats: Stats | undefined;
+  try {
+    stats = lstatSync(lexical);
+  } catch (error) {
+    if (codeOf(error) !== 'ENOENT' && codeOf(error) !== 'ENOTDIR') throw refused(path, `it cannot be read (${codeOf(error)})`);
+  }
+
+  if (stats) {
+    let real: string;
+    try {
+      real = realpathSync(lexical);
+    } catch (error) {
+      // A dangling symlink: writing through it would create a file wherever it points.
+      throw refused(path, `it is a symlink to a missing target (${codeOf(error)})`);
+    }
+    if (!isWithin(rootReal, real) || real === rootReal) throw refused(path, 'it resolves (through a symlink) to outside the project root');
+    const target = statSync(real);
+    if (!target.isFile()) throw refused(path, `it is ${kindOf(target)}, not a regular file`);
+    return { rel, abs: real, realRel: toPosix(relative(rootReal, real)) };
+  }
+
+  // Missing: the nearest existing ancestor must be a directory inside the root (after symlinks).
+  let ancestor = dirname(lexical);
+  const missing: string[] = [basename(lexical)];
+  for (;;) {
+    let ancestorStats: Stats | undefined;
+    try {
+      ancestorStats = statSync(ancestor);
+    } catch (error) {
+      if (codeOf(error) !== 'ENOENT') throw refused(path, `its directory cannot be read (${codeOf(error)})`);
+    }
+    if (ancestorStats) {
+      if (!ancestorStats.isDirectory()) throw refused(path, `${toPosix(relative(rootReal, ancestor))} is not a directory`);
+      break;
+    }
+    missing.unshift(basename(ancestor));
+    ancestor = dirname(ancestor);
+  }
+  const realAncestor = realpathSync(ancestor);
+  if (!isWithin(rootReal, realAncestor) && realAncestor !== rootReal) {
+    throw refused(path, 'its directory resolves (through a symlink) to outside the project root');
+  }
+  const abs = join(realAncestor, ...missing);
+  return { rel, abs, realRel: toPosix(relative(rootReal, abs)) };
+}
+
+/** Reads the file as bytes, or null when it does not exist. */
+export async function readSnapshot(abs: string, shown: string): Promise<FileSnapshot | null> {
+  try {
+    const [bytes, stats] = await Promise.all([readFile(abs), Promise.resolve(statSync(abs))]);
+    if (!stats.isFile()) throw refused(shown, `it is ${kindOf(stats)}, not a regular file`);
+    return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
+  } catch (error) {
+    if (error instanceof FormatboxError) throw error;
+    if (codeOf(error) === 'ENOENT') return null;
+    if (codeOf(error) === 'EISDIR') throw refused(shown, 'it is a directory, not a regular file');
+    throw new FormatboxError('PATH_REFUSED', `cannot read ${shown}: ${describeErrno(error)}`);
+  }
+}
+
+export interface WriteOptions {
+  /**
+   * What must be on disk right before the rename (compare-and-swap): the exact bytes, or null for
+   * "must not exist". When the disk differs, nothing is written and MODIFIED_SINCE_READ is thrown.
+   */
+  expect: Uint8Array | null;
+  /** Mode and owner to keep (from the snapshot of the file being replaced). */
+  keep?: Pick<FileSnapshot, 'mode' | 'uid' | 'gid'>;
+  /** How the file is named in messages. */
+  shown: string;
+  /** Test-only: runs between the temp file's fsync and the compare-and-swap. */
+  beforeSwap?: () => void;
+}
+
+/**
+ * Writes `bytes` to `abs` atomically: a temp file in the same directory (O_EXCL, never followed
+ * through a symlink), fsync, compare-and-swap against `expect`, rename, fsync of the directory.
+ * On any failure the temp file is removed and the original is untouched.
+ */
+export function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): void {
+  const dir = dirname(abs);
+  if (options.expect === null) {
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      throw new FormatboxError('WRITE_FAILED', `cannot create the directory of ${options.shown}: ${describeErrno(error)}`);
+    }
+  }
+  const temp = tempPathFor(abs);
+  let fd: number | undefined;
+  try {
+    const mode = options.keep?.mode ?? 0o666;
+    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    let written = 0;
+    while (written < bytes.byteLength) written += writeSync(fd, bytes, written, bytes.byteLength - written);
+    if (options.keep) {
+      fchmodSync(fd, options.keep.mode);
+      const st = fstatSync(fd);
+      if ((st.uid !== options.keep.uid || st.gid !== options.keep.gid) && process.getuid?.() === 0) {
+        fchownSync(fd, options.keep.uid, options.keep.gid);
+      }
+    }
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+  } catch (error) {
+    if (fd !== undefined) closeQuietly(fd);
+    unlinkQuietly(temp);
+    throw new FormatboxError('WRITE_FAILED', `cannot write ${options.shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
+  }
+
+  options.beforeSwap?.();
+  // Compare-and-swap: synchronous from here to the rename.
+  try {
+    const current = readCurrentSync(abs);
+    if (!sameBytes(current, options.expect)) {
+      const what = options.expect === null ? 'was created by someone else' : current === null ? 'was deleted' : 'was modified';
+      throw new FormatboxError('MODIFIED_SINCE_READ', `${options.shown} ${what} since it was read; read it again and redo the edit`);
+    }
+    renameSync(temp, abs);
+  } catch (error) {
+    unlinkQuietly(temp);
+    if (error instanceof FormatboxError) throw error;
+    throw new FormatboxError('WRITE_FAILED', `cannot replace ${options.shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
+  }
+  fsyncDirectory(dir);
+}
+
+/** The bytes on disk now, or null when missing. */
+export function readCurrentSync(abs: string): Uint8Array | null {
+  try {
+    return readFileSync(abs);
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+export function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.byteLength === b.byteLength && Buffer.compare(a, b) === 0;
+}
+
+// ---------------------------------------------------------------------------
+// Temp files: `.<name>.formatbox-<pid>-<random>.tmp`, next to the file they replace.
+
+const TEMP_NAME = /^\..*\.formatbox-(\d+)-[0-9a-f]{12}\.tmp$/;
+
+export function tempPathFor(abs: string): string {
+  const name = basename(abs).slice(0, 180);
+  return join(dirname(abs), `.${name}.formatbox-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+export function isTempName(name: string): boolean {
+  return TEMP_NAME.test(name);
+}
+
+/**
+ * Removes temp files left by a process that died mid-write (SIGKILL, power loss). A temp file is
+ * stale when its process is gone. This process's own temp files are never touched (a write may be
+ * in flight). Returns the removed paths.
+ */
+export function sweepTemps(dir: string): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const match = TEMP_NAME.exec(name);
+    if (!match) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid || processAlive(pid)) continue;
+    const full = join(dir, name);
+    try {
+      if (lstatSync(full).isFile()) {
+        unlinkSync(full);
+        removed.push(full);
+      }
+    } catch {
+      // Another sweeper got there first.
+    }
+  }
+  return removed;
+}
+
+/**
+ * Sweeps the root and its subdirectories (skipping `.git` and `node_modules`), visiting at most
+ * `maxDirs` directories so a huge tree does not stall startup. Directories beyond the bound are
+ * swept when the runtime first writes into them.
+ */
+export function sweepTree(rootReal: string, maxDirs = 2000): string[] {
+  const removed: string[] = [];
+  const queue = [rootReal];
+  let visited = 0;
+  while (queue.length > 0 && visited < maxDirs) {
+    const dir = queue.shift()!;
+    visited++;
+    removed.push(...sweepTemps(dir));
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory() && entry.name !== '.git' && entry.name !== 'node_modules') queue.push(join(dir, entry.name));
+    }
+  }
+  return removed;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return codeOf(error) === 'EPERM';
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+function isWithin(rootReal: string, candidate: string): boolean {
+  return candidate === rootReal || candidate.startsWith(rootReal.endsWith(sep) ? rootReal : rootReal + sep);
+}
+
+function toPosix(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/');
+}
+
+function refused(path: string, why: string): FormatboxError {
+  return new FormatboxError('PATH_REFUSED', `refused ${JSON.stringify(path)}: ${why}`, { path });
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+function fsyncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, constants.O_RDONLY);
+    fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on directories; the rename itself is already atomic.
+  } finally {
+    if (fd !== undefined) closeQuietly(fd);
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // not there
+  }
+}
+
+export function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? 'EUNKNOWN';
+}
+
+const ERRNO_TEXT: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'not a directory',
+  EEXIST: 'already exists',
+  ENAMETOOLONG: 'name too long',
+  EIO: 'input/output error',
+  EFBIG: 'file too large',
+};
+
+function describeErrno(error: unknown): string {
+  const code = codeOf(error);
+  const text = ERRNO_TEXT[code];
+  return text ? `${text} (${code})` : error instanceof Error ? error.message : String(error);
+}

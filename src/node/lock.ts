@@ -1,0 +1,33 @@
+/**
+ * In-process path locks: calls on the same file are serialised, calls on different files run
+ * concurrently. Several paths are taken in sorted order, so two multi-file calls cannot deadlock.
+ */
+export class PathLocks {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async with<T>(paths: readonly string[], run: () => Promise<T>): Promise<T> {
+    const unique = [...new Set(paths)].sort();
+    const releases: Array<() => void> = [];
+    try {
+      for (const path of unique) releases.push(await this.acquire(path));
+      return await run();
+    } finally {
+      for (const release of releases.reverse()) release();
+    }
+  }
+
+  private async acquire(path: string): Promise<() => void> {
+    const previous = this.tails.get(path) ?? Promise.resolve();
+    let release!: () => void;
+    const current = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = previous.then(() => current);
+    this.tails.set(path, tail);
+    await previous;
+    return () => {
+      release();
+      if (this.tails.get(path) === tail) this.tails.delete(path);
+    };
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * Formatters off the main thread. The pool keeps warm worker threads (format-worker.ts) that hold
+ * the real adapters, and hands the engine proxy adapters with the same interface.
+ *
+ * - One request at a time per worker; requests queue on the main thread, so a slow call never
+ *   eats another call's timeout.
+ * - A call past `timeoutMs` terminates its worker: the result is `{kind:'timeout'}` and a fresh
+ *   worker is started lazily for the next call.
+ * - While a call runs, a watchdog samples the process RSS; growth past `memoryBudgetMb` stops the
+ *   worker (`{kind:'error'}`), so a runaway allocation cannot take the machine down.
+ * - After a call, a worker whose JS heap + wasm/external memory is over budget, or whose wasm
+ *   trapped or panicked, is recycled.
+ * - The JS heap is capped with `resourceLimits`; running out of it ends the worker, not the process.
+ * - Idle workers are unref'd: a forgotten `close()` never keeps the process alive.
+ */
+import { Worker } from 'node:worker_threads';
+import { messageOf } from '../core/errors.js';
+import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, Via } from '../core/types.js';
+
+export interface AdapterMeta {
+  name: string;
+  via: Via;
+  languages: string[];
+  supportsRange: boolean;
+}
+
+/** `workerData` of a format worker. */
+export interface WorkerInit {
+  /** Load the built-in adapters (builtins.ts). */
+  builtins: boolean;
+  /** Extra modules (file URLs) exporting `createAdapters(): FormatterAdapter[]`, loaded in the worker. */
+  modules: string[];
+}
+
+export type WorkerRequest =
+  | { type: 'format'; id: number; adapter: string; request: AdapterRequest }
+  | { type: 'info'; id: number; adapter: string };
+
+export type WorkerReply =
+  | { type: 'ready'; adapters: AdapterMeta[] }
+  | { type: 'fatal'; message: string }
+  | {
+      type: 'result';
+      id: number;
+      result: AdapterResult | { kind: 'info'; info: FormatterInfo };
+      poisoned: boolean;
+      memory: { heapUsed: number; external: number };
+    };
+
+export interface WorkerPoolOptions {
+  /** Per call, from the moment the request reaches a worker. */
+  timeoutMs: number;
+  /** Load the built-in adapters in the worker. Default true. */
+  builtins?: boolean;
+  /**
+   * Extra adapter modules run inside the worker (trusted code from the embedding program, never
+   * from project config). Each exports `createAdapters()`. Tests use it for runaway adapters.
+   */
+  modules?: Array<string | URL>;
+  /** Worker threads. Default 1 (each holds its own copy of the wasm instances). */
+  size?: number;
+  /** V8 old-generation cap per worker. Default 1024 MB. */
+  heapMb?: number;
+  /** Process RSS growth during one call that stops the worker. Default 1024 MB. */
+  memoryBudgetMb?: number;
+  /** JS heap + external (wasm) memory of a worker after a call that recycles it. Default 768 MB. */
+  recycleMb?: number;
+  /** Called on spawn/timeout/memory/crash/recycle (tests, diagnostics). */
+  onEvent?: (event: PoolEvent) => void;
+}
+
+export interface PoolEvent {
+  kind: 'spawn' | 'timeout' | 'memory' | 'crash' | 'recycle';
+  /** For timeout/memory/crash: ms from the call's dispatch until the worker had exited. */
+  stoppedAfterMs?: number;
+  detail?: string;
+}
+
+export interface PoolStats {
+  spawned: number;
+  timeouts: number;
+  memoryStops: number;
+  crashes: number;
+  recycled: number;
+  calls: number;
+}
+
+export interface WorkerPool {
+  /** Proxy adapters (same interface as the real ones) for the engine. Starts one worker. */
+  adapters(): Promise<FormatterAdapter[]>;
+  call(adapter: string, request: AdapterRequest): Promise<AdapterResult>;
+  info(adapter: string): Promise<FormatterInfo>;
+  stats(): PoolStats;
+  close(): Promise<void>;
+}
+
+interface Job {
+  message: DistributiveOmit<WorkerRequest, 'id'>;
+  resolve: (reply: Extract<WorkerReply, { type: 'result' }>['result']) => void;
+}
+
+interface Slot {
+  worker?: Worker;
+  ready?: Promise<AdapterMeta[]>;
+  job?: Job & { id: number; dispatchedAt: number; rssAtStart: number; timer?: ReturnType<typeof setTimeout>; watch?: ReturnType<typeof setInterval> };
+  /** Set when the pool itself is ending this worker (timeout, budget, recycle, close). */
+  ending?: { kind: PoolEvent['kind']; result?: AdapterResult };
+}
+
+type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * The worker script next to this module: `format-worker.js` in dist/. From src (tests, via tsx)
+ * the `.ts` sibling is loaded through a bootstrap that registers tsx in the worker first: Node 20
+ * does not run `--import` preloads in worker threads.
+ */
+export function workerScript(): { script: string | URL; eval: boolean } {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return { script: new URL('./format-worker.js', here), eval: false };
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./format-worker.ts', here).href;
+  return { script: `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`, eval: true };
+}
+
+export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
+  const size = Math.max(1, options.size ?? 1);
+  const heapMb = options.heapMb ?? 1024;
+  const memoryBudget = (options.memoryBudgetMb ?? 1024) * 1024 * 1024;
+  const recycleBytes = (options.recycleMb ?? 768) * 1024 * 1024;
+  const init: WorkerInit = { builtins: options.builtins ?? true, modules: (options.modules ?? []).map((m) => String(m instanceof URL ? m.href : m)) };
+  const slots: Slot[] = Array.from({ length: size }, () => ({}));
+  const queue: Job[] = [];
+  const stats: PoolStats = { spawned: 0, timeouts: 0, memoryStops: 0, crashes: 0, recycled: 0, calls: 0 };
+  let nextId = 1;
+  let closed = false;
+  let meta: Promise<AdapterMeta[]> | undefined;
+
+  function emit(event: PoolEvent): void {
+    options.onEvent?.(event);
+  }
+
+  function spawn(slot: Slot): Promise<AdapterMeta[]> {
+    const { script, eval: isEval } = workerScript();
+    const worker = new Worker(script, { eval: isEval, workerData: init, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    stats.spawned++;
+    emit({ kind: 'spawn' });
+    slot.worker = worker;
+    slot.ending = undefined;
+    slot.ready = new Promise<AdapterMeta[]>((resolve, reject) => {
+      worker.on('message', (reply: WorkerReply) => {
+        if (reply.type === 'ready') {
+          if (!slot.job) worker.unref();
+          resolve(reply.adapters);
+        }
+        else if (reply.type === 'fatal') {
+          reject(new Error(`the formatter worker could not start: ${reply.message}`));
+          void worker.terminate();
+        } else onResult(slot, worker, reply);
+      });
+      worker.on('error', (error) => {
+        reject(error);
+        if (slot.worker !== worker) return;
+        // Uncaught in the worker, or ERR_WORKER_OUT_OF_MEMORY: the worker is gone.
+        const message = /OUT_OF_MEMORY|out of memory/i.test(`${(error as NodeJS.ErrnoException).code ?? ''} ${error.message}`)
+          ? 'the formatter ran out of memory (JS heap limit) and was stopped'
+          : `the formatter worker crashed: ${error.message}`;
+        slot.ending ??= { kind: 'crash', result: { kind: 'error', message } };
+      });
+      worker.on('exit', () => {
+        reject(new Error('the formatter worker exited before it was ready'));
+        if (slot.worker !== worker) return;
+        const ending = slot.ending ?? { kind: 'crash' as const, result: { kind: 'error' as const, message: 'the formatter worker exited unexpectedly' } };
+        const job = slot.job;
+        slot.worker = undefined;
+        slot.ready = undefined;
+        slot.job = undefined;
+        slot.ending = undefined;
+        if (job) {
+          clearJobTimers(job);
+          const stoppedAfterMs = Math.round(performance.now() - job.dispatchedAt);
+          if (ending.kind === 'crash') stats.crashes++;
+          if (ending.kind !== 'recycle') emit({ kind: ending.kind, stoppedAfterMs, detail: ending.result?.kind === 'error' ? ending.result.message : undefined });
+          job.resolve(ending.result ?? { kind: 'error', message: 'the formatter worker stopped' });
+        }
+        pump();
+      });
+    });
+    slot.ready.catch(() => undefined);
+    return slot.ready;
+  }
+
+  function onResult(slot: Slot, worker: Worker, reply: Extract<WorkerReply, { type: 'result' }>): void {
+    const job = slot.job;
+    if (!job || job.id !== reply.id || slot.ending) return;
+    clearJobTimers(job);
+    slot.job = undefined;
+    worker.unref();
+    job.resolve(reply.result);
+    const overBudget = reply.memory.heapUsed + reply.memory.external > recycleBytes;
+    if (reply.poisoned || overBudget) {
+      stats.recycled++;
+      emit({ kind: 'recycle', detail: reply.poisoned ? 'wasm trapped or panicked' : `memory ${Math.round((reply.memory.heapUsed + reply.memory.external) / 1048576)} MB over budget` });
+      slot.ending = { kind: 'recycle' };
+      void worker.terminate();
+      return; // 'exit' pumps the queue
+    }
+    pump();
+  }
+
+  function clearJobTimers(job: NonNullable<Slot['job']>): void {
+    if (job.timer) clearTimeout(job.timer);
+    if (job.watch) clearInterval(job.watch);
+  }
+
+  function stop(slot: Slot, kind: 'timeout' | 'memory', result: AdapterResult): void {
+    if (!slot.worker || slot.ending) return;
+    slot.ending = { kind, result };
+    if (kind === 'timeout') stats.timeouts++;
+    else stats.memoryStops++;
+    void slot.worker.terminate();
+  }
+
+  function pump(): void {
+    if (closed) return;
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (slot.job || slot.ending) continue;
+      const job = queue.shift()!;
+      void dispatch(slot, job);
+    }
+  }
+
+  async function dispatch(slot: Slot, job: Job): Promise<void> {
+    const id = nextId++;
+    // Reserve the slot before awaiting the worker's start.
+    const active: NonNullable<Slot['job']> = { ...job, id, dispatchedAt: 0, rssAtStart: 0 };
+    slot.job = active;
+    try {
+      await (slot.worker && slot.ready ? slot.ready : spawn(slot));
+    } catch (error) {
+      if (slot.job === active) slot.job = undefined;
+      slot.worker = undefined;
+      slot.ready = undefined;
+      job.resolve({ kind: 'error', message: messageOf(error) });
+      pump();
+      return;
+    }
+    const worker = slot.worker;
+    if (!worker || slot.job !== active) return;
+    stats.calls++;
+    worker.ref();
+    active.dispatchedAt = performance.now();
+    active.rssAtStart = process.memoryUsage.rss();
+    active.timer = setTimeout(() => stop(slot, 'timeout', { kind: 'timeout', ms: options.timeoutMs }), options.timeoutMs);
+    active.watch = setInterval(() => {
+      const grown = process.memoryUsage.rss() - active.rssAtStart;
+      if (grown > memoryBudget) {
+        stop(slot, 'memory', { kind: 'error', message: `the formatter was stopped: memory grew by more than ${Math.round(memoryBudget / 1048576)} MB` });
+      }
+    }, 20);
+    worker.postMessage({ ...job.message, id } as WorkerRequest);
+  }
+
+  function enqueue(message: Job['message']): Promise<Job extends { resolve: (r: infer R) => void } ? R : never> {
+    if (closed) return Promise.resolve({ kind: 'error', message: 'the runtime is closed' });
+    return new Promise((resolve) => {
+      queue.push({ message, resolve });
+      pump();
+    });
+  }
+
+  async function call(adapter: string, request: AdapterRequest): Promise<AdapterResult> {
+    const reply = await enqueue({ type: 'format', adapter, request });
+    if (reply.kind === 'info') return { kind: 'error', message: 'the worker answered a format request with info' };
+    return reply;
+  }
+
+  async function info(adapter: string): Promise<FormatterInfo> {
+    const reply = await enqueue({ type: 'info', adapter });
+    if (reply.kind === 'info') return reply.info;
+    throw new Error(reply.kind === 'error' ? reply.message : `no info for ${adapter}: ${reply.kind}`);
+  }
+
+  function proxy(m: AdapterMeta): FormatterAdapter {
+    let cachedInfo: Promise<FormatterInfo> | undefined;
+    return {
+      name: m.name,
+      via: m.via,
+      languages: m.languages,
+      supportsRange: m.supportsRange,
+      info() {
+        cachedInfo ??= info(m.name).catch((error: unknown) => {
+          cachedInfo = undefined;
+          throw error;
+        });
+        return cachedInfo;
+      },
+      format: (request) => call(m.name, request),
+    };
+  }
+
+  return {
+    async adapters() {
+      meta ??= (async () => {
+        const slot = slots[0]!;
+        if (slot.worker && slot.ready) return slot.ready;
+        return spawn(slot);
+      })().catch((error: unknown) => {
+        meta = undefined;
+        throw error;
+      });
+      return (await meta).map(proxy);
+    },
+    call,
+    info,
+    stats: () => ({ ...stats }),
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.resolve({ kind: 'error', message: 'the runtime is closed' });
+      await Promise.all(
+        slots.map(async (slot) => {
+          const worker = slot.worker;
+          if (!worker) return;
+          slot.ending ??= { kind: 'recycle', result: { kind: 'error', message: 'the runtime is closed' } };
+          await worker.terminate();
+        }),
+      );
+    },
+  };
+}
