@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+
+const root = new URL('../../', import.meta.url).pathname;
+const require = createRequire(import.meta.url);
+
+test('the universal bundle rejects a node: import anywhere in its graph', async () => {
+  const { buildUniversal } = await import(join(root, 'build.mjs'));
+  const dir = mkdtempSync(join(tmpdir(), 'formatbox-build-'));
+  try {
+    writeFileSync(join(dir, 'dep.ts'), "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n");
+    writeFileSync(join(dir, 'bare.ts'), "import { join } from 'path';\nexport const j = join;\n");
+    writeFileSync(join(dir, 'entry.ts'), "export { read } from './dep.js';\n");
+    await assert.rejects(buildUniversal(join(dir, 'entry.ts'), join(dir, 'out.js'), 'silent'), /must not import "node:fs"/);
+    await assert.rejects(buildUniversal(join(dir, 'bare.ts'), join(dir, 'out2.js'), 'silent'), /must not import "path"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('npm run build produces every entry, declarations and a wasm manifest matching the installed modules', { timeout: 300_000 }, async () => {
+  const result = spawnSync(process.execPath, ['build.mjs'], { cwd: root, encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stderr + result.stdout);
+  for (const file of ['dist/index.js', 'dist/node.js', 'dist/cli.js', 'dist/format-worker.js', 'dist/types/index.d.ts', 'dist/types/node/index.d.ts']) {
+    assert.ok(existsSync(join(root, file)), `${file} is built`);
+  }
+  assert.doesNotMatch(readFileSync(join(root, 'dist/index.js'), 'utf8'), /from ["']node:/);
+  const manifest = JSON.parse(readFileSync(join(root, 'wasm/manifest.json'), 'utf8')) as Array<{ name: string; package: string; file: string; version: string; sha256: string }>;
+  assert.deepEqual(manifest.map((m) => m.name).sort(), ['biome', 'clang-format', 'gofmt', 'ruff', 'toml']);
+  for (const entry of manifest) {
+    const pkgJson = require.resolve(`${entry.package}/package.json`);
+    const bytes = readFileSync(join(pkgJson, '..', entry.file));
+    assert.equal(createHash('sha256').update(bytes).digest('hex'), entry.sha256, `${entry.name} hash`);
+    assert.equal(JSON.parse(readFileSync(pkgJson, 'utf8')).version, entry.version, `${entry.name} version`);
+  }
+});
+
+test('the built universal bundle formats with wasm passed in as bytes', { timeout: 120_000 }, async () => {
+  const bundle = join(root, 'dist/index.js');
+  assert.ok(existsSync(bundle), 'run after the build test');
+  const script = `
+    import { readFileSync } from 'node:fs';
+    const fb = await import(${JSON.stringify(bundle)});
+    const biomeWasm = readFileSync(${JSON.stringify(join(require.resolve('@biomejs/wasm-web/package.json'), '..', 'biome_wasm_bg.wasm'))});
+    const engine = fb.createEngine({ formatters: [fb.prettierFormatter(), fb.biomeFormatter({ wasm: biomeWasm })],
+      projectFiles: { 'biome.json': '{}', '.prettierrc': '{"semi":false}' } });
+    const ts = await engine.format({ path: 'a.ts', text: 'const a={b:1}' });
+    const md = await engine.format({ path: 'a.md', text: '# T\\n*  x' });
+    console.log(JSON.stringify([ts.status, ts.formatter.name, ts.content, md.formatter.name, md.content]));
+    process.exit(0);`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual(JSON.parse(run.stdout.trim()), ['formatted', 'biome', 'const a = { b: 1 };\n', 'prettier', '# T\n\n- x\n']);
+});
