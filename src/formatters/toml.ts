@@ -68,6 +68,9 @@ export function tomlFormatter(options: TomlFormatterOptions): FormatterAdapter {
     const key = JSON.stringify(settings);
     if (key === configKey) return configError;
     const { global, plugin } = dprintTomlConfig(settings);
+    // The plugin traps (wasm `unreachable`) on a mistyped global key instead of reporting it.
+    const mistyped = mistypedGlobalKey({ ...global, ...plugin });
+    if (mistyped) return `invalid toml settings: ${mistyped}`;
     target.setConfig(global, plugin);
     let diagnostics = target.getConfigDiagnostics();
     const unknown = diagnostics.filter((d) => /unknown property/i.test(d.message));
@@ -119,6 +122,20 @@ export function tomlFormatter(options: TomlFormatterOptions): FormatterAdapter {
       configKey = undefined;
     },
   };
+}
+
+/** dprint's global keys must be a positive integer (lineWidth, indentWidth) or a boolean (useTabs). */
+function mistypedGlobalKey(config: Record<string, unknown>): string | undefined {
+  for (const key of ['lineWidth', 'indentWidth']) {
+    const value = config[key];
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0 && (value as number) <= (key === 'indentWidth' ? 255 : 1e6))) {
+      return `${key}: expected a positive integer, got ${JSON.stringify(value)}`;
+    }
+  }
+  if (config['useTabs'] !== undefined && typeof config['useTabs'] !== 'boolean') {
+    return `useTabs: expected true or false, got ${JSON.stringify(config['useTabs'])}`;
+  }
+  return undefined;
 }
 
 /** `Line 1, column 5: expected a value\n\n  a = = 1\n      ~` → `1:5: expected a value`. */

@@ -1,0 +1,221 @@
+// Measures the TOML formatter candidates and prints the table the choice rests on.
+//
+//   node --import tsx test/bench/toml-choice.ts [--runs N] [--budget-ms MS]
+//
+// Each candidate runs in its own child process, so load time and memory are its own:
+//   dprint      dprint-plugin-toml (@dprint/toml) through @dprint/formatter, from a WebAssembly.Module
+//   taplo       @taplo/lib (wasm inlined into a 35 MB JS file)
+//   prettier    prettier + prettier-plugin-toml (devDependency, measured only)
+// Files are real TOML from this machine: a small pyproject.toml and rustup's ~1 MB channel manifest.
+// "workerd" is judged from the package sources: a node: import, eval/new Function, or wasm compiled
+// from bytes at run time each rule it out (workerd needs a WebAssembly.Module and forbids eval).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+type Candidate = 'dprint' | 'taplo' | 'prettier';
+const CANDIDATES: Candidate[] = ['dprint', 'taplo', 'prettier'];
+
+const SMALL_CANDIDATES = [
+  '/usr/lib/google-cloud-sdk/platform/gsutil/third_party/urllib3/pyproject.toml',
+  '/usr/lib/node_modules/npm/node_modules/node-gyp/gyp/pyproject.toml',
+];
+const LARGE_CANDIDATES = [
+  '/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/lib/rustlib/multirust-channel-manifest.toml',
+  '/root/.rustup/toolchains/nightly-x86_64-unknown-linux-gnu/lib/rustlib/multirust-channel-manifest.toml',
+];
+
+interface Measurement {
+  candidate: Candidate;
+  name: string;
+  version: string;
+  loadMs: number;
+  smallMs: number | null;
+  largeMs: number | null;
+  largeError?: string;
+  rssLoadMb: number;
+  rssPeakMb: number;
+}
+
+const args = process.argv.slice(2);
+const option = (flag: string, fallback: number) => {
+  const index = args.indexOf(flag);
+  return index >= 0 ? Number(args[index + 1]) : fallback;
+};
+
+if (args[0] === '--child') {
+  await child(args[1] as Candidate, args[2]!, args[3]!, option('--runs', 20));
+} else {
+  parent(option('--runs', 20), option('--budget-ms', 120_000));
+}
+
+// ---------------------------------------------------------------------------
+
+function parent(runs: number, budgetMs: number): void {
+  const small = SMALL_CANDIDATES.find(existsSync);
+  const large = LARGE_CANDIDATES.find(existsSync);
+  if (!small || !large) {
+    console.error('no TOML corpus on this machine (expected a pyproject.toml and a rustup manifest)');
+    process.exit(2);
+  }
+  const lines = (file: string) => readFileSync(file, 'utf8').split('\n').length;
+  console.log(`small: ${small} (${statSync(small).size} B, ${lines(small)} lines)`);
+  console.log(`large: ${large} (${statSync(large).size} B, ${lines(large)} lines)`);
+  console.log(`runs: ${runs} warm runs on the small file, 3 on the large one; budget ${budgetMs} ms per candidate\n`);
+
+  const self = fileURLToPath(import.meta.url);
+  const rows: string[][] = [];
+  for (const candidate of CANDIDATES) {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', candidate, small, large, '--runs', String(runs)], {
+      encoding: 'utf8',
+      timeout: budgetMs,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const workerd = workerdVerdict(candidate);
+    if (run.error || run.status !== 0) {
+      const why = run.error && (run.error as NodeJS.ErrnoException).code === 'ETIMEDOUT' ? `over ${budgetMs} ms` : `exit ${run.status}: ${run.stderr.trim().split('\n').pop()}`;
+      // A timed-out child may still have printed its load and small-file figures.
+      const partial = lastJson(run.stdout);
+      rows.push(row(candidate, partial, workerd, why));
+      continue;
+    }
+    rows.push(row(candidate, lastJson(run.stdout), workerd));
+  }
+  printTable(
+    ['candidate', 'version', 'load ms', 'small warm ms (median)', 'large warm ms (median)', 'RSS after load MB', 'peak RSS MB', 'workerd'],
+    rows,
+  );
+}
+
+function row(candidate: Candidate, m: Partial<Measurement> | undefined, workerd: string, failure?: string): string[] {
+  const ms = (value: number | null | undefined) => (value === null || value === undefined ? '–' : value < 10 ? value.toFixed(2) : value.toFixed(0));
+  return [
+    m?.name ?? candidate,
+    m?.version ?? '?',
+    ms(m?.loadMs),
+    ms(m?.smallMs),
+    m?.largeError ? `error: ${m.largeError}` : failure && m?.largeMs === undefined ? failure : ms(m?.largeMs),
+    m?.rssLoadMb?.toFixed(0) ?? '–',
+    m?.rssPeakMb?.toFixed(0) ?? '–',
+    workerd,
+  ];
+}
+
+function lastJson(stdout: string): Partial<Measurement> | undefined {
+  const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  return line ? (JSON.parse(line) as Partial<Measurement>) : undefined;
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map(() => '---').join('|')}|`);
+  for (const cells of rows) console.log(`| ${cells.join(' | ')} |`);
+}
+
+/** Reads the candidate's shipped sources for what workerd forbids. */
+function workerdVerdict(candidate: Candidate): string {
+  const root = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+  const dirs: Record<Candidate, string[]> = {
+    dprint: ['@dprint/formatter/esm'],
+    taplo: ['@taplo/lib/dist'],
+    prettier: ['prettier-plugin-toml/lib', '@tombi-toml/wasm-lib/dist'],
+  };
+  const reasons = new Set<string>();
+  for (const dir of dirs[candidate]) {
+    for (const file of walk(join(root, dir)).filter((f) => /\.(m?js|cjs)$/.test(f))) {
+      const text = readFileSync(file, 'utf8');
+      if (/from\s+['"]node:|require\(['"](fs|path|os)['"]\)/.test(text)) reasons.add('imports node: modules');
+      if (/\bnew Function\(|[^.\w]eval\(/.test(text)) reasons.add('uses eval/new Function');
+      if (text.length > 1_000_000 && /WebAssembly\.instantiate/.test(text)) reasons.add('compiles wasm inlined in its JS at run time');
+    }
+  }
+  if (candidate === 'dprint') {
+    const plugin = new WebAssembly.Module(readFileSync(join(root, '@dprint/toml/plugin.wasm')));
+    const imports = WebAssembly.Module.imports(plugin).length;
+    if (imports > 0) reasons.add(`plugin wasm has ${imports} imports`);
+  }
+  return reasons.size === 0 ? 'yes (takes a Module, no imports, no eval)' : `no: ${[...reasons].join(', ')}`;
+}
+
+function walk(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    return statSync(full).isDirectory() ? walk(full) : [full];
+  });
+}
+
+// ---------------------------------------------------------------------------
+
+async function child(candidate: Candidate, smallPath: string, largePath: string, runs: number): Promise<void> {
+  const small = readFileSync(smallPath, 'utf8');
+  const large = readFileSync(largePath, 'utf8');
+  const rss = () => process.memoryUsage().rss / 1024 / 1024;
+  const rssBefore = rss();
+  const started = performance.now();
+  const { name, version, format } = await load(candidate);
+  await format(small, 'pyproject.toml'); // first call completes the load (prettier loads its wasm lazily)
+  const loadMs = performance.now() - started;
+  const rssLoadMb = rss() - rssBefore;
+
+  const median = async (text: string, path: string, count: number) => {
+    const times: number[] = [];
+    await format(text, path);
+    for (let i = 0; i < count; i++) {
+      const t = performance.now();
+      await format(text, path);
+      times.push(performance.now() - t);
+    }
+    return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+  };
+  const result: Measurement = { candidate, name, version, loadMs, smallMs: await median(small, 'pyproject.toml', runs), largeMs: null, rssLoadMb, rssPeakMb: 0 };
+  // Print what we have, in case the large file runs over the budget.
+  console.log(JSON.stringify({ ...result, largeMs: undefined }));
+  try {
+    result.largeMs = await median(large, 'multirust-channel-manifest.toml', 3);
+  } catch (error) {
+    result.largeError = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 60);
+  }
+  result.rssPeakMb = process.resourceUsage().maxRSS / 1024;
+  console.log(JSON.stringify(result));
+}
+
+interface Loaded {
+  name: string;
+  version: string;
+  format(text: string, path: string): Promise<string>;
+}
+
+async function load(candidate: Candidate): Promise<Loaded> {
+  const packageVersion = (pkg: string) =>
+    JSON.parse(readFileSync(fileURLToPath(new URL(`../../node_modules/${pkg}/package.json`, import.meta.url)), 'utf8')).version as string;
+  switch (candidate) {
+    case 'dprint': {
+      const { createFromWasmModule } = await import('@dprint/formatter');
+      const bytes = readFileSync(fileURLToPath(new URL('../../node_modules/@dprint/toml/plugin.wasm', import.meta.url)));
+      const formatter = createFromWasmModule(await WebAssembly.compile(bytes));
+      formatter.setConfig({}, {});
+      const info = formatter.getPluginInfo();
+      return { name: info.name, version: info.version, format: async (fileText, filePath) => formatter.formatText({ filePath, fileText }) };
+    }
+    case 'taplo': {
+      const taploModule = (await import('@taplo/lib')) as unknown as { Taplo?: typeof import('@taplo/lib').Taplo; default: { Taplo: typeof import('@taplo/lib').Taplo } };
+      const Taplo = taploModule.Taplo ?? taploModule.default.Taplo;
+      const taplo = await Taplo.initialize();
+      return { name: '@taplo/lib', version: packageVersion('@taplo/lib'), format: async (text) => taplo.format(text) };
+    }
+    case 'prettier': {
+      const prettier = await import('prettier');
+      const pluginModule = (await import('prettier-plugin-toml')) as { default?: unknown };
+      const plugin = (pluginModule.default ?? pluginModule) as import('prettier').Plugin;
+      return {
+        name: 'prettier-plugin-toml',
+        version: `${packageVersion('prettier-plugin-toml')} (tombi ${packageVersion('@tombi-toml/wasm-lib')})`,
+        // The plugin looks for tombi config files upwards from `filepath` (and in the home directory).
+        format: (text, path) => prettier.format(text, { parser: 'toml', plugins: [plugin], filepath: join(tmpdir(), 'formatbox-toml-bench', path) }),
+      };
+    }
+  }
+}
