@@ -2,7 +2,9 @@ import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime } from '../node/index.js';
-import type { EditInput, Receipt } from '../core/types.js';
+import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
+import { applyInput } from '../tools/index.js';
+import { applyUnifiedDiff } from '../core/diff.js';
 
 /**
  * `formatbox demo`: the main job on an embedded example. A temp project declares Biome (biome.json)
@@ -55,6 +57,7 @@ export async function runDemo(write: (text: string) => void = (t) => process.std
     write(`formatbox demo — a temp project with biome.json and ruff.toml at ${root}\n`);
     for (const { path, ...input } of EDITS) {
       write(`\n── agent edit on ${path}\n${indent(JSON.stringify(input, null, 2))}\n`);
+      const prior = await readFile(join(root, path), 'utf8');
       const receipt: Receipt = await runtime.edit({ path, ...input });
       const onDisk = await readFile(join(root, path), 'utf8');
       write(`── receipt\n  status: ${receipt.status}   reconciled: ${receipt.reconciled}${receipt.reason ? `   reason: ${receipt.reason}` : ''}\n`);
@@ -62,9 +65,11 @@ export async function runDemo(write: (text: string) => void = (t) => process.std
       write(`  rewritten input (what the harness puts back in the transcript):\n${indent(JSON.stringify(receipt.input, null, 2), 4)}\n`);
       if (receipt.diff) write(`  diff for changes outside the edit:\n${indent(receipt.diff, 4)}\n`);
       write(`  record: sha256 ${receipt.record.sha256.slice(0, 16)}…, ${receipt.record.bytes} bytes\n`);
-      const matches = receipt.content === onDisk;
+      // The reconciliation invariant: replay(P, receipt.input), then receipt.diff, is the file on disk.
+      const replayed = applyInput(prior, receipt.input as SingleFileInput);
+      const matches = (receipt.diff ? applyUnifiedDiff(replayed, receipt.diff) : replayed) === onDisk;
       if (!matches) failures++;
-      write(`  ${matches ? '✓' : '✗'} the receipt describes the bytes on disk\n`);
+      write(`  ${matches ? '✓' : '✗'} replay(P, rewritten input)${receipt.diff ? ' + diff' : ''} equals the bytes on disk\n`);
       write(`── file on disk now\n${indent(onDisk)}\n`);
     }
   } finally {
