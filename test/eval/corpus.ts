@@ -79,7 +79,7 @@ function virtualPath(candidate: Candidate): string {
   if (source.includes('/node_modules/rxjs/')) name = `rxjs/${relative(join(repoRoot, 'node_modules/rxjs/src'), source)}`;
   else if (source.startsWith('/usr/lib/python3.11/')) name = `python3.11/${relative('/usr/lib/python3.11', source)}`;
   else if (source.startsWith('/usr/lib/go/src/')) name = `go/${relative('/usr/lib/go/src', source)}`;
-  else if (candidate.slice) name = `rustup/channel-manifest-${candidate.slice[0]}.toml`;
+  else if (candidate.slice) name = `rustup/channel-manifest-L${candidate.slice[0] + 1}.toml`;
   else name = `${basename(dirname(source))}/${basename(source)}`;
   return name.endsWith(`.${extension}`) ? name : `${name}.${extension}`;
 }
@@ -92,10 +92,18 @@ function readCandidate(candidate: Candidate): string {
 }
 
 /**
- * `count` files of a language, shuffled by the seed; each is formatted once by the engine
- * (the project's formatted state). Files the formatter rejects are passed over.
+ * `count` files of a language, shuffled by the seed. By default each starts formatted by the
+ * engine (the steady state of a project that declares the formatter); `as-found` keeps the
+ * file as it is on this machine, so the first edit may reformat all of it. Files the formatter
+ * rejects are passed over.
  */
-export async function pickFiles(engine: EvalEngine, language: Language, count: number, seed: string | number): Promise<FileCase[]> {
+export async function pickFiles(
+  engine: EvalEngine,
+  language: Language,
+  count: number,
+  seed: string | number,
+  start: 'formatted' | 'as-found' = 'formatted',
+): Promise<FileCase[]> {
   const all = candidates(language);
   const order = new Rng(`${seed}`).fork('corpus', language).shuffle(all);
   const picked: FileCase[] = [];
@@ -107,7 +115,7 @@ export async function pickFiles(engine: EvalEngine, language: Language, count: n
     const outcome = await engine.format({ path, text: original });
     if (outcome.status !== 'formatted' && outcome.status !== 'unchanged') continue;
     const source = candidate.slice ? `${candidate.source} lines ${candidate.slice[0] + 1}-${candidate.slice[1]}` : candidate.source;
-    picked.push({ path, language, source, text: outcome.content });
+    picked.push({ path, language, source, text: start === 'formatted' ? outcome.content : original });
   }
   return picked;
 }

@@ -11,6 +11,8 @@ export interface EvalOptions {
   editsPerFile: number;
   languages?: readonly Language[];
   strategies?: readonly Strategy[];
+  /** 'formatted' (default): files start formatted. 'as-found': as they are on this machine. */
+  start?: 'formatted' | 'as-found';
   /** Called after each file × strategy, for progress output. */
   progress?: (message: string) => void;
 }
@@ -24,7 +26,7 @@ export async function runEval(engine: EvalEngine, options: EvalOptions): Promise
   const languages = options.languages ?? LANGUAGES;
   const strategies = options.strategies ?? STRATEGIES;
   const files: FileCase[] = [];
-  for (const language of languages) files.push(...(await pickFiles(engine, language, options.filesPerLanguage, options.seed)));
+  for (const language of languages) files.push(...(await pickFiles(engine, language, options.filesPerLanguage, options.seed, options.start)));
   const records: EditRecord[] = [];
   for (const file of files) {
     const intents = intentsFor(options.seed, file.path, options.editsPerFile);

@@ -95,6 +95,9 @@ export function report(records: EditRecord[], header: string[]): string {
         (failed ? ` (failed = the agent's text did not parse; the edit stands unformatted)` : '') + '.',
       `Receipts that did not replay to the bytes on disk: ${broken} of ${formatted.length}; ` +
         `receipts whose content differs from formatting W directly: ${disagree}.`,
+      `Receipts with changes outside the edited text (a diff): ${formatted.filter((r) => r.receiptDiff === 'in note').length} shown in the note, ` +
+        `${formatted.filter((r) => r.receiptDiff === 'reread hint').length} as a reread hint; ` +
+        `not reconciled (input kept as sent): ${formatted.filter((r) => r.reconciled === false).length}.`,
       `Rewritten input vs original, tokens: mean ${mean(deltas).toFixed(1)}, min ${Math.min(...deltas)}, max ${Math.max(...deltas)} ` +
         '(only increases are charged to (d)).',
     );

@@ -60,6 +60,10 @@ export interface EditRecord {
   replays?: boolean;
   /** Receipts only: receipt.content is what the formatter makes of W (engine.format, called separately). */
   formatterAgrees?: boolean;
+  /** Receipts only: whether the receipt had a diff (changes outside the edit) and how the note carried it. */
+  receiptDiff?: 'none' | 'in note' | 'reread hint';
+  /** Receipts only: receipt.reconciled. */
+  reconciled?: boolean;
   /** Receipts only: tokens of the rewritten input minus the original input's (what substitution adds). */
   inputDelta?: number;
 }
@@ -131,6 +135,8 @@ export async function simulateFile(engine: EvalEngine, strategy: Strategy, file:
     let inputDelta: number | undefined;
     let formatterAgrees: boolean | undefined;
     let staleLine: string | undefined;
+    let receiptDiff: EditRecord['receiptDiff'];
+    let reconciled: boolean | undefined;
 
     for (;;) {
       attempts++;
@@ -203,6 +209,8 @@ export async function simulateFile(engine: EvalEngine, strategy: Strategy, file:
           replays = final !== undefined && final === receipt.content;
           formatterAgrees = (await engine.format({ path, text: written })).content === receipt.content;
           disk = receipt.content;
+          reconciled = receipt.reconciled;
+          receiptDiff = !receipt.diff ? 'none' : noteShowsDiff(receipt) ? 'in note' : 'reread hint';
           inputDelta = tokensOf(rewritten) - tokensOf(input);
           tokens += countTokens(`${base}\n${receipt.note}`) + Math.max(0, inputDelta);
           // The harness put input' in the transcript: the agent's view is replay(view, input').
@@ -245,6 +253,8 @@ export async function simulateFile(engine: EvalEngine, strategy: Strategy, file:
       ...(inputDelta !== undefined ? { inputDelta } : {}),
       ...(formatterAgrees !== undefined ? { formatterAgrees } : {}),
       ...(staleLine !== undefined ? { staleLine } : {}),
+      ...(receiptDiff !== undefined ? { receiptDiff } : {}),
+      ...(reconciled !== undefined ? { reconciled } : {}),
     });
   }
   return records;
