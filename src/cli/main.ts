@@ -2,6 +2,7 @@
 import { isFormatboxError } from '../core/errors.js';
 import { EXIT_CODE_BY_ERROR, EXIT_USAGE } from './exit-codes.js';
 import { runDemo } from './demo.js';
+import type { DoctorReport } from '../node/index.js';
 
 const USAGE = `formatbox — a sandboxed, WebAssembly-first formatter runtime for coding agents
 
@@ -37,8 +38,17 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-function formatDoctor(report: unknown): string {
-  return JSON.stringify(report, null, 2);
+function formatDoctor(report: DoctorReport): string {
+  const lines = [`formatbox doctor — ${report.root} (trust: ${report.trust})`, '', 'languages:'];
+  const width = Math.max(...report.languages.map((l) => l.language.length));
+  for (const l of report.languages) {
+    lines.push(`  ${l.language.padEnd(width)}  ${l.formatter ? `${l.formatter} — ${l.because ?? ''}` : `not formatted (${l.skipped ?? 'unknown'})`}`);
+  }
+  lines.push('', `sandbox: ${report.sandbox.available ? 'available' : 'NOT available'} (${report.sandbox.kind}): ${report.sandbox.detail}`);
+  for (const s of report.subprocess) lines.push(`  ${s.name}: ${s.available ? '' : 'unavailable: '}${s.detail}`);
+  lines.push('', report.ignored.length === 0 ? 'ignored project config: none' : 'ignored project config:');
+  for (const item of report.ignored) lines.push(`  ${item.file}: ${item.item} — ${item.reason}`);
+  return lines.join('\n');
 }
 
 main(process.argv.slice(2)).then(
