@@ -79,7 +79,7 @@ export function createSubprocessFormatters(options: SubprocessOptions): Subproce
   const adapters: FormatterAdapter[] = [];
   const rustfmt = resolveRustfmt(options.resolve);
   if ('missing' in rustfmt) {
-    adapters.push(missingAdapter('rustfmt', ['rust'], rustfmt.missing));
+    adapters.push(missingAdapter('rustfmt', ['rust'], rustfmt.missing, sandbox));
     statuses.push({ name: 'rustfmt', available: false, detail: rustfmt.missing });
   } else {
     adapters.push(commandFormatter(rustfmtSpec({ binary: rustfmt.binary, ...(rustfmt.toolchainDir ? { toolchainDir: rustfmt.toolchainDir } : {}) }), commandOptions));
@@ -137,11 +137,11 @@ export function createSubprocessFormatters(options: SubprocessOptions): Subproce
       else status.detail = trust === 'trusted' ? 'trusted mode: runs in the sandbox' : 'asks the user before the first run';
       if (trust === 'trusted') status.available = !sandbox.unavailable;
     }
-    if (argv.length === 0) return missingAdapter(name, languages, 'empty command');
+    if (argv.length === 0) return missingAdapter(name, languages, 'empty command', sandbox);
     const binary = resolveUserBinary(argv[0]!, root, { ...options.resolve, allowInRoot: trust === 'trusted' });
     if ('missing' in binary) {
       if (status) status.detail = binary.missing;
-      return missingAdapter(name, languages, binary.missing);
+      return missingAdapter(name, languages, binary.missing, sandbox);
     }
     const spec: CommandSpec = {
       name,
@@ -177,15 +177,18 @@ function isProjectChoice(choice: object): choice is ProjectCommandChoice {
   return typeof project === 'object' && project !== null && typeof (project as { file?: unknown }).file === 'string' && typeof (project as { sha256?: unknown }).sha256 === 'string';
 }
 
-/** An adapter that explains why it cannot run (the receipt says `skipped` with the reason). */
-function missingAdapter(name: string, languages: readonly string[], reason: string): FormatterAdapter {
+/**
+ * An adapter that explains why it cannot run: `refused` when there is no sandbox (that reason comes
+ * first: no subprocess formatter runs without one), else `unsupported` (the receipt says `skipped`).
+ */
+function missingAdapter(name: string, languages: readonly string[], reason: string, sandbox: Sandbox): FormatterAdapter {
   return {
     name,
     via: 'sandbox',
     languages,
     supportsRange: false,
     info: async () => ({ name, version: 'unavailable', via: 'sandbox' }),
-    format: async () => ({ kind: 'unsupported', reason }),
+    format: async () => (sandbox.unavailable ? { kind: 'refused', reason: sandbox.unavailable } : { kind: 'unsupported', reason }),
   };
 }
 
