@@ -44,3 +44,25 @@ test('eval on real code: (d) receipts are never stale, always replay, and cost l
     await engine.dispose();
   }
 });
+
+test('eval on files as found (the first edit reformats the whole file): receipts still replay and never go stale', async () => {
+  const engine = createEvalEngine();
+  try {
+    const { records } = await runEval(engine, {
+      seed: 'eval-test-as-found',
+      filesPerLanguage: 1,
+      editsPerFile: 4,
+      languages: ['python'],
+      start: 'as-found',
+      strategies: ['diff', 'receipt'],
+    });
+    const receipts = records.filter((r) => r.strategy === 'receipt');
+    assert.equal(receipts.length, 4);
+    // The Python stdlib is not Ruff-formatted: the first edit changes text far outside itself.
+    assert.notEqual(receipts[0]?.receiptDiff, 'none', 'the first receipt must carry changes outside the edit');
+    assert.deepEqual(receipts.filter((r) => r.replays !== true || r.formatterAgrees !== true).map((r) => r.index), []);
+    assert.deepEqual(receipts.filter((r) => r.stale || r.drift).map((r) => r.index), []);
+  } finally {
+    await engine.dispose();
+  }
+});
