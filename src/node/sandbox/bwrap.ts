@@ -26,8 +26,11 @@ export interface BwrapOptions {
   bwrapPath?: string;
   /** Size of the private tmpfs (the only writable place). Default 64 MiB. */
   tmpfsBytes?: number;
-  /** Processes + threads allowed in one run when a pids cgroup is available. Default 256. */
-  maxProcesses?: number;
+  /**
+   * Processes + threads allowed in one run, enforced with a pids cgroup when one is writable.
+   * Default 256. `false` skips the cgroup (only for hosts that limit processes some other way).
+   */
+  maxProcesses?: number | false;
 }
 
 const SCRATCH_DIR = '/tmp/formatbox';
@@ -51,7 +54,7 @@ export function bwrapSandbox(options: BwrapOptions = {}): Sandbox {
     describe() {
       if (!bwrap) return 'none: bubblewrap (bwrap) is not installed';
       version ??= (spawnSync(bwrap, ['--version'], { encoding: 'utf8', env: {} }).stdout ?? '').trim() || 'bwrap';
-      const pids = pidsLimitAvailable() ? `, ${maxProcesses} processes (pids cgroup)` : ', no process-count limit (no writable pids cgroup)';
+      const pids = maxProcesses !== false && pidsLimitAvailable() ? `, ${maxProcesses} processes (pids cgroup)` : ', no process-count limit (no writable pids cgroup)';
       return `${version}: no network, read-only /usr and project, private ${Math.round(tmpfsBytes / 1048576)} MiB tmpfs${pids}`;
     },
     async run(request) {
@@ -61,7 +64,7 @@ export function bwrapSandbox(options: BwrapOptions = {}): Sandbox {
   };
 }
 
-async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: number, request: SandboxRequest): Promise<SandboxResult> {
+async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: number | false, request: SandboxRequest): Promise<SandboxResult> {
   const started = performance.now();
   const problem = checkPaths(request);
   if (problem) return { kind: 'refused', reason: problem };
@@ -85,7 +88,7 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
 
   // The pids cgroup is joined before the command starts: bwrap reports its child's pid on the
   // info fd, then blocks on the block fd until both processes are in the group.
-  const limit: PidsLimit | undefined = openPidsLimit(maxProcesses);
+  const limit: PidsLimit | undefined = maxProcesses === false ? undefined : openPidsLimit(maxProcesses);
   let infoIndex = -1;
   let blockIndex = -1;
   if (limit) {

@@ -1,0 +1,113 @@
+// What the sandbox adds: rustfmt through formatbox's bubblewrap sandbox (the real adapter: bwrap,
+// pids cgroup, config file in the tmpfs) against the same rustfmt binary spawned directly with the
+// same arguments and input, on the same files. Runs alternate (sandboxed, direct, sandboxed, …) so
+// both see the same machine load. Prints median and p95 of each, and of the per-file difference.
+//
+//   node --import tsx test/bench/sandbox-overhead.ts [--rounds N]
+//
+// Files: the Rust corpus in test/fixtures/sandbox (dtolnay/anyhow and BurntSushi/memchr sources).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { detectSandbox } from '../../src/node/sandbox/index.js';
+import { resolveRustfmt } from '../../src/node/sandbox/tools.js';
+import { createSubprocessFormatters } from '../../src/node/subprocess.js';
+
+const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
+const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox/', import.meta.url));
+
+const sandbox = detectSandbox();
+if (sandbox.unavailable) throw new Error(sandbox.unavailable);
+const rustfmt = resolveRustfmt();
+if ('missing' in rustfmt) throw new Error(rustfmt.missing);
+
+interface Sample {
+  file: string;
+  sandboxed: number;
+  direct: number;
+}
+
+function direct(args: string[], input: string, cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(rustfmt.binary as string, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out).toString('utf8')) : reject(new Error(`rustfmt exit ${code}`))));
+    child.stdin.end(input);
+  });
+}
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+};
+const fmt = (ms: number) => ms.toFixed(1);
+
+const config = mkdtempSync(join(tmpdir(), 'fb-bench-'));
+const samples: Sample[] = [];
+try {
+  const files: Array<{ project: string; path: string; text: string; configText?: string }> = [];
+  for (const project of ['anyhow', 'memchr']) {
+    const root = join(FIXTURES, project);
+    let configText: string | undefined;
+    try {
+      configText = readFileSync(join(root, 'rustfmt.toml'), 'utf8');
+    } catch {
+      configText = undefined;
+    }
+    for (const path of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((p) => p.endsWith('.rs')).sort()) {
+      files.push({ project, path, text: readFileSync(join(root, path), 'utf8'), ...(configText ? { configText } : {}) });
+    }
+  }
+  const adapters = new Map(['anyhow', 'memchr'].map((p) => [p, createSubprocessFormatters({ sandbox, root: join(FIXTURES, p) }).adapters.find((a) => a.name === 'rustfmt')!]));
+
+  // Warm-up: page cache for rustfmt and its libraries, and the adapter's version probe.
+  for (const file of files.slice(0, 3)) {
+    await adapters.get(file.project)!.format({ path: file.path, language: 'rust', text: file.text, settings: { edition: '2021' } });
+    await direct(['--emit', 'stdout', '--edition', '2021'], file.text, '/');
+  }
+
+  for (let round = 0; round < rounds; round++) {
+    for (const file of files) {
+      const settings = { edition: '2021', ...(file.configText ? { configText: file.configText } : {}) };
+      const configPath = join(config, 'rustfmt.toml');
+      writeFileSync(configPath, file.configText ?? '');
+      const args = ['--emit', 'stdout', '--color', 'never', '--edition', '2021', '--config-path', configPath];
+      const order = round % 2 === 0 ? ['sandboxed', 'direct'] : ['direct', 'sandboxed'];
+      const times: Record<string, number> = {};
+      let outputs: Record<string, string> = {};
+      for (const which of order) {
+        const started = performance.now();
+        if (which === 'sandboxed') {
+          const result = await adapters.get(file.project)!.format({ path: file.path, language: 'rust', text: file.text, settings });
+          if (result.kind !== 'ok') throw new Error(`${file.path}: ${JSON.stringify(result)}`);
+          outputs = { ...outputs, sandboxed: result.text };
+        } else {
+          outputs = { ...outputs, direct: await direct(args, file.text, '/') };
+        }
+        times[which] = performance.now() - started;
+      }
+      if (outputs.sandboxed !== outputs.direct) throw new Error(`${file.project}/${file.path}: outputs differ`);
+      samples.push({ file: `${file.project}/${file.path}`, sandboxed: times.sandboxed!, direct: times.direct! });
+    }
+  }
+} finally {
+  rmSync(config, { recursive: true, force: true });
+}
+
+const sandboxed = samples.map((s) => s.sandboxed);
+const directs = samples.map((s) => s.direct);
+const added = samples.map((s) => s.sandboxed - s.direct);
+console.log(`rustfmt ${rustfmt.binary}`);
+console.log(`sandbox: ${sandbox.describe()}`);
+console.log(`${samples.length} runs each (${samples.length / rounds} files x ${rounds} rounds, alternating), outputs identical\n`);
+console.log('| rustfmt | median ms | p95 ms |');
+console.log('|---|---|---|');
+console.log(`| direct (spawn, same args) | ${fmt(quantile(directs, 0.5))} | ${fmt(quantile(directs, 0.95))} |`);
+console.log(`| through the bwrap sandbox | ${fmt(quantile(sandboxed, 0.5))} | ${fmt(quantile(sandboxed, 0.95))} |`);
+console.log(`| added by the sandbox (per-file difference) | ${fmt(quantile(added, 0.5))} | ${fmt(quantile(added, 0.95))} |`);
+const goal = quantile(added, 0.5) <= 30;
+console.log(`\ngoal (sandbox adds <= 30 ms, median): ${goal ? 'met' : 'NOT met'}`);
