@@ -34,6 +34,9 @@ const PROJECT_DIR_PREFIX = '/project-';
 /** Distinct configurations kept at once; past this the workspace is recreated (Biome cannot close a project). */
 const MAX_PROJECTS = 16;
 
+/** Biome's default `files.maxSize`. */
+const DEFAULT_MAX_SIZE = 1024 * 1024;
+
 /** Configuration keys that point at other files or code; the wasm workspace must never see them. */
 const DROPPED_KEYS = ['extends', 'plugins', '$schema'];
 
@@ -118,6 +121,14 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
         return { kind: 'error', message: firstLine(messageOf(error)) };
       }
       if (support !== 'supported') return { kind: 'unsupported', reason: unsupportedReason(support) };
+      // Biome refuses files above `files.maxSize` only when asked to format them ("was ignored"); say why up front.
+      const maxBytes = maxSizeOf(request.settings);
+      if (request.text.length > maxBytes / 3) {
+        const bytes = utf16OffsetToUtf8Offset(request.text, request.text.length);
+        if (bytes > maxBytes) {
+          return { kind: 'unsupported', reason: `larger than Biome's files.maxSize (${bytes} > ${maxBytes} bytes)` };
+        }
+      }
 
       try {
         workspace.openFile({ projectKey, path, content: { type: 'fromClient', content: request.text, version: 0 } });
@@ -153,6 +164,13 @@ function sanitiseConfiguration(settings: unknown): Record<string, unknown> {
   const configuration = { ...settings };
   for (const key of DROPPED_KEYS) delete configuration[key];
   return configuration;
+}
+
+/** Biome's `files.maxSize` (bytes), 1 MiB when the configuration leaves it out. */
+function maxSizeOf(settings: unknown): number {
+  const files = isPlainObject(settings) ? settings.files : undefined;
+  const maxSize = isPlainObject(files) ? files.maxSize : undefined;
+  return typeof maxSize === 'number' && maxSize > 0 ? maxSize : DEFAULT_MAX_SIZE;
 }
 
 function unsupportedReason(support: string | undefined): string {

@@ -102,6 +102,7 @@ for (const config of CONFIGS) {
       assert.ok(cli.status === 0 || cliErrors.size > 0, `prettier CLI failed: ${cli.stderr.slice(0, 2000)}`);
 
       let matches = 0;
+      const tally = { changed: 0, bothFailed: 0, skipped: 0 };
       const unexplained: string[] = [];
       const explainedSeen = new Set<string>();
       for (const file of files) {
@@ -123,14 +124,18 @@ for (const config of CONFIGS) {
         } else if (cliError === undefined) {
           problem = `only the adapter failed: ${JSON.stringify(result)}`;
         }
-        if (problem === undefined) matches++;
+        if (problem === undefined) {
+          matches++;
+          if (result.kind !== 'ok') tally.bothFailed++;
+          else if (result.text !== input) tally.changed++;
+        }
         else if (EXPLAINED[key]) explainedSeen.add(key);
         else unexplained.push(`${file}: ${problem}`);
       }
       const stale = Object.keys(EXPLAINED).filter(
         (key) => key.startsWith(`${config.name}|`) && files.includes(key.slice(config.name.length + 1)) && !explainedSeen.has(key),
       );
-      t.diagnostic(`prettier agreement (${config.name}): ${matches}/${files.length} identical, ${explainedSeen.size} explained mismatches`);
+      t.diagnostic(`prettier agreement (${config.name}): ${matches}/${files.length} identical (${tally.changed} reformatted, ${tally.bothFailed} rejected by both, ${tally.skipped} skipped by both), ${explainedSeen.size} explained mismatches`);
       assert.deepEqual(unexplained, [], 'unexplained mismatches');
       assert.deepEqual(stale, [], 'EXPLAINED entries that no longer mismatch');
     } finally {

@@ -143,3 +143,14 @@ test('many distinct configurations: the workspace is recycled and every configur
   const ignored = await biome.format(request('a.ts', text, { settings: { files: { includes: ['src/**'] } } }));
   assert.equal(ignored.kind, 'unsupported');
 });
+
+test('files above files.maxSize are unsupported with the reason, as Biome skips them', async () => {
+  const text = `const s = "${'é'.repeat(60)}";\n`; // 134 bytes in UTF-8, 74 UTF-16 units
+  // At exactly maxSize Biome itself still formats (it would answer "was ignored" above it).
+  const small = await biome.format(request('a.ts', text, { settings: { files: { maxSize: 134 } } }));
+  assert.equal(okText(small), text);
+  assert.deepEqual(await biome.format(request('a.ts', text, { settings: { files: { maxSize: 100 } } })), {
+    kind: 'unsupported',
+    reason: "larger than Biome's files.maxSize (134 > 100 bytes)",
+  });
+});
