@@ -36,18 +36,31 @@ export function resolvePackageFile(specifier: string): string {
   }
 }
 
-function wasmFile(name: string): () => Promise<Uint8Array> {
-  return async () => new Uint8Array(await readFile(resolvePackageFile(BUILTIN_WASM[name]!)));
+export interface BuiltinOptions {
+  /** Modules compiled earlier (e.g. by a worker that was since replaced): used instead of compiling again. */
+  compiled?: Readonly<Record<string, WebAssembly.Module>>;
+  /** Called once per module compiled here, so the host can hand it to the next worker. */
+  onCompiled?: (name: string, module: WebAssembly.Module) => void;
+}
+
+function wasmFile(name: string, options: BuiltinOptions): () => Promise<WebAssembly.Module> {
+  return async () => {
+    const cached = options.compiled?.[name];
+    if (cached) return cached;
+    const module = await WebAssembly.compile(await readFile(resolvePackageFile(BUILTIN_WASM[name]!)));
+    options.onCompiled?.(name, module);
+    return module;
+  };
 }
 
 /** Every built-in adapter this host can run in-process. */
-export function createBuiltinAdapters(): FormatterAdapter[] {
+export function createBuiltinAdapters(options: BuiltinOptions = {}): FormatterAdapter[] {
   return [
     prettierFormatter(),
-    biomeFormatter({ wasm: wasmFile('biome') }),
-    ruffFormatter({ wasm: wasmFile('ruff') }),
-    gofmtFormatter({ wasm: wasmFile('gofmt') }),
-    clangFormatFormatter({ wasm: wasmFile('clang-format') }),
-    tomlFormatter({ wasm: wasmFile('toml') }),
+    biomeFormatter({ wasm: wasmFile('biome', options) }),
+    ruffFormatter({ wasm: wasmFile('ruff', options) }),
+    gofmtFormatter({ wasm: wasmFile('gofmt', options) }),
+    clangFormatFormatter({ wasm: wasmFile('clang-format', options) }),
+    tomlFormatter({ wasm: wasmFile('toml', options) }),
   ];
 }

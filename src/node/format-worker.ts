@@ -6,6 +6,7 @@
  * Protocol (structured-clone messages):
  *   in:  {type:'format', id, adapter, request} | {type:'info', id, adapter}
  *   out: {type:'ready', adapters: AdapterMeta[]} | {type:'fatal', message}
+ *        {type:'compiled', name, module}   (a wasm module compiled here, kept for the next worker)
  *        {type:'result', id, result, poisoned, memory}
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -23,7 +24,10 @@ async function main(): Promise<void> {
   const init = workerData as WorkerInit;
   const adapters = new Map<string, FormatterAdapter>();
   try {
-    if (init.builtins) for (const adapter of await createBuiltinAdapters()) adapters.set(adapter.name, adapter);
+    if (init.builtins) {
+      const onCompiled = (name: string, module: WebAssembly.Module) => port.postMessage({ type: 'compiled', name, module } satisfies WorkerReply);
+      for (const adapter of createBuiltinAdapters({ compiled: init.compiled, onCompiled })) adapters.set(adapter.name, adapter);
+    }
     for (const url of init.modules) {
       const module = (await import(url)) as { createAdapters?: () => FormatterAdapter[] | Promise<FormatterAdapter[]> };
       if (typeof module.createAdapters !== 'function') throw new Error(`${url} does not export createAdapters()`);

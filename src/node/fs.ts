@@ -26,7 +26,7 @@ import {
   mkdirSync,
   type Stats,
 } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
@@ -127,8 +127,9 @@ export function resolveInside(rootReal: string, path: string): ResolvedPath {
 /** Reads the file as bytes, or null when it does not exist. */
 export async function readSnapshot(abs: string, shown: string): Promise<FileSnapshot | null> {
   try {
-    const [bytes, stats] = await Promise.all([readFile(abs), Promise.resolve(statSync(abs))]);
+    const stats = await stat(abs);
     if (!stats.isFile()) throw refused(shown, `it is ${kindOf(stats)}, not a regular file`);
+    const bytes = await readFile(abs);
     return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
   } catch (error) {
     if (error instanceof FormatboxError) throw error;

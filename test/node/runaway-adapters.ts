@@ -45,7 +45,28 @@ function recurse(n: number): number {
   return recurse(n + 1) + 1;
 }
 
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * `?as=gofmt:wasm-loop,c:js-slow` on the module URL renames adapters to built-in names (and the
+ * languages of that built-in), so a runtime test can select them through ordinary config.
+ */
+const LANGUAGES_OF: Record<string, string[]> = { gofmt: ['go'], 'clang-format': ['c', 'cpp'], toml: ['toml'] };
+
 export function createAdapters(): FormatterAdapter[] {
+  const all = adapters();
+  const as = new URL(import.meta.url).searchParams.get('as');
+  if (!as) return all;
+  return as.split(',').map((pair) => {
+    const [name, source] = pair.split(':') as [string, string];
+    const adapter = all.find((a) => a.name === source)!;
+    return { ...adapter, name, languages: LANGUAGES_OF[name] ?? [name], format: adapter.format.bind(adapter), info: async () => ({ name, version: 'test', via: adapter.via }) };
+  });
+}
+
+function adapters(): FormatterAdapter[] {
   return [
     wasmAdapter('wasm-loop', 'loop.wasm'),
     wasmAdapter('wasm-grow', 'grow.wasm'),
@@ -62,6 +83,10 @@ export function createAdapters(): FormatterAdapter[] {
     jsAdapter('js-heap', () => {
       const hoard: string[][] = [];
       for (;;) hoard.push(new Array(1e5).fill('x'.repeat(8)));
+    }),
+    jsAdapter('js-slow', (text) => {
+      sleep(400);
+      return text.split('\n').map((l) => l.trimEnd()).join('\n');
     }),
     // Well-behaved: proves the next call works after a runaway.
     jsAdapter('js-trim', (text) => text.split('\n').map((l) => l.trimEnd()).join('\n')),

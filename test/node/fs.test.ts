@@ -1,0 +1,131 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isFormatboxError } from '../../src/core/errors.js';
+import { readSnapshot, resolveInside, resolveRoot, sweepTemps, tempPathFor, writeAtomic } from '../../src/node/fs.js';
+
+function tempRoot(): string {
+  return resolveRoot(mkdtempSync(join(tmpdir(), 'fb-fs-')));
+}
+
+function refusal(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(isFormatboxError(error), String(error));
+    assert.equal(error.code, 'PATH_REFUSED');
+    return error.message;
+  }
+  assert.fail('expected a PATH_REFUSED error');
+}
+
+test('bad paths are refused with a clear reason', () => {
+  const root = tempRoot();
+  const outside = mkdtempSync(join(tmpdir(), 'fb-outside-'));
+  writeFileSync(join(outside, 'secret.txt'), 'secret');
+  mkdirSync(join(root, 'src'));
+  writeFileSync(join(root, 'src', 'ok.ts'), 'x');
+  symlinkSync(join(outside, 'secret.txt'), join(root, 'link-out.txt'));
+  symlinkSync(outside, join(root, 'dir-out'));
+  symlinkSync(join(root, 'missing-target'), join(root, 'dangling'));
+  symlinkSync('/dev/null', join(root, 'devnull'));
+  spawnSync('mknod', [join(root, 'dev0'), 'c', '1', '3']);
+  spawnSync('mkfifo', [join(root, 'fifo')]);
+
+  assert.match(refusal(() => resolveInside(root, '../x.ts')), /leaves the project root/);
+  assert.match(refusal(() => resolveInside(root, 'src/../../x.ts')), /leaves the project root/);
+  assert.match(refusal(() => resolveInside(root, join(outside, 'secret.txt'))), /outside the project root/);
+  assert.match(refusal(() => resolveInside(root, '/etc/passwd')), /outside the project root/);
+  assert.match(refusal(() => resolveInside(root, 'link-out.txt')), /through a symlink\) to outside/);
+  assert.match(refusal(() => resolveInside(root, 'dir-out/secret.txt')), /through a symlink\) to outside/);
+  assert.match(refusal(() => resolveInside(root, 'dir-out/new.txt')), /directory resolves \(through a symlink\) to outside/);
+  assert.match(refusal(() => resolveInside(root, 'dangling')), /symlink to a missing target/);
+  assert.match(refusal(() => resolveInside(root, 'devnull')), /outside the project root/);
+  assert.match(refusal(() => resolveInside(root, 'src')), /a directory, not a regular file/);
+  assert.match(refusal(() => resolveInside(root, '.')), /project root/);
+  assert.match(refusal(() => resolveInside(root, '')), /empty/);
+  assert.match(refusal(() => resolveInside(root, 'a\0b')), /NUL/);
+  assert.match(refusal(() => resolveInside(root, 'src/ok.ts/x')), /not a directory/);
+  if (existsSync(join(root, 'dev0'))) assert.match(refusal(() => resolveInside(root, 'dev0')), /a device, not a regular file/);
+  if (existsSync(join(root, 'fifo'))) assert.match(refusal(() => resolveInside(root, 'fifo')), /a FIFO, not a regular file/);
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+test('paths inside the root resolve, through symlinks that stay inside', () => {
+  const root = tempRoot();
+  mkdirSync(join(root, 'src'));
+  writeFileSync(join(root, 'src', 'a.ts'), 'x');
+  symlinkSync('src/a.ts', join(root, 'alias.ts'));
+  symlinkSync('src', join(root, 'lib'));
+  assert.deepEqual(resolveInside(root, 'src/a.ts'), { rel: 'src/a.ts', abs: join(root, 'src/a.ts'), realRel: 'src/a.ts' });
+  assert.deepEqual(resolveInside(root, join(root, 'src/a.ts')).realRel, 'src/a.ts');
+  assert.deepEqual(resolveInside(root, 'alias.ts'), { rel: 'alias.ts', abs: join(root, 'src/a.ts'), realRel: 'src/a.ts' });
+  assert.equal(resolveInside(root, 'lib/new/deeper.ts').abs, join(root, 'src/new/deeper.ts'));
+  assert.equal(resolveInside(root, './src/./a.ts').rel, 'src/a.ts');
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('atomic write keeps the mode, refuses when the disk is not what was read, and leaves no temp file', async () => {
+  const root = tempRoot();
+  const file = join(root, 'run.sh');
+  writeFileSync(file, 'echo 1\n');
+  chmodSync(file, 0o751);
+  const snapshot = (await readSnapshot(file, 'run.sh'))!;
+  writeAtomic(file, new TextEncoder().encode('echo 2\n'), { expect: snapshot.bytes, keep: snapshot, shown: 'run.sh' });
+  assert.equal(readFileSync(file, 'utf8'), 'echo 2\n');
+  assert.equal(statSync(file).mode & 0o7777, 0o751);
+
+  // Compare-and-swap: the disk no longer holds what was read.
+  assert.throws(
+    () => writeAtomic(file, new TextEncoder().encode('echo 3\n'), { expect: snapshot.bytes, keep: snapshot, shown: 'run.sh' }),
+    (error: unknown) => isFormatboxError(error) && error.code === 'MODIFIED_SINCE_READ' && /run.sh was modified since it was read/.test(error.message),
+  );
+  assert.equal(readFileSync(file, 'utf8'), 'echo 2\n');
+  // Creating a file that appeared meanwhile is refused too.
+  assert.throws(() => writeAtomic(file, new Uint8Array([1]), { expect: null, shown: 'run.sh' }), /was created by someone else/);
+  assert.deepEqual(readdirSync(root), ['run.sh']);
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('stale temp files of dead processes are swept; live ones are kept', () => {
+  const root = tempRoot();
+  const file = join(root, 'a.ts');
+  const mine = tempPathFor(file);
+  writeFileSync(mine, 'in flight');
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  const stale = join(root, `.a.ts.formatbox-${dead.stdout}-0123456789ab.tmp`);
+  writeFileSync(stale, 'half');
+  writeFileSync(join(root, '.a.ts.formatbox-notes.tmp'), 'not ours');
+  assert.deepEqual(sweepTemps(root), [stale]);
+  assert.ok(existsSync(mine));
+  assert.ok(existsSync(join(root, '.a.ts.formatbox-notes.tmp')));
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('full disk: a write into a 64 KiB tmpfs fails with WRITE_FAILED and the original is intact', (t) => {
+  const bwrap = spawnSync('bwrap', ['--version']);
+  if (bwrap.error) {
+    if (process.env.CI) assert.fail('bwrap is required in CI');
+    t.skip('bwrap not installed');
+    return;
+  }
+  const mount = mkdtempSync(join(tmpdir(), 'fb-full-'));
+  const child = new URL('./full-disk-child.ts', import.meta.url).pathname;
+  const result = spawnSync(
+    'bwrap',
+    ['--dev-bind', '/', '/', '--size', String(64 * 1024), '--tmpfs', mount, '--', process.execPath, '--import', 'tsx', child, mount],
+    { encoding: 'utf8', cwd: new URL('../..', import.meta.url).pathname, timeout: 60_000 },
+  );
+  assert.equal(result.status, 0, result.stderr);
+  const report = JSON.parse(result.stdout.trim().split('\n').pop()!);
+  console.log(`  full disk: ${report.error}`);
+  assert.equal(report.code, 'WRITE_FAILED');
+  assert.match(report.error, /no space left on device \(ENOSPC\); the file is unchanged/);
+  assert.equal(report.intact, true);
+  assert.deepEqual(report.leftovers, []);
+  rmSync(mount, { recursive: true, force: true });
+});
