@@ -46,13 +46,19 @@ export function loadRuffConfigs(files: Record<string, string | null>, ignored: I
     const dir = dirOf(file);
     const base = baseOf(file);
     const text = files[file];
-    if (text === null || text === undefined) {
-      if (base !== 'pyproject.toml') ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, or outside the root)' });
-      continue;
-    }
-    const parsed = parseData(text, 'toml');
+    const parsed = text === null || text === undefined ? { ok: false as const, reason: 'not read (too large, not a regular file, or outside the root)' } : parseData(text, 'toml');
     if (!parsed.ok || !isRecord(parsed.value)) {
-      ignored.push({ file, item: base, reason: parsed.ok ? 'not a TOML table' : parsed.reason });
+      const reason = parsed.ok ? 'not a TOML table' : parsed.reason;
+      if (base === 'pyproject.toml') {
+        if (text !== null && text !== undefined) ignored.push({ file, item: base, reason });
+        continue;
+      }
+      // A ruff.toml that cannot be read still declares Ruff: its defaults are used.
+      if (!ruff.has(dir)) {
+        const entry: RuffConfigFile = { dir, file, kind: 'ruff', settings: {}, ignored: [{ file, item: base, reason: `${reason}; Ruff defaults are used` }] };
+        ignored.push(...entry.ignored);
+        ruff.set(dir, entry);
+      }
       continue;
     }
     let table: Record<string, unknown> | undefined = parsed.value;
