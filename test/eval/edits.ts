@@ -433,7 +433,7 @@ export function materialise(intent: Intent, language: Language, view: string, re
       const first = modify(at(intent.where));
       if (first) {
         const after = view.replace(first.oldText, () => first.newText);
-        const second = modifyAt(after, dialect, at(intent.where2), 1, n + 1000, intent.sloppy, rng);
+        const second = modifyAt(after, dialect, at(intent.where2), 1, n, intent.sloppy, rng);
         if (second && !first.newText.includes(second.oldText) && !second.oldText.includes(first.newText)) {
           return { input: { edits: [first, second] }, kind: 'multi' };
         }
@@ -450,7 +450,7 @@ export function materialise(intent: Intent, language: Language, view: string, re
       break;
   }
   const edit = modify(at(intent.where));
-  if (edit) return { input: edit, kind: intent.kind === 'modify' ? 'modify' : 'modify' };
+  if (edit) return { input: edit, kind: 'modify' };
   // A file with nothing to rename and nowhere to insert: rewrite it with a trailing comment.
   return { input: { content: `${view.replace(/\n*$/, '')}\n${dialect.lineComment} eval ${n}\n` }, kind: 'write' };
 }
