@@ -57,6 +57,11 @@ export interface AdapterRequest {
    * and user config. The shape belongs to the adapter (e.g. Prettier options, a biome.json object).
    */
   settings: Record<string, unknown>;
+  /**
+   * Project-relative POSIX directory of the config file `settings` came from (`packages/a` for
+   * `packages/a/biome.json`); globs in the settings are relative to it. Absent or '' = the project root.
+   */
+  settingsDir?: string;
   /** Present only for `scope: 'edit'` when the adapter declares `supportsRange`. */
   range?: Utf16Range;
 }

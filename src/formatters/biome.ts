@@ -72,10 +72,13 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
     return live;
   });
 
-  /** The project for this configuration, opened and configured on first use. */
-  function projectFor(current: State, settings: unknown): Project {
+  /**
+   * The project for this configuration, opened and configured on first use. Its workspace directory
+   * is the config file's own directory (`settingsDir`), which Biome's globs are relative to.
+   */
+  function projectFor(current: State, settings: unknown, settingsDir: string): Project {
     const configuration = sanitiseConfiguration(settings);
-    const key = JSON.stringify(configuration);
+    const key = JSON.stringify([settingsDir, configuration]);
     const known = current.projects.get(key);
     if (known) return known;
     if (current.projects.size >= MAX_PROJECTS) {
@@ -84,10 +87,11 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       current.projects.clear();
     }
     const directory = `${PROJECT_DIR_PREFIX}${current.opened++}`;
+    const workspaceDirectory = settingsDir ? `${directory}/${settingsDir}` : directory;
     let project: Project;
     try {
-      const { projectKey } = current.workspace.openProject({ path: directory, openUninitialized: true });
-      current.workspace.updateSettings({ projectKey, configuration, workspaceDirectory: directory });
+      const { projectKey } = current.workspace.openProject({ path: workspaceDirectory, openUninitialized: true });
+      current.workspace.updateSettings({ projectKey, configuration, workspaceDirectory });
       project = { projectKey, directory };
     } catch (error) {
       project = { error: `invalid Biome configuration: ${firstLine(messageOf(error))}` };
@@ -108,11 +112,11 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
 
     async format(request: AdapterRequest): Promise<AdapterResult> {
       const current = await state.get();
-      const project = projectFor(current, request.settings);
+      const project = projectFor(current, request.settings, relativePath(request.settingsDir ?? ''));
       if ('error' in project) return { kind: 'error', message: project.error };
       const { workspace } = current;
       const { projectKey } = project;
-      const path = `${project.directory}/${request.path.replace(/^(\.\/|\/)+/, '')}`;
+      const path = `${project.directory}/${relativePath(request.path)}`;
 
       let support: string | undefined;
       try {
@@ -156,6 +160,11 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       state.reset();
     },
   };
+}
+
+/** A project-relative POSIX path without leading `/`, `./` or trailing `/`. */
+function relativePath(path: string): string {
+  return path.replace(/^(\.\/|\/)+/, '').replace(/\/+$/, '').replace(/^\.$/, '');
 }
 
 /** The biome.json object as the workspace should see it: a plain object without code/file pointers. */

@@ -154,3 +154,16 @@ test('files above files.maxSize are unsupported with the reason, as Biome skips 
     reason: "larger than Biome's files.maxSize (134 > 100 bytes)",
   });
 });
+
+test('globs of a nested config are relative to its directory (settingsDir)', async () => {
+  const settings = { files: { includes: ['src/**'] } };
+  const text = 'let  a=1\n';
+  const nested = { settings, settingsDir: 'packages/a' };
+  assert.equal(okText(await biome.format(request('packages/a/src/x.ts', text, nested))), 'let a = 1;\n');
+  assert.deepEqual(await biome.format(request('packages/a/lib/x.ts', text, nested)), {
+    kind: 'unsupported',
+    reason: 'ignored by project config',
+  });
+  // The same configuration at the root does not include packages/a/src.
+  assert.equal((await biome.format(request('packages/a/src/x.ts', text, { settings }))).kind, 'unsupported');
+});
