@@ -86,7 +86,7 @@ export function restoreEol(original: string, formattedLf: string): string {
     return formattedLf;
   }
   if (profile.kind !== 'mixed') return formattedLf.replace(/\n/g, profile.dominant);
-  const originalLines = splitLines(original);
+  const originalLines = splitLinesAnyEol(original);
   const originalNormalised = originalLines.map((line) => normaliseEol(line));
   const formattedLines = splitLines(formattedLf);
   const changes = diffLineChanges(originalNormalised, formattedLines);
@@ -111,6 +111,11 @@ export function restoreEol(original: string, formattedLf: string): string {
   }
   keep(formattedLines.length);
   return out.join('');
+}
+
+/** Lines with their endings, where LF, CRLF and a lone CR each end a line. */
+export function splitLinesAnyEol(text: string): string[] {
+  return text.match(/[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$/g) ?? [];
 }
 
 /**

@@ -55,7 +55,8 @@ function bad(message: string): FormatboxError {
 export function parsePatch(patch: string): ParsedPatch {
   if (typeof patch !== 'string') throw new FormatboxError('INVALID_REQUEST', 'patch must be a string');
   const lines = patch.split(/\r?\n/);
-  while (lines.length > 0 && (lines[lines.length - 1] as string).trim() === '') lines.pop();
+  // Only empty lines: a line holding one space is an empty context line.
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   while (lines.length > 0 && (lines[0] as string).trim() === '') lines.shift();
   // Codex's lenient mode: a heredoc wrapper (<<'EOF' … EOF) around the patch.
   if (lines.length >= 2 && /^<<['"]?\w+['"]?$/.test((lines[0] as string).trim()) && /^\w+$/.test((lines[lines.length - 1] as string).trim())) {
@@ -287,7 +288,7 @@ export function applyChunks(prior: string, chunks: readonly PatchChunk[], path: 
   const lines = linesWithEndings(prior);
   const contents = lines.map(lineContent);
   const eol = detectEol(prior).dominant === '\r\n' ? '\r\n' : '\n';
-  const replacements: Array<{ at: number; remove: number; add: string[]; noEol: boolean }> = [];
+  const replacements: Array<{ at: number; remove: number; old: string[]; add: string[]; noEol: boolean }> = [];
   let cursor = 0;
   for (const [index, chunk] of chunks.entries()) {
     if (chunk.context !== undefined) {
@@ -314,7 +315,7 @@ export function applyChunks(prior: string, chunks: readonly PatchChunk[], path: 
         throw bad(`${path}: chunk ${index + 1} not found; the lines to replace must match the file (reread it): ${(old[0] ?? '').slice(0, 60)}`);
       }
     }
-    replacements.push({ at, remove: old.length, add, noEol: chunk.newNoEol === true });
+    replacements.push({ at, remove: old.length, old, add, noEol: chunk.newNoEol === true });
     cursor = at + old.length;
   }
   const out: string[] = [];
@@ -324,18 +325,18 @@ export function applyChunks(prior: string, chunks: readonly PatchChunk[], path: 
     if (r.at < i) throw bad(`${path}: chunks overlap; order them by position in the file`);
     for (; i < r.at; i++) out.push(lines[i] as string);
     const start = out.length;
-    // Lines equal to the file's own (context) keep their bytes; written lines get the dominant ending.
+    // Context lines (in both the chunk's old and new lines) keep the file's bytes, even when they
+    // matched only loosely; written lines get the dominant ending.
     const original = lines.slice(r.at, r.at + r.remove);
-    const changes = diffLineChanges(original.map(lineContent), r.add);
     const touchesEnd = r.at + r.remove >= lines.length;
-    let a = 0;
-    let b = 0;
     const write = (text: string, j: number): void => {
       const previous = out[out.length - 1];
       if (previous !== undefined && !previous.endsWith('\n')) out[out.length - 1] = previous + eol;
       out.push(j === r.add.length - 1 && touchesEnd && r.noEol ? text : text + eol);
     };
-    for (const change of changes) {
+    let a = 0;
+    let b = 0;
+    for (const change of diffLineChanges(r.old, r.add)) {
       for (; b < change.bStart; a++, b++) out.push(original[a] as string);
       a = change.aEnd;
       for (; b < change.bEnd; b++) write(r.add[b] as string, b);

@@ -13,7 +13,7 @@ export interface Unit {
   language: Language;
   /** Where it came from, e.g. `/usr/lib/python3.11/json/decoder.py#L40`. */
   source: string;
-  /** The path used for the formatter (extension decides the language). */
+  /** The path used for the formatter (extension decides the language; one path per language keeps Biome warm). */
   path: string;
   text: string;
 }
@@ -80,7 +80,7 @@ function unitsOf(language: Language, files: string[], isStart: (line: string) =>
     if (text.includes('\r') || text.includes('\uFEFF')) continue;
     const all = windows(text, isStart, 3);
     for (const w of sample(all, perFile)) {
-      units.push({ language, source: `${file}#L${w.line}`, path: `unit${units.length}.${ext}`, text: prefix + w.text });
+      units.push({ language, source: `${file}#L${w.line}`, path: `src/unit.${ext}`, text: prefix + w.text });
     }
   }
   return units;
@@ -118,10 +118,10 @@ export function loadCorpus(perLanguage: number): Record<Language, Unit[]> {
     }
     if (text.includes('\r')) continue;
     if (text.length <= MAX_CHARS && text.split('\n').length <= MAX_LINES) {
-      toml.push({ language: 'toml', source: file, path: `unit${toml.length}.toml`, text });
+      toml.push({ language: 'toml', source: file, path: 'unit.toml', text });
     } else {
       for (const w of sample(windows(text, (line) => line.startsWith('['), 1), 150)) {
-        toml.push({ language: 'toml', source: `${file}#L${w.line}`, path: `unit${toml.length}.toml`, text: w.text });
+        toml.push({ language: 'toml', source: `${file}#L${w.line}`, path: 'unit.toml', text: w.text });
       }
     }
   }

@@ -159,15 +159,17 @@ function withEol(text: string, eol: CaseSeed['eol']): string {
   return text.replace(/\n/g, () => (i++ % 2 === 0 ? '\r\n' : '\n'));
 }
 
-const formattedCache = new Map<string, string>();
+const formattedCache = new Map<unknown, Map<string, string>>();
 
+/** The unit as the formatter would write it (cached per formatter). */
 async function formattedText(unit: Unit, format: ReturnType<typeof formatWith>): Promise<string> {
-  const key = `${unit.path}\0${unit.source}`;
-  let text = formattedCache.get(key);
+  let cache = formattedCache.get(format);
+  if (!cache) formattedCache.set(format, (cache = new Map()));
+  let text = cache.get(unit.source);
   if (text === undefined) {
     const outcome = await format(unit.path, unit.text);
     text = outcome.status === 'formatted' ? outcome.content : unit.text;
-    formattedCache.set(key, text);
+    cache.set(unit.source, text);
   }
   return text;
 }
