@@ -18,21 +18,21 @@ test('runtime.edit on a .rs file: formatted by rustfmt in the sandbox, equal to 
   const prior = 'pub fn add(a: u32, b: u32) -> u32 {\n\ta + b\n}\n';
   const project = tempProject({
     'Cargo.toml': '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2018"\n',
-    'rustfmt.toml': 'hard_tabs = true\nfn_params_layout = "Vertical"\n',
+    'rustfmt.toml': 'hard_tabs = true\nmax_width = 40\n',
     'src/lib.rs': prior,
   });
   const runtime = createRuntime({ root: project.root });
   try {
-    const receipt = await runtime.edit({ path: 'src/lib.rs', oldText: 'a + b\n}\n', newText: 'a + b\n}\npub fn mul(a:u32,b:u32)->u32{a*b}\n' });
+    const receipt = await runtime.edit({ path: 'src/lib.rs', oldText: 'a + b\n}\n', newText: 'a + b\n}\npub fn mul(first:u32,second:u32)->u32{first*second}\n' });
     const onDisk = readFileSync(join(project.root, 'src/lib.rs'), 'utf8');
     const reference = spawnSync('missing' in rustfmt ? '' : rustfmt.binary, ['--edition', '2018', '--emit', 'stdout'], {
       cwd: project.root,
-      input: `${prior}pub fn mul(a:u32,b:u32)->u32{a*b}\n`,
+      input: `${prior}pub fn mul(first:u32,second:u32)->u32{first*second}\n`,
       encoding: 'utf8',
     });
     assert.equal(reference.status, 0, reference.stderr);
     assert.equal(onDisk, reference.stdout);
-    assert.match(onDisk, /pub fn mul\(\n\ta: u32,\n\tb: u32,\n\) -> u32 \{/, 'rustfmt.toml (hard tabs, vertical params) took effect');
+    assert.match(onDisk, /pub fn mul\(\n\tfirst: u32,\n\tsecond: u32,\n\) -> u32 \{/, 'rustfmt.toml (hard tabs, width 40) took effect');
     assert.equal(receipt.status, 'formatted', receipt.line);
     assert.equal(receipt.content, onDisk);
     assert.deepEqual({ ...receipt.formatter, version: undefined }, { name: 'rustfmt', version: undefined, via: 'sandbox' });
