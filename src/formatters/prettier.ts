@@ -68,7 +68,6 @@ const DROPPED_KEYS = ['plugins', 'pluginSearchDirs', 'overrides', '$schema', 'fi
 
 interface Loaded {
   format: (text: string, options: Options) => Promise<string>;
-  version: string;
   plugins: Plugin[];
   parsers: Set<string>;
 }
@@ -83,12 +82,12 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
   const extraPlugins = (options.plugins ?? []) as Plugin[];
   const optionalLoaded = new Map<string, Plugin>();
 
+  // `info()` needs only the core (85 kB); `format()` needs the plugins too (about 2.5 MB of JS).
+  const core = lazy(() => import('prettier/standalone'));
   const loader = lazy(async (): Promise<Loaded> => {
-    const [prettier, base] = await Promise.all([import('prettier/standalone'), loadBasePlugins()]);
+    const [prettier, base] = await Promise.all([core.get(), loadBasePlugins()]);
     const plugins = [...base, ...extraPlugins];
-    // `version` is exported at run time but missing from standalone.d.ts.
-    const version = String((prettier as { version?: unknown }).version ?? 'unknown');
-    return { format: prettier.format, version, plugins, parsers: parsersOf(plugins) };
+    return { format: prettier.format, plugins, parsers: parsersOf(plugins) };
   });
 
   /** The plugin list for one call: the base set, plus an optional built-in plugin if `parser` needs it. */
@@ -111,8 +110,7 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
     supportsRange: true,
 
     async info(): Promise<FormatterInfo> {
-      const loaded = await loader.get();
-      return { name: 'prettier', version: loaded.version, via: 'js' };
+      return { name: 'prettier', version: versionOf(await core.get()), via: 'js' };
     },
 
     async format(request: AdapterRequest): Promise<AdapterResult> {
@@ -155,10 +153,16 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
     },
 
     dispose() {
+      core.reset();
       loader.reset();
       optionalLoaded.clear();
     },
   };
+}
+
+/** `version` is exported by prettier/standalone at run time, but missing from its .d.ts. */
+function versionOf(prettier: unknown): string {
+  return String((prettier as { version?: unknown }).version ?? 'unknown');
 }
 
 function rangeCapable(language: string, parser: string | undefined): boolean {
