@@ -210,8 +210,11 @@ function safeRealpath(path: string): string | undefined {
   }
 }
 
-/** `/bin`, `/lib`, … as the host has them: links to /usr (merged /usr) or read-only binds. */
+let systemLinkArgs: string[] | undefined;
+
+/** `/bin`, `/lib`, … as the host has them: links to /usr (merged /usr) or read-only binds. Cached. */
 export function systemLinks(): string[] {
+  if (systemLinkArgs) return systemLinkArgs;
   const args: string[] = [];
   for (const name of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
     try {
@@ -222,6 +225,7 @@ export function systemLinks(): string[] {
       // absent on this host
     }
   }
+  systemLinkArgs = args;
   return args;
 }
 

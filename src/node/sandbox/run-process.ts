@@ -64,6 +64,7 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
     }
 
     let settled = false;
+    let setupError: string | undefined;
     let stopped: 'timeout' | 'output-limit' | undefined;
     let overflowBytes = 0;
     const stdout = new Collector(request.maxStdoutBytes);
@@ -137,8 +138,9 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
       Promise.resolve()
         .then(() => request.onSpawn!(child.pid!, control))
         .then(feedStdin, (error: unknown) => {
+          // Reported when the launcher has exited, with its own message if it printed one.
+          setupError = `sandbox setup failed: ${(error as Error).message ?? String(error)}`;
           kill();
-          finish({ kind: 'error', message: `sandbox setup failed: ${(error as Error).message ?? String(error)}`, ms: elapsed() });
         });
     } else {
       feedStdin();
@@ -146,6 +148,10 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
 
     child.on('close', (code, signal) => {
       const ms = elapsed();
+      if (setupError) {
+        const said = stderr.text().split('\n')[0];
+        return finish({ kind: 'error', message: said ? `${setupError} (${said})` : setupError, ms });
+      }
       if (stopped === 'timeout') return finish({ kind: 'timeout', ms, stderr: stderr.text() });
       if (stopped === 'output-limit') return finish({ kind: 'output-limit', ms, bytes: overflowBytes, stderr: stderr.text() });
       const exitCode = code ?? 128 + (signal ? (SIGNALS[signal] ?? 0) : 0);
