@@ -24,6 +24,8 @@ export type Selection =
       because: string;
       /** Project config items ignored for this file (the receipt carries them). */
       ignored: IgnoredItem[];
+      /** Directory of the config file `settings` came from, when its globs are relative to it (Biome): `AdapterRequest.settingsDir`. */
+      settingsDir?: string;
     }
   | { kind: 'skip'; reason: SkipReason; detail?: string; language?: string };
 
@@ -60,7 +62,7 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
     if (rule.choice === false) return { kind: 'skip', reason: 'turned off', detail: rule.because, language: lang };
     if (typeof rule.choice === 'string') {
       const resolved = settingsFor(project, rule.choice, path, lang);
-      return { kind: 'format', formatter: rule.choice, language: lang, settings: resolved.settings, because: rule.because, ignored: resolved.ignored };
+      return { kind: 'format', formatter: rule.choice, language: lang, settings: resolved.settings, because: rule.because, ignored: resolved.ignored, ...dirOf(resolved) };
     }
     return { kind: 'format', formatter: rule.choice, language: lang, settings: {}, because: rule.because, ignored: [] };
   }
@@ -81,7 +83,7 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
     return { kind: 'skip', reason: 'ignored by project config', detail: 'listed in .prettierignore', language };
   }
   const resolved = settingsFor(project, formatter, path, language);
-  return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: resolved.ignored };
+  return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: resolved.ignored, ...dirOf(resolved) };
 }
 
 function userRuleFor(user: NormalisedUserConfig, path: string, language: string | undefined): UserRule | undefined {
@@ -133,7 +135,7 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
 }
 
 /** The formatter's settings for `path`, in the adapter's own shape, and the config items ignored on the way. */
-export function settingsFor(project: ProjectConfig, formatter: string, path: string, language: string): { settings: Record<string, unknown>; ignored: IgnoredItem[] } {
+export function settingsFor(project: ProjectConfig, formatter: string, path: string, language: string): { settings: Record<string, unknown>; ignored: IgnoredItem[]; settingsDir?: string } {
   switch (formatter) {
     case 'prettier': {
       const config = nearestPrettierConfig(project.prettier, path);
@@ -146,7 +148,7 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       const biome = biomeConfigFor(project.biome, path);
       if (!biome) return { settings: {}, ignored: [] };
       const ignored = [...biome.config.ignored];
-      return { settings: biome.configuration, ignored };
+      return { settings: biome.configuration, ignored, settingsDir: biome.config.dir };
     }
     case 'ruff': {
       const config = nearest(project.ruff, path) ?? nearest(project.black, path);
@@ -161,6 +163,10 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
     default:
       return { settings: {}, ignored: [] };
   }
+}
+
+function dirOf(resolved: { settingsDir?: string }): { settingsDir?: string } {
+  return resolved.settingsDir ? { settingsDir: resolved.settingsDir } : {};
 }
 
 function dirOfFile(file: string): string {

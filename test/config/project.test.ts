@@ -138,6 +138,7 @@ test('Biome: extends (paths and packages) and plugins stripped, maxSize clamped,
   const s = formatted(select(files, 'packages/a/src/x.ts'));
   assert.equal(s.formatter, 'biome');
   assert.deepEqual(s.settings, { formatter: { indentStyle: 'space', lineWidth: 80 }, files: { maxSize: 1024 * 1024 } });
+  assert.equal(s.settingsDir, 'packages/a'); // Biome's globs in it are relative to packages/a.
   const items = s.ignored.map((i) => i.item).join('\n');
   assert.match(items, /extends: "\.\.\/\.\.\/shared\.json"/);
   assert.match(items, /extends: "@org\/biome-config"/);
