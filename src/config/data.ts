@@ -5,7 +5,7 @@
  */
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import JSON5 from 'json5';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import { parse as parseToml } from 'smol-toml';
 
 export type DataFormat = 'json' | 'jsonc' | 'json5' | 'yaml' | 'toml';
@@ -64,9 +64,14 @@ function parseUnchecked(text: string, format: DataFormat, limits: DataLimits): u
     }
     case 'json5':
       return JSON5.parse(text);
-    case 'yaml':
-      // No custom tags, core schema, aliases bounded; `yaml` never constructs functions or classes.
-      return parseYaml(text, { maxAliasCount: limits.maxAliases, schema: 'core', merge: true, uniqueKeys: false, prettyErrors: false });
+    case 'yaml': {
+      // Core schema, aliases bounded. `yaml` never constructs functions or classes; a custom tag
+      // (`!!js/function`, `!!python/object`) would silently become a string, so it is refused.
+      const doc = parseDocument(text, { schema: 'core', merge: true, uniqueKeys: false, prettyErrors: false });
+      const problem = doc.errors[0] ?? doc.warnings[0];
+      if (problem) throw new Error(problem.code === 'TAG_RESOLVE_FAILED' ? `custom YAML tags are not allowed (${problem.message.split('\n')[0]})` : problem.message);
+      return doc.toJS({ maxAliasCount: limits.maxAliases });
+    }
     case 'toml':
       return parseToml(text, { maxDepth: limits.maxDepth });
   }

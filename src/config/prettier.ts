@@ -46,6 +46,9 @@ export const PRETTIER_OPTIONS = new Set([
   'embeddedLanguageFormatting', 'singleAttributePerLine', 'experimentalTernaries', 'experimentalOperatorPosition',
 ]);
 
+const BOOLEAN_OPTIONS = new Set(['useTabs', 'semi', 'singleQuote', 'jsxSingleQuote', 'bracketSpacing', 'bracketSameLine', 'jsxBracketSameLine', 'requirePragma', 'insertPragma', 'checkIgnorePragma', 'vueIndentScriptAndStyle', 'singleAttributePerLine', 'experimentalTernaries']);
+const NUMBER_OPTIONS = new Set(['printWidth', 'tabWidth']);
+
 /** Parsers that ship with Prettier 3 (prettier/plugins/*). Any other parser name comes from a plugin. */
 export const PRETTIER_BUILTIN_PARSERS = new Set([
   'flow', 'babel', 'babel-flow', 'babel-ts', 'typescript', 'acorn', 'espree', 'meriyah', 'css', 'less', 'scss',
@@ -244,8 +247,9 @@ function sanitiseOptions(options: Record<string, unknown>, file: string, prefix:
       ignored.push({ file, item: `${prefix}parser: ${truncate(String(value))}`, reason: 'only a plugin provides this parser; refused' });
       continue;
     }
-    if (value !== null && typeof value === 'object') {
-      ignored.push({ file, item: `${prefix}${key}`, reason: 'expected a string, number or boolean' });
+    const expected = BOOLEAN_OPTIONS.has(key) ? 'boolean' : NUMBER_OPTIONS.has(key) ? 'number' : 'string';
+    if (typeof value !== expected && !(key === 'printWidth' && value === Number.POSITIVE_INFINITY)) {
+      ignored.push({ file, item: `${prefix}${key}: ${truncate(JSON.stringify(value) ?? String(value))}`, reason: `expected a ${expected}` });
       continue;
     }
     out[key] = value;

@@ -98,8 +98,9 @@ function ruffFormatSettings(table: Record<string, unknown>, file: string, ignore
       for (const [key, value] of Object.entries(table.format)) {
         const check = FORMAT[key];
         if (!check) {
-          // exclude lists etc. are not format style; they are dropped (the wasm would reject them).
-          ignored.push({ file, item: `format.${key}`, reason: 'not passed to the wasm formatter (only style settings are)' });
+          // Not style settings; the wasm workspace would reject them. Ruff applies `exclude` only when
+          // walking directories (without force-exclude), never to a file named explicitly, as here.
+          ignored.push({ file, item: `format.${key}`, reason: key === 'exclude' ? 'file exclusion is not applied to a file formatted by name (as Ruff without force-exclude)' : 'not passed to the wasm formatter (only style settings are)' });
         } else if (check(value)) format[key] = value;
         else ignored.push({ file, item: `format.${key}: ${truncate(String(value))}`, reason: 'invalid value' });
       }

@@ -259,3 +259,15 @@ test('trusted mode: code configs and plugins are not reported as ignored (Pretti
   assert.deepEqual(project.ignored, []);
   assert.equal(formatted(selectFormatter(project, normaliseUserConfig({}), 'a.ts')).because, 'prettier.config.mjs declares Prettier');
 });
+
+test('Prettier option values of the wrong type are dropped and reported (Prettier would fail on them)', () => {
+  const s = formatted(select({ '.prettierrc': '{"semi": "no", "tabWidth": "4", "printWidth": 100, "trailingComma": false}' }, 'a.ts'));
+  assert.deepEqual(s.settings, { printWidth: 100 });
+  assert.deepEqual(s.ignored.map((i) => i.reason), ['expected a boolean', 'expected a number', 'expected a string']);
+});
+
+test('custom YAML tags make a YAML config unreadable (never a silently stringified value)', () => {
+  const s = formatted(select({ '.prettierrc.yaml': 'semi: !!js/function "function () {}"\n' }, 'a.ts'));
+  assert.deepEqual(s.settings, {});
+  assert.match(s.ignored[0]?.reason ?? '', /custom YAML tags/);
+});

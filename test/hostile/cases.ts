@@ -140,6 +140,38 @@ export const CASES: HostileCase[] = [
     prettierControl: true,
   },
   {
+    name: 'prettier parser given as a module path (Prettier 2 loaded it)',
+    covers: 'overrides',
+    files: { 'root/.prettierrc.json': JSON.stringify({ overrides: [{ files: '*.ts', options: { parser: './evil-parser.cjs' } }] }), 'root/evil-parser.cjs': CJS },
+    target: 'src/a.ts',
+    content: TS_IN,
+    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [/parser: \.\/evil-parser\.cjs/] },
+  },
+  {
+    name: 'overrides glob bomb in .prettierrc',
+    covers: 'overrides',
+    files: { 'root/.prettierrc': JSON.stringify({ semi: false, overrides: [{ files: `${'{a,b}'.repeat(30)}*.ts`, options: { plugins: ['./plugin.mjs'] } }] }), 'root/plugin.mjs': PLUGIN_ESM },
+    target: 'src/a.ts',
+    content: TS_IN,
+    expect: { status: ['formatted'], content: TS_NO_SEMI, ignored: [/overrides\[0\]\.files.*more than 256/] },
+  },
+  {
+    name: 'YAML custom tags (!!js/function, !!python/object) in .prettierrc.yml',
+    covers: 'YAML alias bombs',
+    files: { 'root/.prettierrc.yml': 'semi: !!js/function "function () { require(\'fs\').writeFileSync(\'x\', \'y\') }"\ntabWidth: !!python/object:os.system ["touch MARKER"]\n' },
+    target: 'src/a.ts',
+    content: TS_IN,
+    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [/\.prettierrc\.yml.*custom YAML tags/] },
+  },
+  {
+    name: '__proto__ keys in package.json "prettier" (prototype pollution)',
+    covers: 'package.json string configs',
+    files: { 'root/package.json': '{ "name": "victim", "prettier": { "__proto__": { "semi": false, "plugins": ["./plugin.mjs"] }, "constructor": { "prototype": { "semi": false } } } }', 'root/plugin.mjs': PLUGIN_ESM },
+    target: 'src/a.ts',
+    content: TS_IN,
+    expect: { status: ['formatted'], content: TS_DEFAULT },
+  },
+  {
     name: 'configs in parent directories (code config, .editorconfig, .prettierrc) above the root',
     covers: 'configs in parent directories',
     files: {
