@@ -6,6 +6,8 @@
 //   node --import tsx test/bench/sandbox-overhead.ts [--rounds N]
 //
 // Files: the Rust corpus in test/fixtures/sandbox (dtolnay/anyhow and BurntSushi/memchr sources).
+// A second table shows the bare cost of each mode with a trivial command (cat / sed -i), where the
+// formatter's own time is ~0: stdin→stdout, and temp-file mode (which adds the in-sandbox supervisor).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { detectSandbox } from '../../src/node/sandbox/index.js';
 import { resolveRustfmt } from '../../src/node/sandbox/tools.js';
 import { createSubprocessFormatters } from '../../src/node/subprocess.js';
+import { commandFormatter } from '../../src/formatters/command.js';
 
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
 const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox/', import.meta.url));
@@ -28,6 +31,7 @@ interface Sample {
   sandboxed: number;
   direct: number;
 }
+
 
 function direct(args: string[], input: string, cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -109,5 +113,33 @@ console.log('|---|---|---|');
 console.log(`| direct (spawn, same args) | ${fmt(quantile(directs, 0.5))} | ${fmt(quantile(directs, 0.95))} |`);
 console.log(`| through the bwrap sandbox | ${fmt(quantile(sandboxed, 0.5))} | ${fmt(quantile(sandboxed, 0.95))} |`);
 console.log(`| added by the sandbox (per-file difference) | ${fmt(quantile(added, 0.5))} | ${fmt(quantile(added, 0.95))} |`);
+console.log(`\nload average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} (${(await import('node:os')).cpus().length} CPUs)`);
 const goal = quantile(added, 0.5) <= 30;
 console.log(`\ngoal (sandbox adds <= 30 ms, median): ${goal ? 'met' : 'NOT met'}`);
+
+// Bare cost per mode: a trivial "formatter", so the time is the sandbox's (and the spawn's).
+const text = readFileSync(join(FIXTURES, 'anyhow/src/lib.rs'), 'utf8');
+const cat = commandFormatter({ name: 'cat', languages: ['rust'], argv: ['/bin/cat'] }, { sandbox });
+const sed = commandFormatter({ name: 'sed', languages: ['rust'], argv: ['/bin/sed', '-i', 's/^$//', '{file}'] }, { sandbox });
+const spawnCat = () => new Promise<void>((resolve) => {
+  const child = spawn('/bin/cat', [], { stdio: ['pipe', 'pipe', 'ignore'] });
+  child.stdout.resume();
+  child.on('close', () => resolve());
+  child.stdin.end(text);
+});
+const bare: Record<string, number[]> = { 'cat, spawned directly': [], 'cat through the sandbox (stdin mode)': [], 'sed -i {file} through the sandbox (temp-file mode)': [] };
+for (let i = 0; i < rounds * 10; i++) {
+  let started = performance.now();
+  await spawnCat();
+  bare['cat, spawned directly']!.push(performance.now() - started);
+  started = performance.now();
+  const a = await cat.format({ path: 'lib.rs', language: 'rust', text, settings: {} });
+  bare['cat through the sandbox (stdin mode)']!.push(performance.now() - started);
+  started = performance.now();
+  const b = await sed.format({ path: 'lib.rs', language: 'rust', text, settings: {} });
+  bare['sed -i {file} through the sandbox (temp-file mode)']!.push(performance.now() - started);
+  if (a.kind !== 'ok' || b.kind !== 'ok' || a.text !== text || b.text !== text) throw new Error('bare run failed');
+}
+console.log(`\n| bare cost (${rounds * 10} runs) | median ms | p95 ms |`);
+console.log('|---|---|---|');
+for (const [name, values] of Object.entries(bare)) console.log(`| ${name} | ${fmt(quantile(values, 0.5))} | ${fmt(quantile(values, 0.95))} |`);
