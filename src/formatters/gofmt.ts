@@ -9,6 +9,10 @@
  * `recycle.calls` calls, after `recycle.inputBytes` bytes of input, or as soon as its memory passes
  * `recycle.memoryBytes`, whichever comes first, and after any trap.
  *
+ * Known limitation: the TinyGo build traps ("memory access out of bounds") on a few large
+ * generated files (Go's vendored x/net/idna tables). That is an error value, and the trapped
+ * instance is replaced.
+ *
  * gofmt has no options, so `settings` is ignored. No range formatting.
  */
 import { compileWasm, lazy } from '../core/wasm.js';
@@ -130,7 +134,8 @@ export function gofmtFormatter(options: GofmtFormatterOptions): GofmtAdapter {
       } catch (thrown) {
         // A trap (TinyGo panic, out of memory) leaves the instance unusable: start afresh next time.
         if (live === current) live = undefined;
-        return { kind: 'error', message: `gofmt wasm failed: ${messageOf(thrown)}` };
+        // Seen on some large generated files (Go's x/net/idna tables, ~270 KB): a TinyGo trap.
+        return { kind: 'error', message: `gofmt wasm trapped (${messageOf(thrown)}); native gofmt may handle this file` };
       } finally {
         if (live === current) {
           try {

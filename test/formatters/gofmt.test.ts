@@ -132,3 +132,15 @@ test('the instance is recycled when its input budget or its memory is spent', { 
   }
   assert.ok(byMemory.stats().instances >= 2, `instances: ${byMemory.stats().instances}`);
 });
+
+test('a wasm trap (known on large generated tables) is an error value, and the next call gets a fresh instance', { skip: GO_SRC ? false : 'no Go sources' }, async () => {
+  const tables = `${GO_SRC}/vendor/golang.org/x/net/idna/tables10.0.0.go`;
+  const adapter = gofmtFormatter({ wasm: () => compiled });
+  assert.equal(okText(await adapter.format(request('package  main\n'))), 'package main\n');
+  const result = await adapter.format(request(readFileSync(tables, 'utf8')));
+  assert.equal(result.kind, 'error');
+  assert.match((result as { message: string }).message, /^gofmt wasm trapped \(memory access out of bounds\)/);
+  assert.equal(adapter.stats().memoryBytes, 0, 'the trapped instance was dropped');
+  assert.equal(okText(await adapter.format(request('package  main\n'))), 'package main\n');
+  assert.equal(adapter.stats().instances, 2);
+});
