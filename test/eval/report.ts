@@ -66,41 +66,37 @@ export function table(records: EditRecord[]): string {
 }
 
 export function report(records: EditRecord[], header: string[]): string {
-  const out = [...header, '', '### All languages', '', table(records)];
+  const out = [...header, '', '### All languages', '', table(records), ''];
   const languages = [...new Set(records.map((r) => r.language))];
+  const receipts = records.filter((r) => r.strategy === 'receipt');
+  if (receipts.length > 0) {
+    const statuses = new Map<string, number>();
+    for (const r of receipts) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+    const deltas = receipts.map((r) => r.inputDelta ?? 0);
+    const count = (keep: (r: EditRecord) => boolean) => receipts.filter(keep).length;
+    out.push(
+      `- Receipt statuses: ${[...statuses].map(([s, n]) => `${s} ${n}`).join(', ')}.` +
+        (count((r) => r.status === 'failed') ? " (failed: the agent's text did not parse; the edit stands unformatted.)" : ''),
+      `- Receipts that did not replay to the bytes on disk: ${count((r) => r.replays === false)} of ${receipts.length}; ` +
+        `whose content differs from formatting W directly: ${count((r) => r.formatterAgrees === false)}.`,
+      `- Receipts with formatter changes outside the edited text: ${count((r) => r.receiptDiff === 'in note')} with the diff in the note, ` +
+        `${count((r) => r.receiptDiff === 'reread hint')} with a reread hint (diff over maxDiffChars); ` +
+        `not reconciled (input kept as sent): ${count((r) => r.reconciled === false)}.`,
+      `- Rewritten input minus original input, tokens: mean ${mean(deltas).toFixed(1)}, min ${Math.min(...deltas)}, ` +
+        `max ${Math.max(...deltas)} (increases are charged to (d), decreases are not credited).`,
+    );
+  }
+  const examples = records.filter((r) => r.strategy === 'line-naive' && r.staleLine !== undefined);
+  for (const language of languages) {
+    const example = examples.find((r) => r.language === language);
+    if (example) {
+      out.push(`- A stale follow-up of (b) without reread: ${example.path} edit ${example.index} (${example.kind}) copied \`${example.staleLine?.trim()}\` from its view; it is not on disk.`);
+    }
+  }
   for (const language of languages) {
     const mine = records.filter((r) => r.language === language);
     const files = new Set(mine.map((r) => r.path)).size;
     out.push('', `### ${language} (${files} files)`, '', table(mine));
-  }
-  const examples = records.filter((r) => r.strategy === 'line-naive' && r.staleLine !== undefined);
-  if (examples.length > 0) {
-    out.push('', 'Stale follow-ups of (b) without reread, first per language (a line of oldText the agent copied from its view that is not on disk):');
-    for (const language of languages) {
-      const example = examples.find((r) => r.language === language);
-      if (example) out.push(`- ${example.path} edit ${example.index} (${example.kind}): \`${example.staleLine?.trim()}\``);
-    }
-  }
-  const formatted = records.filter((r) => r.strategy === 'receipt');
-  if (formatted.length > 0) {
-    const failed = formatted.filter((r) => r.status === 'failed').length;
-    const statuses = new Map<string, number>();
-    for (const r of formatted) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-    const deltas = formatted.map((r) => r.inputDelta ?? 0);
-    const broken = formatted.filter((r) => r.replays === false).length;
-    const disagree = formatted.filter((r) => r.formatterAgrees === false).length;
-    out.push(
-      '',
-      `Receipt statuses: ${[...statuses].map(([s, n]) => `${s} ${n}`).join(', ')}` +
-        (failed ? ` (failed = the agent's text did not parse; the edit stands unformatted)` : '') + '.',
-      `Receipts that did not replay to the bytes on disk: ${broken} of ${formatted.length}; ` +
-        `receipts whose content differs from formatting W directly: ${disagree}.`,
-      `Receipts with changes outside the edited text (a diff): ${formatted.filter((r) => r.receiptDiff === 'in note').length} shown in the note, ` +
-        `${formatted.filter((r) => r.receiptDiff === 'reread hint').length} as a reread hint; ` +
-        `not reconciled (input kept as sent): ${formatted.filter((r) => r.reconciled === false).length}.`,
-      `Rewritten input vs original, tokens: mean ${mean(deltas).toFixed(1)}, min ${Math.min(...deltas)}, max ${Math.max(...deltas)} ` +
-        '(only increases are charged to (d)).',
-    );
   }
   return out.join('\n');
 }
