@@ -62,7 +62,7 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
     if (rule.choice === false) return { kind: 'skip', reason: 'turned off', detail: rule.because, language: lang };
     if (typeof rule.choice === 'string') {
       const resolved = settingsFor(project, rule.choice, path, lang);
-      return { kind: 'format', formatter: rule.choice, language: lang, settings: resolved.settings, because: rule.because, ignored: resolved.ignored, ...dirOf(resolved) };
+      return { kind: 'format', formatter: rule.choice, language: lang, settings: resolved.settings, because: rule.because, ignored: short(resolved.ignored), ...dirOf(resolved) };
     }
     return { kind: 'format', formatter: rule.choice, language: lang, settings: {}, because: rule.because, ignored: [] };
   }
@@ -83,7 +83,7 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
     return { kind: 'skip', reason: 'ignored by project config', detail: 'listed in .prettierignore', language };
   }
   const resolved = settingsFor(project, formatter, path, language);
-  return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: resolved.ignored, ...dirOf(resolved) };
+  return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: short(resolved.ignored), ...dirOf(resolved) };
 }
 
 function userRuleFor(user: NormalisedUserConfig, path: string, language: string | undefined): UserRule | undefined {
@@ -142,7 +142,8 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       const fromEditorconfig = editorconfigToPrettier(editorconfigFor(project.editorconfig, path));
       // Prettier: config file keys win over .editorconfig.
       const settings = { ...fromEditorconfig, ...prettierOptionsFor(config, path) };
-      return { settings, ignored: config ? [...config.ignored] : [] };
+      const editorconfigIgnored = project.ignored.filter((i) => i.file.endsWith('.editorconfig') && isUnder(dirOfFile(i.file), path));
+      return { settings, ignored: [...(config ? config.ignored : []), ...editorconfigIgnored] };
     }
     case 'biome': {
       const biome = biomeConfigFor(project.biome, path);
@@ -163,6 +164,15 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
     default:
       return { settings: {}, ignored: [] };
   }
+}
+
+/** Receipts carry a short list: the first items and a count of the rest (doctor() lists them all). */
+export const MAX_IGNORED_PER_FILE = 8;
+
+function short(ignored: IgnoredItem[]): IgnoredItem[] {
+  if (ignored.length <= MAX_IGNORED_PER_FILE) return ignored;
+  const rest = ignored.length - (MAX_IGNORED_PER_FILE - 1);
+  return [...ignored.slice(0, MAX_IGNORED_PER_FILE - 1), { file: '(project config)', item: `${rest} more items`, reason: 'see doctor() for the full list' }];
 }
 
 function dirOf(resolved: { settingsDir?: string }): { settingsDir?: string } {

@@ -46,11 +46,15 @@ test('plugins are stripped in every form, also inside overrides, and each one is
   const files = {
     '.prettierrc': JSON.stringify({ semi: false, plugins, pluginSearchDirs: ['.'], overrides: [{ files: '*.ts', options: { plugins: ['x'], tabWidth: 3 } }] }),
   };
-  const s = formatted(select(files, 'a.ts'));
+  const project = loadProjectConfig(files, { trust: 'untrusted' });
+  const s = formatted(selectFormatter(project, normaliseUserConfig({}), 'a.ts'));
   assert.deepEqual(s.settings, { semi: false, tabWidth: 3 });
-  for (const plugin of plugins) assert.ok(s.ignored.some((i) => i.item.includes(plugin.slice(0, 40))), plugin);
-  assert.ok(s.ignored.some((i) => i.item === 'overrides[0].options.plugins[0]: x'));
-  assert.ok(s.ignored.some((i) => i.item.startsWith('pluginSearchDirs')));
+  // doctor() gets every item; a receipt gets a short list.
+  for (const plugin of plugins) assert.ok(project.ignored.some((i) => i.item.includes(plugin.slice(0, 40))), plugin);
+  assert.ok(project.ignored.some((i) => i.item === 'overrides[0].options.plugins[0]: x'));
+  assert.ok(project.ignored.some((i) => i.item.startsWith('pluginSearchDirs')));
+  assert.equal(s.ignored.length, 8);
+  assert.equal(s.ignored[7]?.item, '4 more items');
 });
 
 test('JS/TS config files of every name are never loaded; Prettier defaults are used and the file is reported', () => {
