@@ -94,7 +94,7 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       current.workspace.updateSettings({ projectKey, configuration, workspaceDirectory });
       project = { projectKey, directory };
     } catch (error) {
-      project = { error: `invalid Biome configuration: ${firstLine(messageOf(error))}` };
+      project = { error: `invalid Biome configuration: ${firstLine(messageOf(error)) || 'rejected without a message'}` };
     }
     current.projects.set(key, project);
     return project;
@@ -172,6 +172,14 @@ function sanitiseConfiguration(settings: unknown): Record<string, unknown> {
   if (!isPlainObject(settings)) return {};
   const configuration = { ...settings };
   for (const key of DROPPED_KEYS) delete configuration[key];
+  // `overrides[].plugins` too: a plugin path the workspace cannot read makes updateSettings throw an empty error.
+  if (Array.isArray(configuration.overrides)) {
+    configuration.overrides = configuration.overrides.map((override: unknown) => {
+      if (!isPlainObject(override) || !('plugins' in override)) return override;
+      const { plugins: _plugins, ...rest } = override;
+      return rest;
+    });
+  }
   return configuration;
 }
 

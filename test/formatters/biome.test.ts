@@ -95,7 +95,12 @@ test('files ignored by files.includes, or with the formatter off, are unsupporte
 });
 
 test('extends and plugins never reach the workspace; a bad configuration is an error value', async () => {
-  const settings = { extends: ['./base.json', 'some-package'], plugins: ['./missing-plugin.grit'], formatter: { indentStyle: 'space' } };
+  const settings = {
+    extends: ['./base.json', 'some-package'],
+    plugins: ['./missing-plugin.grit'],
+    overrides: [{ includes: ['**/*.js'], plugins: ['./other.grit'] }],
+    formatter: { indentStyle: 'space' },
+  };
   assert.equal(okText(await biome.format(request('a.ts', 'if(a){b()}', { settings }))), 'if (a) {\n  b();\n}\n');
   const bad = await biome.format(request('a.ts', 'x', { settings: { formatter: { indentStyle: 'sideways' } } }));
   assert.equal(bad.kind, 'error', JSON.stringify(bad));
