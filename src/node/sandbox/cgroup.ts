@@ -21,7 +21,11 @@ function findBase(): string | undefined {
   // cgroup v1: a dedicated pids hierarchy.
   candidates.push('/sys/fs/cgroup/pids');
   // cgroup v2 (unified at /sys/fs/cgroup, or hybrid at /sys/fs/cgroup/unified) with pids enabled for children.
-  for (const root of ['/sys/fs/cgroup', '/sys/fs/cgroup/unified']) {
+  // A non-root user's delegated subtree (systemd: …/user@UID.service/…): next to our own cgroup,
+  // since a cgroup with processes in it cannot also have controller-enabled children.
+  const own = ownCgroupV2();
+  const delegated = own && own !== '/' ? [join('/sys/fs/cgroup', own, '..'), join('/sys/fs/cgroup/unified', own, '..')] : [];
+  for (const root of ['/sys/fs/cgroup', '/sys/fs/cgroup/unified', ...delegated]) {
     try {
       const subtree = readFileSync(join(root, 'cgroup.subtree_control'), 'utf8');
       if (subtree.split(/\s+/).includes('pids')) candidates.push(root);
@@ -54,6 +58,14 @@ function findBase(): string | undefined {
     }
   }
   return undefined;
+}
+
+function ownCgroupV2(): string | undefined {
+  try {
+    return /^0::(\/.*)$/m.exec(readFileSync('/proc/self/cgroup', 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 export interface PidsLimit {
