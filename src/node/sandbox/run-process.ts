@@ -148,11 +148,11 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
 
     child.on('close', (code, signal) => {
       const ms = elapsed();
+      if (stopped === 'timeout') return finish({ kind: 'timeout', ms, stderr: stderr.text() });
       if (setupError) {
         const said = stderr.text().split('\n')[0];
         return finish({ kind: 'error', message: said ? `${setupError} (${said})` : setupError, ms });
       }
-      if (stopped === 'timeout') return finish({ kind: 'timeout', ms, stderr: stderr.text() });
       if (stopped === 'output-limit') return finish({ kind: 'output-limit', ms, bytes: overflowBytes, stderr: stderr.text() });
       const exitCode = code ?? 128 + (signal ? (SIGNALS[signal] ?? 0) : 0);
       finish({ kind: 'exit', code: exitCode, stdout: stdout.bytes(), stderr: stderr.text(), extra: extraCollectors.map((c) => c?.bytes()), ms });
