@@ -16,6 +16,9 @@ export interface Hunk {
 /** Windows with more tokens than this are not refined (they stay one hunk). */
 const MAX_REFINE_TOKENS = 20_000;
 
+/** Token-level replacements up to this many UTF-16 units per side are refined to characters. */
+const MAX_CHAR_REFINE = 64;
+
 const TOKEN = /\n|[^\S\n]+|[\p{L}\p{N}_$]+|[^]/gu;
 
 function tokens(text: string): string[] {
@@ -54,12 +57,18 @@ export function formatterHunks(written: string, final: string, refine = true): H
     const wto = offsets(wt);
     const fto = offsets(ft);
     for (const inner of diffLineChanges(wt, ft)) {
-      hunks.push({
-        ws: ws + (wto[inner.aStart] as number),
-        we: ws + (wto[inner.aEnd] as number),
-        fs: fs + (fto[inner.bStart] as number),
-        fe: fs + (fto[inner.bEnd] as number),
-      });
+      const tws = ws + (wto[inner.aStart] as number);
+      const twe = ws + (wto[inner.aEnd] as number);
+      const tfs = fs + (fto[inner.bStart] as number);
+      const tfe = fs + (fto[inner.bEnd] as number);
+      if (twe - tws > MAX_CHAR_REFINE || tfe - tfs > MAX_CHAR_REFINE || twe === tws || tfe === tfs) {
+        hunks.push({ ws: tws, we: twe, fs: tfs, fe: tfe });
+        continue;
+      }
+      // Small replacements are refined to characters ('ABCD' → 'AB CD' is one insertion).
+      for (const c of diffLineChanges(written.slice(tws, twe).split(''), final.slice(tfs, tfe).split(''))) {
+        hunks.push({ ws: tws + c.aStart, we: tws + c.aEnd, fs: tfs + c.bStart, fe: tfs + c.bEnd });
+      }
     }
   }
   return hunks;

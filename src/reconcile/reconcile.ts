@@ -67,7 +67,7 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
 
   const multi = kind === 'multiEdit';
   const label = (edit: number): string => (multi ? `edit ${edit + 1}: ` : '');
-  const hunks = formatterHunks(written, final);
+  const hunks = slideIntoRegions(formatterHunks(written, final), applied.sites, written, final);
   const plans = planEdits(written, final, applied.sites, applied.effective, hunks, label);
 
   // Build input' from the plans; verify; on failure accept rewrites one by one.
@@ -89,7 +89,7 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
   if ('error' in result) {
     return unreconciled(input, written, final, path, 'the rewritten input did not replay; kept the original');
   }
-  const failures = plans.filter((plan) => plan.failure !== undefined).map((plan) => plan.failure as string);
+  const failures = [...new Set(plans.filter((plan) => plan.failure !== undefined).map((plan) => plan.failure as string))];
   const diff = unifiedDiff(result.replayed, final, { path });
   if (applyUnifiedDiff(result.replayed, diff) !== final) {
     return unreconciled(input, written, final, path, 'the diff did not apply; kept the original input');
@@ -97,6 +97,41 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
   const out: ReconcileResult = { input: result.input, reconciled: failures.length === 0 };
   if (failures.length > 0) out.reason = failures.join('; ');
   if (diff !== '') out.diff = diff;
+  return out;
+}
+
+/**
+ * A pure insertion or deletion inside a run of repeats can sit at several places ('  ' → ' ' deletes
+ * either space). When one of those places is inside an edited region, move it there (the nearest one),
+ * so the edit absorbs it instead of leaving it to the diff.
+ */
+function slideIntoRegions(hunks: Hunk[], sites: readonly EditSite[], written: string, final: string): Hunk[] {
+  const MAX_SLIDE = 256;
+  const out = hunks.map((h) => ({ ...h }));
+  for (let i = 0; i < out.length; i++) {
+    const h = out[i] as Hunk;
+    if (h.ws !== h.we && h.fs !== h.fe) continue;
+    const inside = (shift: number): boolean =>
+      sites.some((site) => h.ws + shift >= site.start && h.we + shift <= site.end && (h.ws !== h.we || (site.start < h.ws + shift && h.ws + shift < site.end)));
+    if (inside(0)) continue;
+    const previous = out[i - 1];
+    const next = out[i + 1];
+    let left = 0;
+    while (left < MAX_SLIDE && h.ws - left - 1 >= 0 && h.fs - left - 1 >= 0 &&
+      written[h.ws - left - 1] === written[h.we - left - 1] && final[h.fs - left - 1] === final[h.fe - left - 1] &&
+      (!previous || (h.ws - left - 1 >= previous.we && h.fs - left - 1 >= previous.fe))) left++;
+    let right = 0;
+    while (right < MAX_SLIDE && h.we + right < written.length && h.fe + right < final.length &&
+      written[h.ws + right] === written[h.we + right] && final[h.fs + right] === final[h.fe + right] &&
+      (!next || (h.we + right + 1 <= next.ws && h.fe + right + 1 <= next.fs))) right++;
+    for (let k = 1; k <= Math.max(left, right); k++) {
+      const shift = k <= left && inside(-k) ? -k : k <= right && inside(k) ? k : 0;
+      if (shift !== 0) {
+        Object.assign(h, { ws: h.ws + shift, we: h.we + shift, fs: h.fs + shift, fe: h.fe + shift });
+        break;
+      }
+    }
+  }
   return out;
 }
 
