@@ -130,7 +130,9 @@ test(`hostile repositories: ${CASES.length} cases, untrusted mode`, { timeout: 9
     assert.deepEqual(controls.filter((c) => !live.includes(c)).map((c) => c.name), []);
   });
 
-  const summary = `hostile suite: ${passed}/${CASES.length} cases passed; positive control: ${live.length}/${controls.length} payloads ran under Prettier's own API`;
+  const times = results.map((r) => r.ms).sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)] ?? 0;
+  const summary = `hostile suite: ${passed}/${CASES.length} cases passed; positive control: ${live.length}/${controls.length} payloads ran under Prettier's own API; per case (new runtime, write, doctor, close) median ${median} ms, max ${times.at(-1) ?? 0} ms`;
   console.log(summary);
   if (process.env.FORMATBOX_HOSTILE_SUMMARY) writeFileSync(process.env.FORMATBOX_HOSTILE_SUMMARY, `${summary}\n${failures.join('\n')}\n`);
   rmSync(base, { recursive: true, force: true });
