@@ -12,15 +12,17 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { afterEdit } from '../../src/reconcile/index.js';
-import { applyInput, occurrences, toolKind } from '../../src/tools/index.js';
+import { afterEdit, type PatchReceipt } from '../../src/reconcile/index.js';
+import { applyInput, applyPatchText, occurrences, renderFilePatch, toolKind, wrapPatch, type RenderRegion } from '../../src/tools/index.js';
 import { applyUnifiedDiff } from '../../src/core/diff.js';
 import type { EditInput, MultiEditInput, Receipt, SingleFileInput } from '../../src/core/types.js';
 import { loadCorpus, type Language, type Unit } from './corpus.js';
 import { formatWith } from '../reconcile/real-formatters.js';
 
 const TOTAL = Number(process.env.FORMATBOX_PROPERTY_RUNS ?? (process.env.FORMATBOX_LONG === '1' ? 100_000 : 10_000));
-const PER_LANGUAGE = Math.ceil(TOTAL / 4);
+const PER_LANGUAGE = Math.ceil((TOTAL * 0.95) / 4);
+/** Multi-file patches (each formats 1–3 files): the remaining 5% of the cases. */
+const PATCHES = Math.max(10, Math.ceil(TOTAL * 0.05));
 const SEED = process.env.FORMATBOX_SEED ? Number(process.env.FORMATBOX_SEED) : undefined;
 
 const corpus = loadCorpus(200);
@@ -303,6 +305,95 @@ test(`Python (Ruff): ${PER_LANGUAGE} random edits keep the invariant`, propertyF
 test(`Go (gofmt): ${PER_LANGUAGE} random edits keep the invariant`, propertyFor('go', () => formatters.gofmt));
 test(`TOML (dprint): ${PER_LANGUAGE} random edits keep the invariant`, propertyFor('toml', () => formatters.toml));
 
+// ---------------------------------------------------------------------------
+// applyPatch: multi-file patches (Codex format and unified diffs) built from random line edits.
+
+const byExtension: Record<string, ReturnType<typeof formatWith>> = {
+  ts: formatters.biome, py: formatters.ruff, go: formatters.gofmt, toml: formatters.toml,
+};
+const formatByExtension = (path: string, text: string) => {
+  const format = byExtension[path.slice(path.lastIndexOf('.') + 1)];
+  if (!format) throw new Error(`no formatter for ${path}`);
+  return format(path, text);
+};
+
+const fileOp = fc.record({
+  language: fc.constantFrom<Language>('typescript', 'python', 'go', 'toml'),
+  unit: fc.nat(),
+  kind: fc.constantFrom('update', 'update', 'update', 'add', 'delete', 'move'),
+  regions: fc.array(fc.record({ at: fc.nat(), remove: fc.nat({ max: 3 }), from: fc.nat(), take: fc.nat({ max: 3 }), noise: fc.nat() }), { minLength: 1, maxLength: 3 }),
+  crlf: fc.nat({ max: 4 }).map((n) => n === 0),
+});
+
+test(`applyPatch: ${PATCHES} random multi-file patches keep the invariant for every file`, async () => {
+  const stats = { patches: 0, files: 0, reconciled: 0, noDiff: 0 };
+  await fc.assert(
+    fc.asyncProperty(fc.array(fileOp, { minLength: 1, maxLength: 3 }), fc.constantFrom('codex' as const, 'unified' as const), async (ops, format) => {
+      const priors: Record<string, string> = {};
+      const parts: string[] = [];
+      for (const [n, op] of ops.entries()) {
+        const units = corpus[op.language];
+        const unit = units[op.unit % units.length] as Unit;
+        const ext = unit.path.slice(unit.path.lastIndexOf('.'));
+        const path = `pkg${n}/file${ext}`;
+        const text = op.crlf ? unit.text.replace(/\n/g, '\r\n') : unit.text;
+        const r0 = op.regions[0] as (typeof op.regions)[number];
+        if (op.kind === 'add') {
+          parts.push(renderFilePatch(format, { kind: 'add', path, text: unformat(unit.text, op.language, r0.noise) }));
+          continue;
+        }
+        priors[path] = text;
+        if (op.kind === 'delete') {
+          parts.push(renderFilePatch(format, { kind: 'delete', path, prior: text }));
+          continue;
+        }
+        const lines = unit.text.split('\n');
+        const regions: RenderRegion[] = [];
+        for (const g of op.regions) {
+          const start = g.at % Math.max(1, lines.length - 1);
+          const end = Math.min(lines.length - 1, start + g.remove);
+          if (regions.some((x) => end + 1 >= x.priorStart && start <= x.priorEnd + 1)) continue;
+          const from = g.from % Math.max(1, lines.length - 1);
+          const added = lines.slice(from, from + g.take).map((l) => (g.noise % 2 === 0 ? unformat(l, op.language, g.noise >> 1) : l));
+          regions.push({ priorStart: start, priorEnd: end, newLines: added });
+        }
+        regions.sort((x, y) => x.priorStart - y.priorStart);
+        parts.push(renderFilePatch(format, { kind: 'update', path, prior: text, regions, ...(op.kind === 'move' ? { moveTo: `${path}.moved${ext}` } : {}) }));
+      }
+      const patch = wrapPatch(format, parts);
+      let written: Map<string, string | null>;
+      try {
+        written = applyPatchText(patch, (p) => priors[p]);
+      } catch {
+        return; // A rendered chunk can be ambiguous for Codex's search; not what this test is about.
+      }
+      const receipt = (await afterEdit({ format: formatByExtension }, { path: '', prior: priors, input: { patch } })) as PatchReceipt;
+      const replayed = applyPatchText(receipt.input.patch, (p) => priors[p]);
+      for (const r of receipt.receipts) {
+        const got = replayed.get(r.path);
+        if (r.line.startsWith('deleted')) {
+          assert.equal(got, null);
+          assert.equal(written.get(r.path), null);
+          continue;
+        }
+        assert.equal(typeof got, 'string', `${r.path} is in the rewritten patch`);
+        assert.equal(r.diff ? applyUnifiedDiff(got as string, r.diff) : got, r.content, `patch invariant for ${r.path}`);
+        const own = applyPatchText((r.input as { patch: string }).patch, (p) => priors[p]).get(r.path) as string;
+        assert.equal(r.diff ? applyUnifiedDiff(own, r.diff) : own, r.content, `one-file patch invariant for ${r.path}`);
+        if (r.status !== 'formatted') assert.equal(r.content, written.get(r.path));
+        stats.files++;
+        if (r.reconciled) stats.reconciled++;
+        if (!r.diff) stats.noDiff++;
+      }
+      stats.patches++;
+    }),
+    { numRuns: PATCHES, ...(SEED !== undefined ? { seed: SEED } : {}) },
+  );
+  patchStats = stats;
+});
+
+let patchStats: { patches: number; files: number; reconciled: number; noDiff: number } | undefined;
+
 after(() => {
   const rows = Object.entries(allStats).map(([language, s]) => {
     const pct = (n: number): string => `${((100 * n) / Math.max(1, s.cases)).toFixed(1)}%`;
@@ -310,6 +401,10 @@ after(() => {
     const tools = Object.entries(s.tools).map(([k, v]) => `${k} ${v}`).join(', ');
     return `${language}: ${s.cases} cases (${tools}); ${statuses}; reconciled ${pct(s.reconciled)}, no diff ${pct(s.noDiff)}, input rewritten ${pct(s.rewritten)}`;
   });
-  const total = Object.values(allStats).reduce((n, s) => n + s.cases, 0);
+  if (patchStats) {
+    const p = patchStats;
+    rows.push(`applyPatch: ${p.patches} patches, ${p.files} files; reconciled ${((100 * p.reconciled) / Math.max(1, p.files)).toFixed(1)}%, no diff ${((100 * p.noDiff) / Math.max(1, p.files)).toFixed(1)}%`);
+  }
+  const total = Object.values(allStats).reduce((n, s) => n + s.cases, 0) + (patchStats?.patches ?? 0);
   console.log(`property cases checked against the invariant: ${total}\n  ${rows.join('\n  ')}`);
 });
