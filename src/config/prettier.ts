@@ -128,7 +128,9 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
     entry.ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, or outside the root)' });
     return entry;
   }
-  const parsed = parseData(text, formatOf(base, text));
+  let parsed = parseData(text, formatOf(base, text));
+  // `.prettierrc` is YAML to Prettier; `{semi: false}` is a YAML flow mapping that JSONC rejects.
+  if (!parsed.ok && base === '.prettierrc' && formatOf(base, text) === 'jsonc') parsed = parseData(text, 'yaml');
   if (!parsed.ok) {
     if (base === 'package.json' || base === 'package.yaml') return undefined;
     entry.ignored.push({ file, item: base, reason: parsed.reason });

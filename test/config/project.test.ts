@@ -19,6 +19,7 @@ test('every data form of .prettierrc declares Prettier with the same options', (
   const forms: ProjectFiles[] = [
     { '.prettierrc': '{ "semi": false, "singleQuote": true }' },
     { '.prettierrc': 'semi: false\nsingleQuote: true\n' },
+    { '.prettierrc': '{semi: false, singleQuote: true}' },
     { '.prettierrc.json': '{ "semi": false, "singleQuote": true }' },
     { '.prettierrc.yaml': 'semi: false\nsingleQuote: true\n' },
     { '.prettierrc.yml': 'semi: false\nsingleQuote: true\n' },
