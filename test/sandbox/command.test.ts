@@ -4,12 +4,14 @@
  * and approval, and the refusal without a sandbox.
  */
 import { test } from 'node:test';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { createEngine } from '../../src/core/engine.js';
 import { commandFormatter, hasFilePlaceholder, templateArgv } from '../../src/formatters/command.js';
 import { noSandbox } from '../../src/node/sandbox/none.js';
 import { detectSandbox } from '../../src/node/sandbox/index.js';
+import { bwrapSandbox } from '../../src/node/sandbox/bwrap.js';
 import { createSubprocessFormatters, type ApprovalRequest } from '../../src/node/subprocess.js';
 import { NO_SANDBOX_REASON } from '../../src/core/sandbox.js';
 import type { AdapterRequest } from '../../src/core/types.js';
@@ -33,8 +35,14 @@ test('stdin mode: a filter; file mode: the private copy is rewritten and read ba
     const upper = commandFormatter({ name: 'tr', languages: ['text'], argv: ['/usr/bin/tr', 'a-z', 'A-Z'] }, { sandbox, root: project.root });
     assert.deepEqual(await upper.format(request('hello\n')), { kind: 'ok', text: 'HELLO\n' });
     // sed -i rewrites the copy in place (rename inside the tmpfs); the project file is untouched.
-    const inPlace = commandFormatter({ name: 'sed', languages: ['text'], argv: ['/usr/bin/sed', '-i', 's/hello/bye/', '{file}'] }, { sandbox, root: project.root });
-    assert.deepEqual(await inPlace.format(request('hello world\n')), { kind: 'ok', text: 'bye world\n' });
+    // Both ways of reading the copy back: the pinned scratch dir (as root) and the in-sandbox supervisor.
+    for (const backend of [sandbox, bwrapSandbox({ readBack: 'supervisor' })]) {
+      const inPlace = commandFormatter({ name: 'sed', languages: ['text'], argv: ['/usr/bin/sed', '-i', 's/hello/bye/', '{file}'] }, { sandbox: backend, root: project.root });
+      assert.deepEqual(await inPlace.format(request('hello world\n')), { kind: 'ok', text: 'bye world\n' });
+      const big = 'hello '.repeat(200_000);
+      assert.deepEqual(await inPlace.format(request(big)), { kind: 'ok', text: big.replace('hello', 'bye') });
+    }
+    assert.equal(readFileSync(join(project.root, 'src/x.txt'), 'utf8'), 'on disk\n');
     // The copy keeps the file's name (tools choose parsers by extension) and lives in the tmpfs.
     const where = commandFormatter({ name: 'sh', languages: ['text'], argv: ['/bin/sh', '-c', 'echo "$1 in $(pwd)" > "$1"', 'sh', '$FILE'] }, { sandbox, root: project.root });
     assert.deepEqual(await where.format(request('x\n', 'src/x.txt')), { kind: 'ok', text: `/tmp/formatbox/x.txt in ${project.root}/src\n` });

@@ -17,6 +17,8 @@ import { createEngine } from '../../src/core/engine.js';
 import { createSubprocessFormatters } from '../../src/node/subprocess.js';
 import type { Receipt } from '../../src/core/types.js';
 import { pidsLimitAvailable } from '../../src/node/sandbox/cgroup.js';
+import { bwrapSandbox } from '../../src/node/sandbox/bwrap.js';
+import { commandFormatter } from '../../src/formatters/command.js';
 import { missing, sandbox, tempProject } from './helpers.js';
 
 const ID = `${process.pid}${Math.floor(Math.random() * 1e6)}`;
@@ -217,6 +219,19 @@ test('reads: ~/.ssh, /proc/1/environ, the parent environment, a symlink out of t
     if (what !== '/etc') assert.match(control(argv), /^ESCAPED/, `control for ${what}`);
     assertContained(await probe(argv), what);
   }
+});
+
+test('temp-file mode: the copy swapped for a symlink or a FIFO never reads a host file back', { skip }, async () => {
+  const secret = join(HOST_TMP, 'secret.txt');
+  for (const backend of [sandbox, bwrapSandbox({ readBack: 'supervisor' })]) {
+    const swap = commandFormatter({ name: 'swap', languages: ['text'], argv: ['/bin/sh', '-c', `rm -f "$1"; ln -s '${secret}' "$1"`, 'swap', '{file}'] }, { sandbox: backend, root: project.root });
+    const result = await swap.format({ path: 'src/a.probe', language: 'text', text: 'x\n', settings: {} });
+    assert.equal(result.kind, 'error', JSON.stringify(result));
+    assert.doesNotMatch(JSON.stringify(result), /host secret/);
+  }
+  const fifo = commandFormatter({ name: 'fifo', languages: ['text'], argv: ['/bin/sh', '-c', 'rm -f "$1"; mkfifo "$1"', 'fifo', '{file}'] }, { sandbox, root: project.root, timeoutMs: 3000 });
+  const result = await fifo.format({ path: 'src/a.probe', language: 'text', text: 'x\n', settings: {} });
+  assert.ok(result.kind === 'error' || result.kind === 'timeout', JSON.stringify(result));
 });
 
 test('a daemon (setsid) and a fork bomb are killed at the timeout; nothing is left running', { skip }, async () => {

@@ -9,15 +9,17 @@
  * (no $HOME, no /root, no /etc, no host /tmp) is mounted. When a pids cgroup is writable the run
  * also gets a process-count limit. A timeout or an output overflow kills the whole tree.
  *
- * Temp-file mode: the private copy is created in the tmpfs with `--file`; a fixed supervisor
- * (Node itself, no shell) runs the formatter inside the sandbox, then sends the copy back on fd 3.
+ * Temp-file mode: the private copy is created in the tmpfs with `--file`. It is read back through
+ * a directory fd the host pins (via /proc/<pid>/root) before the command starts, or, where that is
+ * not permitted, by a fixed supervisor (Node itself, no shell) that runs the formatter inside the
+ * sandbox and sends the copy back on a pipe.
  */
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, isAbsolute, posix } from 'node:path';
 import { homedir } from 'node:os';
 import type { Sandbox, SandboxRequest, SandboxResult, ScratchPaths } from '../../core/sandbox.js';
-import { launch, type ExtraPipe } from './run-process.js';
+import { launch, type ExtraPipe, type LaunchControl } from './run-process.js';
 import { sandboxEnv } from './env.js';
 import { openPidsLimit, pidsLimitAvailable, type PidsLimit } from './cgroup.js';
 
@@ -31,6 +33,14 @@ export interface BwrapOptions {
    * Default 256. `false` skips the cgroup (only for hosts that limit processes some other way).
    */
   maxProcesses?: number | false;
+  /**
+   * How temp-file mode reads the private copy back. `proc`: the host pins the sandbox's scratch
+   * directory through /proc/<pid>/root before the command starts and reads the copy through that
+   * fd afterwards (needs ptrace-read access to the sandbox, i.e. root). `supervisor`: a fixed Node
+   * supervisor inside the sandbox runs the command and sends the copy back on a pipe (~40 ms more).
+   * Default `auto`: `proc` as root, else `supervisor`.
+   */
+  readBack?: 'auto' | 'proc' | 'supervisor';
 }
 
 const SCRATCH_DIR = '/tmp/formatbox';
@@ -44,6 +54,7 @@ export function bwrapSandbox(options: BwrapOptions = {}): Sandbox {
   const bwrap = options.bwrapPath ?? findBwrap();
   const tmpfsBytes = options.tmpfsBytes ?? 64 * 1024 * 1024;
   const maxProcesses = options.maxProcesses ?? 256;
+  const readBack = options.readBack === 'proc' || (options.readBack !== 'supervisor' && process.geteuid?.() === 0) ? 'proc' : 'supervisor';
   let version: string | undefined;
 
   const unavailable = bwrap ? undefined : 'bubblewrap (bwrap) is not installed';
@@ -59,12 +70,12 @@ export function bwrapSandbox(options: BwrapOptions = {}): Sandbox {
     },
     async run(request) {
       if (!bwrap) return { kind: 'refused', reason: unavailable! };
-      return runInBwrap(bwrap, tmpfsBytes, maxProcesses, request);
+      return runInBwrap(bwrap, tmpfsBytes, maxProcesses, readBack, request);
     },
   };
 }
 
-async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: number | false, request: SandboxRequest): Promise<SandboxResult> {
+async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: number | false, readBack: 'proc' | 'supervisor', request: SandboxRequest): Promise<SandboxResult> {
   const started = performance.now();
   const problem = checkPaths(request);
   if (problem) return { kind: 'refused', reason: problem };
@@ -86,12 +97,14 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   args.push('--size', String(tmpfsBytes), '--tmpfs', '/tmp');
   args.push('--perms', '0777', '--dir', SCRATCH_DIR);
 
-  // The pids cgroup is joined before the command starts: bwrap reports its child's pid on the
-  // info fd, then blocks on the block fd until both processes are in the group.
+  // Before the command starts, bwrap reports its child's pid on the info fd and blocks on the block
+  // fd: meanwhile both processes join the pids cgroup, and (temp-file mode, `proc` read-back) the
+  // host pins the sandbox's scratch directory.
   const limit: PidsLimit | undefined = maxProcesses === false ? undefined : openPidsLimit(maxProcesses);
+  const pinScratch = request.scratchFile !== undefined && readBack === 'proc';
   let infoIndex = -1;
   let blockIndex = -1;
-  if (limit) {
+  if (limit || pinScratch) {
     infoIndex = extra.length;
     args.push('--info-fd', fdOf({ kind: 'manual' }));
     blockIndex = extra.length;
@@ -104,17 +117,20 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
     data[item.name] = path;
     args.push('--perms', '0444', '--ro-bind-data', fdOf({ kind: 'write', data: item.content }), path);
   }
-  const scratchPath = request.scratchFile ? posix.join(SCRATCH_DIR, safeName(request.scratchFile.name)) : '';
+  const scratchName = request.scratchFile ? safeName(request.scratchFile.name) : '';
+  const scratchPath = request.scratchFile ? posix.join(SCRATCH_DIR, scratchName) : '';
   let readBackIndex = -1;
   if (request.scratchFile) {
     args.push('--perms', '0666', '--file', fdOf({ kind: 'write', data: request.scratchFile.content }), scratchPath);
-    readBackIndex = extra.length;
-    fdOf({ kind: 'read', maxBytes: request.maxStdoutBytes + 4096 });
+    if (!pinScratch) {
+      readBackIndex = extra.length;
+      fdOf({ kind: 'read', maxBytes: request.maxStdoutBytes + 4096 });
+    }
   }
 
   const readOnly = new Set<string>();
   for (const path of request.readOnlyPaths ?? []) if (!path.startsWith('/usr/')) readOnly.add(path);
-  const supervisor = request.scratchFile ? nodeForSupervisor() : undefined;
+  const supervisor = request.scratchFile && !pinScratch ? nodeForSupervisor() : undefined;
   if (supervisor?.bind) readOnly.add(supervisor.bind);
   for (const path of readOnly) args.push('--ro-bind', path, path);
   if (request.root) args.push('--ro-bind', request.root, request.root);
@@ -135,6 +151,7 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
     args.push(...argv);
   }
 
+  let pinned: number | undefined;
   const result = await launch({
     command: bwrap,
     args,
@@ -145,18 +162,27 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
     timeoutMs: request.timeoutMs,
     maxStdoutBytes: request.maxStdoutBytes,
     maxStderrBytes: request.maxStderrBytes,
-    ...(limit
+    ...(limit ? { killTree: () => limit.killAll() } : {}),
+    ...(infoIndex >= 0
       ? {
-          killTree: () => limit.killAll(),
-          onSpawn: async (pid, control) => {
+          onSpawn: async (pid: number, control: LaunchControl) => {
             const childPid = await readChildPid(control.pipe(infoIndex));
-            limit.add([pid, childPid]);
+            limit?.add([pid, childPid]);
+            if (pinScratch) pinned = await pinScratchDir(childPid, scratchName, request.timeoutMs);
             control.pipe(blockIndex).end('1');
           },
         }
       : {}),
   });
   await limit?.close();
+  let pinnedCopy: ReturnType<typeof readPinned> | undefined;
+  if (pinned !== undefined) {
+    try {
+      if (result.kind === 'exit') pinnedCopy = readPinned(pinned, scratchName, request.maxStdoutBytes);
+    } finally {
+      closeSync(pinned);
+    }
+  }
 
   const ms = Math.round(performance.now() - started);
   switch (result.kind) {
@@ -171,7 +197,11 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
         return { kind: 'error', message: result.stderr.split('\n')[0]!, ms };
       }
       let scratchFile: Uint8Array | undefined;
-      if (request.scratchFile) {
+      if (pinnedCopy) {
+        if ('tooLarge' in pinnedCopy) return { kind: 'output-limit', ms, bytes: pinnedCopy.tooLarge, stderr: result.stderr };
+        if ('error' in pinnedCopy) return { kind: 'error', message: pinnedCopy.error, ms };
+        scratchFile = pinnedCopy.content;
+      } else if (request.scratchFile) {
         const back = result.extra[readBackIndex];
         const parsed = back ? parseReadBack(back) : undefined;
         if (!parsed) return { kind: 'error', message: 'the sandbox supervisor did not report back', ms };
@@ -257,6 +287,58 @@ function readChildPid(stream: NodeJS.ReadableStream): Promise<number> {
     stream.on('data', onData);
     stream.on('end', () => reject(new Error('bwrap closed its info fd without a child pid')));
   });
+}
+
+/**
+ * Waits until the sandbox (bwrap's child, blocked before it starts the command) has its final root,
+ * then opens its scratch directory and returns that fd. The fd keeps the tmpfs alive after the
+ * sandbox is gone, so the copy can be read afterwards. Before the final pivot, /proc/<pid>/root is
+ * the host's root (or bwrap's setup tmpfs); the checks make sure the host's /tmp is never taken.
+ */
+async function pinScratchDir(pid: number, name: string, timeoutMs: number): Promise<number> {
+  const hostRoot = statSync('/');
+  const hostTmp = statSync('/tmp');
+  const deadline = performance.now() + timeoutMs;
+  const root = `/proc/${pid}/root`;
+  while (performance.now() < deadline) {
+    if (!existsSync(`/proc/${pid}`)) throw new Error('the sandbox exited during setup');
+    try {
+      const rootStat = statSync(`${root}/`);
+      if (rootStat.dev !== hostRoot.dev || rootStat.ino !== hostRoot.ino) {
+        const fd = openSync(`${root}${SCRATCH_DIR}`, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+        const dir = fstatSync(fd);
+        if (dir.dev !== hostTmp.dev && dir.dev !== hostRoot.dev && existsSync(`/proc/self/fd/${fd}/${name}`)) return fd;
+        closeSync(fd);
+      }
+    } catch {
+      // not set up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  throw new Error('timed out waiting for the sandbox to set up');
+}
+
+/**
+ * Reads the copy through the pinned directory fd. Never follows a symlink (it would resolve on the
+ * host), never blocks on a FIFO, and only reads a regular file within the size cap.
+ */
+function readPinned(dirFd: number, name: string, maxBytes: number): { content?: Uint8Array } | { tooLarge: number } | { error: string } {
+  let fd: number;
+  try {
+    fd = openSync(`/proc/self/fd/${dirFd}/${name}`, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    return { error: code === 'ELOOP' ? 'the formatter replaced the file with a symlink' : `cannot read the formatted copy: ${code}` };
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { error: 'the formatter replaced the file with something that is not a regular file' };
+    if (stat.size > maxBytes) return { tooLarge: stat.size };
+    return { content: new Uint8Array(readFileSync(fd)) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The supervisor's read-back: one JSON line, then the file's bytes. */
