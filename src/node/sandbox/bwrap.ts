@@ -174,7 +174,9 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
         }
       : {}),
   });
-  await limit?.close();
+  // The group is empty or being emptied; removing it (with retries while the kernel releases the
+  // last tasks) does not hold up the result.
+  void limit?.close();
   let pinnedCopy: ReturnType<typeof readPinned> | undefined;
   if (pinned !== undefined) {
     try {
