@@ -194,9 +194,9 @@ sys.exit(1)`);
   assert.deepEqual(connections, before, 'no connection reached the host servers');
 });
 
-test('writes: the project, $HOME and the host /tmp stay untouched', { skip }, async () => {
+test('writes: the project, $HOME, the host /tmp and /dev (shm) stay untouched', { skip }, async () => {
   const projectBefore = snapshot(project.root);
-  const targets = [join(project.root, `${MARK}-project`), join(project.root, 'src', 'a.probe'), join(HOME, `${MARK}-home`), join('/tmp', `${MARK}-tmp`), join(HOST_TMP, `${MARK}-hosttmp`)];
+  const targets = [join('/dev/shm', `${MARK}-shm`), join('/dev', `${MARK}-dev`), join(project.root, `${MARK}-project`), join(project.root, 'src', 'a.probe'), join(HOME, `${MARK}-home`), join('/tmp', `${MARK}-tmp`), join(HOST_TMP, `${MARK}-hosttmp`)];
   for (const target of targets) {
     // Inside, /tmp is the private tmpfs, so that write succeeds there; the host check below is what counts.
     const privateTmp = target.startsWith('/tmp/fbprobe');

@@ -92,7 +92,9 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
 
   args.push('--ro-bind', '/usr', '/usr');
   args.push(...systemLinks());
-  args.push('--proc', '/proc', '--dev', '/dev');
+  // bwrap's /dev is a writable tmpfs without a size limit (/dev/shm included): make it read-only.
+  // The device nodes are separate binds and stay usable (/dev/null, /dev/urandom, …).
+  args.push('--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev');
   // The tmpfs comes before any bind under /tmp (a project may live in /tmp).
   args.push('--size', String(tmpfsBytes), '--tmpfs', '/tmp');
   args.push('--perms', '0777', '--dir', SCRATCH_DIR);
