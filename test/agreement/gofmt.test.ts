@@ -76,7 +76,7 @@ test(`gofmt wasm agrees with native gofmt on the Go standard library (${LONG ? '
   for (let index = 0; index < inputs.length; index++) {
     const file = `${files[index >> 1]!.slice(goSource!.length + 1)}${index % 2 ? ' (wrecked)' : ''}`;
     const ours = await gofmt.format({ path: 'x.go', language: 'go', text: inputs[index]!, settings: {} });
-    const native = expected[index];
+    const native = expected[index] as string | null;
     if (native === null) {
       if (ours.kind === 'error') bothRejected++;
       else mismatches.push(`${file}: native gofmt rejected it, wasm gave ${ours.kind}`);

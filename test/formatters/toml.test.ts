@@ -90,7 +90,7 @@ test('syntax errors are error values with line:column', { skip: TOMLLIB_DATA ? f
   ];
   for (const name of syntaxErrors) {
     const text = readFileSync(`${TOMLLIB_DATA}/invalid/${name}`, 'utf8');
-    assert.throws(() => parse(text), undefined, `${name} is invalid for smol-toml too`);
+    assert.throws(() => parse(text), Error, `${name} is invalid for smol-toml too`);
     const result = await toml.format(request(text));
     assert.equal(result.kind, 'error', name);
     assert.match((result as { message: string }).message, /^\d+:\d+: \S/, name);
