@@ -12,6 +12,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../src/config/index.js';
 import { createSubprocessFormatters } from '../../src/node/subprocess.js';
+import { createEngine } from '../../src/core/engine.js';
 import type { FormatterAdapter, ProjectFiles } from '../../src/core/types.js';
 import { missing, rustfmt, sandbox, tempProject } from './helpers.js';
 
@@ -162,6 +163,27 @@ test("a repo's rust-toolchain file cannot redirect which rustfmt runs", { skip: 
     assert.doesNotMatch(realRustfmt(), /\.cargo\/bin/);
     const ignored = loadProjectConfig(configFiles(project.root), { trust: 'untrusted' }).ignored;
     assert.ok(ignored.some((i) => i.file === 'rust-toolchain.toml'), 'doctor lists the toolchain file as ignored');
+  } finally {
+    project.cleanup();
+  }
+});
+
+test('a project-wide `cargo fmt` in the user config runs as rustfmt on the edited file, edition from Cargo.toml', { skip: missing({ rustfmt: true }) }, async () => {
+  const cargo = '[package]\nname = "c"\nversion = "0.1.0"\nedition = "2015"\n';
+  const project = tempProject({ 'Cargo.toml': cargo, 'src/main.rs': 'fn main() {}\n' });
+  try {
+    const sub = createSubprocessFormatters({ sandbox, root: project.root });
+    const engine = createEngine({
+      formatters: sub.adapters,
+      adapterFor: sub.adapterFor,
+      config: { format_on_save: { '**/*.rs': 'cargo fmt' } },
+      projectFiles: { 'Cargo.toml': cargo },
+    });
+    // `async` is an identifier only in edition 2015: formatting succeeds only with Cargo.toml's edition.
+    const receipt = await engine.afterEdit({ path: 'src/main.rs', prior: 'fn main() {}\n', input: { content: 'fn main(){let async=1;}\n' } });
+    assert.equal(receipt.status, 'formatted', receipt.line);
+    assert.equal(receipt.content, direct('fn main(){let async=1;}\n', project.root, '2015').out);
+    assert.equal(receipt.formatter?.via, 'sandbox');
   } finally {
     project.cleanup();
   }
