@@ -18,6 +18,9 @@ import type { EditInput, SingleFileInput } from '../core/types.js';
 import { applyTracked, toolKind, type EditSite } from '../tools/index.js';
 import { formatterHunks, type Hunk } from './hunks.js';
 
+/** At most this many characters of context are added to an oldText when a hunk straddles its edge. */
+const MAX_WIDEN = 2000;
+
 export interface ReconcileRequest {
   /** P. */
   prior: string;
@@ -207,6 +210,12 @@ function planEdits(
   const fail = (edit: number, why: string): void => {
     if (!failures.has(edit)) failures.set(edit, why);
   };
+  // A formatter that rewrote a large area around the edit: the edit stays small and the diff (or a
+  // reread hint) carries the rest, rather than an oldText holding half the file.
+  for (const region of regions) {
+    const grown = region.site.start - region.rs + (region.re - region.site.end);
+    if (grown > MAX_WIDEN) fail(region.site.edit, `${label(region.site.edit)}the formatter rewrote a large area around the edit`);
+  }
   // 2. Widened regions may not overlap another region.
   for (let i = 0; i + 1 < regions.length; i++) {
     const a = regions[i] as (typeof regions)[number];
