@@ -95,6 +95,8 @@ test('no sandbox: every subprocess formatter is refused with the reason, and not
   assert.equal(detected.kind, 'none');
   assert.match(detected.unavailable ?? '', /^no OS sandbox for a subprocess formatter: bwrap cannot create a sandbox here: /);
   assert.deepEqual(await detected.run({ argv: ['/usr/bin/true'], timeoutMs: 1000, maxStdoutBytes: 10, maxStderrBytes: 10 }), { kind: 'refused', reason: detected.unavailable });
+  assert.equal(detectSandbox({ platform: 'win32' }).unavailable, 'no OS sandbox for a subprocess formatter: no supported sandbox on win32');
+  if (process.platform !== 'darwin') assert.equal(detectSandbox({ platform: 'darwin' }).kind, 'none');
 });
 
 test('user commands in the prior-art shapes run in the sandbox (onEdit with {file}, format_on_save with {path}, false)', { skip: missing() }, async () => {
