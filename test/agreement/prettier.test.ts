@@ -1,10 +1,11 @@
 // Agreement: formatbox's Prettier adapter (prettier/standalone + built-in plugins) against the
 // prettier CLI of the same version, on code nobody here wrote: prettier's own files and TypeScript's
-// lib.*.d.ts. One CLI process per configuration formats the whole sample (`--write` in a temp copy).
+// lib.*.d.ts, plus a few Markdown, JSON, CSS, YAML and HTML files found on this machine.
+// One CLI process per configuration formats the whole sample (`--write` in a temp copy).
 // Default: a deterministic sample. FORMATBOX_LONG=1: every file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -35,8 +36,32 @@ function walk(dir: string): string[] {
   return found;
 }
 
-/** Corpus paths relative to node_modules (`prettier/doc.js`, `typescript/lib/lib.es5.d.ts`). */
-function corpus(): string[] {
+interface CorpusFile {
+  /** Where the bytes come from. */
+  source: string;
+  /** The project-relative path given to both formatters (it decides the parser). */
+  path: string;
+}
+
+/** Every n-th item, spread over the sorted list, so the sample is the same every run. */
+function spread<T>(items: T[], count: number): T[] {
+  if (LONG || items.length <= count) return items;
+  const step = items.length / count;
+  return Array.from({ length: count }, (_, index) => items[Math.floor(index * step)]!);
+}
+
+/** Files under `dir` (when it exists on this machine) placed under `prefix/` in the corpus. */
+function external(dir: string, prefix: string, pattern: RegExp, count: number): CorpusFile[] {
+  if (!existsSync(dir)) {
+    console.log(`# prettier agreement: ${dir} missing, left out of the corpus`);
+    return [];
+  }
+  const files = walk(dir).filter((file) => pattern.test(file) && statSync(file).size <= 200_000);
+  return spread(files, count).map((source) => ({ source, path: `${prefix}/${source.slice(dir.length + 1)}` }));
+}
+
+/** The issue's corpus (prettier's own files, TypeScript's lib.*.d.ts), then the other languages. */
+function corpus(): CorpusFile[] {
   const prettierFiles = walk('node_modules/prettier')
     .filter((file) => /\.(m?js|d\.ts)$/.test(file))
     // The sample leaves out the big minified plugin bundles (each expands to tens of thousands of lines).
@@ -45,9 +70,20 @@ function corpus(): string[] {
     .filter((name) => /^lib\..*\.d\.ts$/.test(name))
     .sort()
     .map((name) => `node_modules/typescript/lib/${name}`)
-    // Every third file; the two giants (lib.dom, lib.webworker) only in the long run.
-    .filter((file, index) => LONG || (index % 3 === 0 && statSync(file).size <= 250_000));
-  return [...prettierFiles, ...libFiles].map((file) => file.slice('node_modules/'.length));
+    // Every fourth file; the two giants (lib.dom, lib.webworker) only in the long run.
+    .filter((file, index) => LONG || (index % 4 === 0 && statSync(file).size <= 250_000));
+  const fromModules = [...prettierFiles, ...libFiles].map((source) => ({ source, path: source.slice('node_modules/'.length) }));
+  const moduleFiles = (pattern: RegExp, count: number) =>
+    spread(walk('node_modules').filter((file) => pattern.test(file) && statSync(file).size <= 200_000), count)
+      .map((source) => ({ source, path: source.slice('node_modules/'.length) }));
+  return [
+    ...fromModules,
+    ...moduleFiles(/\.md$/, 12),
+    ...moduleFiles(/\/[^/]+\.json$/, 8),
+    ...external('/root/.rustup/toolchains', 'rust-docs', /\/share\/doc\/.*\.css$/, 6),
+    ...external('/root/.pyenv', 'pyenv', /\.ya?ml$/, 8),
+    ...external('/usr/share/doc/libffi8/html', 'libffi-doc', /\.html$/, 4),
+  ];
 }
 
 /** What the engine hands an adapter: BOM removed, line endings LF. */
@@ -75,8 +111,8 @@ for (const config of CONFIGS) {
     try {
       const tree = join(work, 'files');
       for (const file of files) {
-        mkdirSync(dirname(join(tree, file)), { recursive: true });
-        writeFileSync(join(tree, file), readFileSync(`node_modules/${file}`));
+        mkdirSync(dirname(join(tree, file.path)), { recursive: true });
+        writeFileSync(join(tree, file.path), readFileSync(file.source));
       }
       const configArgs: string[] = [];
       if (Object.keys(config.settings).length > 0) {
@@ -89,7 +125,7 @@ for (const config of CONFIGS) {
         process.execPath,
         [
           `${process.cwd()}/${CLI}`, '--write', '--log-level=warn', '--no-editorconfig', '--no-cache',
-          '--ignore-path', join(work, 'no-ignore-file'), ...configArgs, ...files,
+          '--ignore-path', join(work, 'no-ignore-file'), ...configArgs, ...files.map((file) => file.path),
         ],
         { cwd: tree, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
       );
@@ -106,18 +142,18 @@ for (const config of CONFIGS) {
       const unexplained: string[] = [];
       const explainedSeen = new Set<string>();
       for (const file of files) {
-        const key = `${config.name}|${file}`;
-        const input = normalise(readFileSync(`node_modules/${file}`, 'utf8'));
+        const key = `${config.name}|${file.path}`;
+        const input = normalise(readFileSync(file.source, 'utf8'));
         const result = await adapter.format({
-          path: file,
-          language: languageOf(file) ?? 'unknown',
+          path: file.path,
+          language: languageOf(file.path) ?? 'unknown',
           text: input,
           settings: config.settings,
         });
-        const cliError = cliErrors.get(file);
+        const cliError = cliErrors.get(file.path);
         let problem: string | undefined;
         if (result.kind === 'ok' && cliError === undefined) {
-          const cliText = normalise(readFileSync(join(tree, file), 'utf8'));
+          const cliText = normalise(readFileSync(join(tree, file.path), 'utf8'));
           if (result.text !== cliText) problem = `output differs, ${firstDifference(result.text, cliText)}`;
         } else if (result.kind === 'ok') {
           problem = `only the CLI failed: ${cliError}`;
@@ -130,10 +166,11 @@ for (const config of CONFIGS) {
           else if (result.text !== input) tally.changed++;
         }
         else if (EXPLAINED[key]) explainedSeen.add(key);
-        else unexplained.push(`${file}: ${problem}`);
+        else unexplained.push(`${file.path}: ${problem}`);
       }
+      const paths = new Set(files.map((file) => file.path));
       const stale = Object.keys(EXPLAINED).filter(
-        (key) => key.startsWith(`${config.name}|`) && files.includes(key.slice(config.name.length + 1)) && !explainedSeen.has(key),
+        (key) => key.startsWith(`${config.name}|`) && paths.has(key.slice(config.name.length + 1)) && !explainedSeen.has(key),
       );
       t.diagnostic(`prettier agreement (${config.name}): ${matches}/${files.length} identical (${tally.changed} reformatted, ${tally.bothFailed} rejected by both, ${tally.skipped} skipped by both), ${explainedSeen.size} explained mismatches`);
       assert.deepEqual(unexplained, [], 'unexplained mismatches');
