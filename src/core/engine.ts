@@ -73,7 +73,7 @@ export function createEngine(options: EngineOptions): Engine {
   const user: NormalisedUserConfig = normaliseUserConfig(options.config);
   const limits: Limits = {
     ...DEFAULT_LIMITS,
-    ...definedOnly({ timeoutMs: options.config?.timeoutMs, maxInputBytes: options.config?.maxInputBytes, maxDiffChars: options.config?.maxDiffChars }),
+    ...definedOnly({ timeoutMs: user.timeoutMs, maxInputBytes: user.maxInputBytes, maxDiffChars: user.maxDiffChars }),
     ...definedOnly(options.limits ?? {}),
   };
   let project: ProjectConfig = loadProjectConfig(options.projectFiles ?? {}, { trust });
@@ -152,7 +152,15 @@ export function createEngine(options: EngineOptions): Engine {
     }
 
     const result = await withTimeout(
-      () => adapter.format({ path, language: selection.language, text: prepared.text, settings: selection.settings, ...(range ? { range } : {}) }),
+      () =>
+        adapter.format({
+          path,
+          language: selection.language,
+          text: prepared.text,
+          settings: selection.settings,
+          ...(selection.settingsDir !== undefined ? { settingsDir: selection.settingsDir } : {}),
+          ...(range ? { range } : {}),
+        }),
       limits.timeoutMs,
     );
     const extra = { ...(scopeFallback ? { scopeFallback } : {}), ...(ignored ? { ignored } : {}) };
