@@ -12,7 +12,10 @@
  *
  * clang-format formats any token stream, so unbalanced code is formatted rather than rejected;
  * errors are style errors (unknown option, no section for the file's language).
- * Range formatting is possible (`format_range` takes a UTF-8 byte range) but not offered yet.
+ *
+ * Range formatting (scope 'edit') uses clang-format's own `--offset/--length` mode (the same
+ * binary and style, so the range gets exactly the style of the whole file): the UTF-16 range is
+ * converted to a UTF-8 byte range here. clang-format widens it to whole lines/statements.
  */
 import * as emscriptenGlue from '@wasm-fmt/clang-format/clang-format.js';
 import { compileWasm, lazy } from '../core/wasm.js';
@@ -30,9 +33,15 @@ interface ResultStatusEnum {
   Error: unknown;
   Unchanged: unknown;
 }
+interface EmbindResult {
+  status: unknown;
+  content: string;
+}
 interface EmbindClangFormat {
   with_style(style: string): void;
-  format(content: string, filename: string): { status: unknown; content: string };
+  format(content: string, filename: string): EmbindResult;
+  /** `offset` and `length` in UTF-8 bytes, like `clang-format --offset --length`. */
+  format_range(content: string, filename: string, offset: number, length: number): EmbindResult;
   delete(): void;
 }
 interface ClangFormatModule {
@@ -75,7 +84,7 @@ export function clangFormatFormatter(options: ClangFormatFormatterOptions): Form
     name: 'clang-format',
     via: 'wasm',
     languages: ['c', 'cpp', 'java', 'proto', 'csharp'],
-    supportsRange: false,
+    supportsRange: true,
 
     async info(): Promise<FormatterInfo> {
       const { version } = await module.get();
@@ -90,7 +99,9 @@ export function clangFormatFormatter(options: ClangFormatFormatterOptions): Form
       try {
         formatter = new instance.ClangFormat();
         formatter.with_style(clangStyle(request.settings));
-        const result = formatter.format(request.text, fileName);
+        const result = request.range
+          ? formatter.format_range(request.text, fileName, ...byteRange(request.text, request.range.utf16Start, request.range.utf16End))
+          : formatter.format(request.text, fileName);
         if (result.status === instance.ResultStatus.Unchanged) return { kind: 'ok', text: request.text };
         if (result.status === instance.ResultStatus.Error) {
           return { kind: 'error', message: describeError(result.content, diagnostics, request.language) };
@@ -104,6 +115,14 @@ export function clangFormatFormatter(options: ClangFormatFormatterOptions): Form
       }
     },
   };
+}
+
+/** `[offset, length]` in UTF-8 bytes for a UTF-16 range of `text`. */
+function byteRange(text: string, utf16Start: number, utf16End: number): [number, number] {
+  const encoder = new TextEncoder();
+  const start = encoder.encode(text.slice(0, utf16Start)).length;
+  const length = encoder.encode(text.slice(utf16Start, Math.max(utf16Start, utf16End))).length;
+  return [start, length];
 }
 
 /**

