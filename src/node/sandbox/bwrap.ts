@@ -38,7 +38,8 @@ export interface BwrapOptions {
    * directory through /proc/<pid>/root before the command starts and reads the copy through that
    * fd afterwards (needs ptrace-read access to the sandbox, i.e. root). `supervisor`: a fixed Node
    * supervisor inside the sandbox runs the command and sends the copy back on a pipe (~40 ms more).
-   * Default `auto`: `proc` as root, else `supervisor`.
+   * Default `auto`: `proc` when this process has CAP_SYS_PTRACE (root, outside a container that
+   * drops it), else `supervisor`.
    */
   readBack?: 'auto' | 'proc' | 'supervisor';
 }
@@ -54,7 +55,7 @@ export function bwrapSandbox(options: BwrapOptions = {}): Sandbox {
   const bwrap = options.bwrapPath ?? findBwrap();
   const tmpfsBytes = options.tmpfsBytes ?? 64 * 1024 * 1024;
   const maxProcesses = options.maxProcesses ?? 256;
-  const readBack = options.readBack === 'proc' || (options.readBack !== 'supervisor' && process.geteuid?.() === 0) ? 'proc' : 'supervisor';
+  const readBack = options.readBack === 'proc' || (options.readBack !== 'supervisor' && canReadSandboxRoots()) ? 'proc' : 'supervisor';
   let version: string | undefined;
 
   const unavailable = bwrap ? undefined : 'bubblewrap (bwrap) is not installed';
@@ -66,7 +67,7 @@ export function bwrapSandbox(options: BwrapOptions = {}): Sandbox {
       if (!bwrap) return 'none: bubblewrap (bwrap) is not installed';
       version ??= (spawnSync(bwrap, ['--version'], { encoding: 'utf8', env: {} }).stdout ?? '').trim() || 'bwrap';
       const pids = maxProcesses !== false && pidsLimitAvailable() ? `, ${maxProcesses} processes (pids cgroup)` : ', no process-count limit (no writable pids cgroup)';
-      return `${version}: no network, read-only /usr and project, private ${Math.round(tmpfsBytes / 1048576)} MiB tmpfs${pids}`;
+      return `${version}: no network, read-only /usr and project, private ${Math.round(tmpfsBytes / 1048576)} MiB tmpfs${pids}, temp-file copies read back ${readBack === 'proc' ? 'through a pinned scratch dir' : 'by an in-sandbox supervisor'}`;
     },
     async run(request) {
       if (!bwrap) return { kind: 'refused', reason: unavailable! };
@@ -293,6 +294,16 @@ function readChildPid(stream: NodeJS.ReadableStream): Promise<number> {
   });
 }
 
+/** /proc/<pid>/root of the sandbox needs ptrace-read access: CAP_SYS_PTRACE (bit 19) in effect. */
+function canReadSandboxRoots(): boolean {
+  try {
+    const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return hex !== undefined && (BigInt(`0x${hex}`) & (1n << 19n)) !== 0n;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Waits until the sandbox (bwrap's child, blocked before it starts the command) has its final root,
  * then opens its scratch directory and returns that fd. The fd keeps the tmpfs alive after the
@@ -314,8 +325,10 @@ async function pinScratchDir(pid: number, name: string, timeoutMs: number): Prom
         if (dir.dev !== hostTmp.dev && dir.dev !== hostRoot.dev && existsSync(`/proc/self/fd/${fd}/${name}`)) return fd;
         closeSync(fd);
       }
-    } catch {
-      // not set up yet
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') throw new Error(`cannot reach the sandbox's scratch dir (${code})`);
+      // otherwise: not set up yet
     }
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
