@@ -111,11 +111,17 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
 function slideIntoRegions(hunks: Hunk[], sites: readonly EditSite[], written: string, final: string): Hunk[] {
   const MAX_SLIDE = 256;
   const out = hunks.map((h) => ({ ...h }));
+  let first = 0;
   for (let i = 0; i < out.length; i++) {
     const h = out[i] as Hunk;
     if (h.ws !== h.we && h.fs !== h.fe) continue;
+    // Sites are sorted by start and disjoint: only those within reach matter.
+    while (first < sites.length && (sites[first] as EditSite).end + MAX_SLIDE < h.ws) first++;
+    const near: EditSite[] = [];
+    for (let k = first; k < sites.length && (sites[k] as EditSite).start - MAX_SLIDE <= h.we; k++) near.push(sites[k] as EditSite);
+    if (near.length === 0) continue;
     const inside = (shift: number): boolean =>
-      sites.some((site) => h.ws + shift >= site.start && h.we + shift <= site.end && (h.ws !== h.we || (site.start < h.ws + shift && h.ws + shift < site.end)));
+      near.some((site) => h.ws + shift >= site.start && h.we + shift <= site.end && (h.ws !== h.we || (site.start < h.ws + shift && h.ws + shift < site.end)));
     if (inside(0)) continue;
     const previous = out[i - 1];
     const next = out[i + 1];
