@@ -159,7 +159,13 @@ export function createSubprocessFormatters(options: SubprocessOptions): Subproce
     adapters,
     adapterFor(choice, language) {
       if (typeof choice === 'string') return byName.get(choice);
-      if ('command' in choice) return commandAdapter(choice, language);
+      if ('command' in choice) {
+        // A bare native name ("black", "gofmt-native") from the user config means the built-in spec
+        // (the right stdin flags), not a command without arguments.
+        const argv = typeof choice.command === 'string' ? choice.command.trim().split(/\s+/) : choice.command;
+        const native = argv.length === 1 && !isProjectChoice(choice) ? byName.get(argv[0]!) : undefined;
+        return native ?? commandAdapter(choice, language);
+      }
       return undefined;
     },
     status() {

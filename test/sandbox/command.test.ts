@@ -119,6 +119,16 @@ test('user commands in the prior-art shapes run in the sandbox (onEdit with {fil
     assert.equal(txt.content, 'Bb\n');
     const go = await engine.afterEdit({ path: 'main.go', prior: 'package main\n', input: { content: 'package  main\n' } });
     assert.equal(go.status, 'skipped');
+    // A bare "black" means the native black adapter (stdin filter), where black is installed.
+    const black = createEngine({ formatters: sub.adapters, adapterFor: sub.adapterFor, config: { formatters: { python: 'black' } } });
+    const py = await black.afterEdit({ path: 'a.py', prior: '', input: { content: "x = {  'a':1 }\n" } });
+    if (sub.adapters.some((a) => a.name === 'black')) {
+      assert.equal(py.status, 'formatted', py.line);
+      assert.equal(py.content, 'x = {"a": 1}\n');
+      assert.match(py.line, /^formatted \(black \S+, sandbox\): a\.py$/);
+    } else if (process.env.CI) {
+      assert.fail('CI installs black');
+    }
   } finally {
     project.cleanup();
   }
