@@ -5,7 +5,7 @@
  * - One request at a time per worker; requests queue on the main thread, so a slow call never
  *   eats another call's timeout.
  * - A call past `timeoutMs` terminates its worker: the result is `{kind:'timeout'}` and a fresh
- *   worker is started lazily for the next call.
+ *   worker is started right away, so the next call does not wait for it.
  * - While a call runs, a watchdog samples the process RSS; growth past `memoryBudgetMb` stops the
  *   worker (`{kind:'error'}`), so a runaway allocation cannot take the machine down.
  * - After a call, a worker whose JS heap + wasm/external memory is over budget, or whose wasm
@@ -151,9 +151,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     emit({ kind: 'spawn' });
     slot.worker = worker;
     slot.ending = undefined;
+    let started = false;
     slot.ready = new Promise<AdapterMeta[]>((resolve, reject) => {
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
+          started = true;
           if (!slot.job) worker.unref();
           resolve(reply.adapters);
         } else if (reply.type === 'compiled') {
@@ -188,6 +190,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
           if (ending.kind !== 'recycle') emit({ kind: ending.kind, stoppedAfterMs, detail: ending.result?.kind === 'error' ? ending.result.message : undefined });
           job.resolve(ending.result ?? { kind: 'error', message: 'the formatter worker stopped' });
         }
+        // Replace it now rather than on the next call, so that call finds a started worker.
+        if (!closed && started) spawn(slot).catch(() => undefined);
         pump();
       });
     });

@@ -57,7 +57,7 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
   const { prior, input, final } = request;
   const path = request.path ?? 'file';
   const kind = toolKind(input);
-  if (kind === 'applyPatch') throw new FormatboxError('INVALID_REQUEST', 'reconcile takes one file; use reconcilePatch for a patch');
+  if (kind === 'applyPatch') throw new FormatboxError('INVALID_REQUEST', 'reconcile takes one file; use afterEdit or reconcilePatchFile for a patch');
   if (kind === 'write') return { input: { ...input, content: final }, reconciled: true };
 
   const applied = applyTracked(prior, input);

@@ -437,7 +437,6 @@ export function renderFilePatch(format: 'codex' | 'unified', file: RenderFile, c
       lines.map((l) => `-${lineContent(l)}\n`).join('');
   }
   const lines = linesWithEndings(file.prior).map(lineContent);
-  const priorNoEol = file.prior.length > 0 && !file.prior.endsWith('\n');
   const regions = [...file.regions].sort((x, y) => x.priorStart - y.priorStart);
   const header = format === 'codex'
     ? `*** Update File: ${file.path}\n${file.moveTo !== undefined ? `*** Move to: ${file.moveTo}\n` : ''}`
@@ -504,7 +503,6 @@ export function renderFilePatch(format: 'codex' | 'unified', file: RenderFile, c
       const newStart = newCount === 0 ? from + shift : from + shift + 1;
       out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@\n`, ...body);
       if (atEnd && lastNoEol && last.priorEnd >= lines.length) out.push('\\ No newline at end of file\n');
-      void priorNoEol;
     }
     shift += newCount - oldCount;
     r = s + 1;
