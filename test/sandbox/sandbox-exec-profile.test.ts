@@ -11,6 +11,18 @@ import { sandboxExecSandbox } from '../../src/node/sandbox/sandbox-exec.js';
 const profile = readFileSync(new URL('../../src/node/sandbox/formatbox.sb', import.meta.url), 'utf8');
 const code = profile.replace(/;.*$/gm, '').replace(/"(?:[^"\\]|\\.)*"/g, '""');
 
+/** The whole s-expression that starts at `start`. */
+function form(text: string, start: string): string {
+  const from = text.indexOf(start);
+  assert.ok(from >= 0, start);
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    if (text[i] === ')' && --depth === 0) return text.slice(from, i + 1);
+  }
+  throw new Error(`unbalanced ${start}`);
+}
+
 test('the sandbox-exec profile is balanced and closes network, fork and writes outside the scratch dir', () => {
   let depth = 0;
   for (const c of code) {
@@ -26,8 +38,10 @@ test('the sandbox-exec profile is balanced and closes network, fork and writes o
   const params = new Set([...profile.matchAll(/\(param "([A-Z]+)"\)/g)].map((m) => m[1]));
   assert.deepEqual([...params].sort(), ['BINARY', 'ROOT', 'SCRATCH', 'TOOL']);
   // The only file-write* allowance is the scratch dir and the null/dtrace devices.
-  const writes = profile.slice(profile.indexOf('(allow file-write*'), profile.indexOf(')\n', profile.indexOf('(allow file-write*')) + 1);
-  assert.doesNotMatch(writes, /ROOT|TOOL|\/usr|\/System|HOME/);
+  const writes = form(profile, '(allow file-write*');
+  assert.match(writes, /\(subpath \(param "SCRATCH"\)\)/);
+  assert.doesNotMatch(writes, /ROOT|TOOL|BINARY|\/usr|\/System|HOME|\/tmp|\/private/);
+  assert.equal([...profile.matchAll(/\(allow file-write/g)].length, 1);
 });
 
 test('on Linux the sandbox-exec backend reports itself unavailable instead of running anything', async () => {
