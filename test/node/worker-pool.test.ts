@@ -48,7 +48,7 @@ for (const name of ['wasm-loop', 'js-loop']) {
 
 test('a wasm module that allocates without bound is stopped within timeoutMs + 100 ms (memory budget first)', async () => {
   const events: PoolEvent[] = [];
-  const timeoutMs = 2000;
+  const timeoutMs = 5000;
   const p = pool(events, { memoryBudgetMb: 128, timeoutMs });
   try {
     await p.call('js-trim', request());
