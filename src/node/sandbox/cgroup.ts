@@ -5,7 +5,7 @@
  * apply to root; without this a fork bomb could use up the host's PIDs before the timeout.
  * Needs a writable cgroup tree (root, or a delegated subtree); otherwise `openPidsLimit` returns undefined.
  */
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync, accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const PARENT_NAME = 'formatbox-sandbox';
@@ -50,6 +50,7 @@ function findBase(): string | undefined {
         mkdirSync(probe);
         writeFileSync(join(probe, 'pids.max'), '1');
         rmdirSync(probe);
+        sweep(dir);
         base = dir;
         return dir;
       }
@@ -58,6 +59,19 @@ function findBase(): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Removes empty groups left by formatbox processes that died (a group with processes stays). */
+function sweep(dir: string): void {
+  for (const entry of readdirSync(dir)) {
+    const owner = /^run-(\d+)-\d+$/.exec(entry)?.[1];
+    if (!owner || existsSync(`/proc/${owner}`)) continue;
+    try {
+      rmdirSync(join(dir, entry));
+    } catch {
+      // still has processes, or already gone
+    }
+  }
 }
 
 function ownCgroupV2(): string | undefined {
