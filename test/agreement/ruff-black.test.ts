@@ -136,8 +136,9 @@ export const CATEGORIES: Category[] = [
   {
     id: 'line-splitting',
     why:
-      'Same code, split or parenthesised differently: Black 24 (and Ruff) prefer splitting the right-hand side of an assignment, hug a sole ' +
-      'tuple/return value, drop redundant parentheses, and leave a magic trailing comma out where the content fits; Black 23 does not.',
+      'Same code, split or parenthesised differently: Ruff (like Black 24) prefers splitting the right-hand side of an assignment, ' +
+      'parenthesises a long assert message and groups `with` items in parentheses where the target version allows it, hugs a sole ' +
+      'return value or lambda body, and drops redundant parentheses; Black 23 splits the left-hand side or the first bracket.',
     matches: (h) => noParensOrTrailingCommas(noSpace(h.black.join(''))) === noParensOrTrailingCommas(noSpace(h.ruff.join(''))),
   },
 ];
