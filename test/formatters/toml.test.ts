@@ -123,6 +123,13 @@ test('unknown keys are dropped, newLineKind is forced to lf, a bad value is an e
   assert.equal(okText(await toml.format(request('a=1\n'))), 'a = 1\n');
 });
 
+test("dprint's Cargo conventions apply to Cargo.toml only (its default), and can be turned off", async () => {
+  const text = '[package]\nversion = "1.0.0"\nname = "x"\n';
+  assert.equal(okText(await toml.format(request(text, {}, 'crates/x/Cargo.toml'))), '[package]\nname = "x"\nversion = "1.0.0"\n');
+  assert.equal(okText(await toml.format(request(text, {}, 'config/other.toml'))), text);
+  assert.equal(okText(await toml.format(request(text, { 'cargo.applyConventions': false }, 'Cargo.toml'))), text);
+});
+
 test('why supportsRange is false: the plugin formats outside a requested byte range', async () => {
   const formatter = createFromWasmModule(await WebAssembly.compile(readFileSync(WASM)));
   formatter.setConfig({}, {});
