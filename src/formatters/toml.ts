@@ -7,11 +7,13 @@
  * The adapter's config name is `toml`; `info()` reports the real formatter, `dprint-plugin-toml`
  * and its version, read from the plugin.
  *
- * `settings` is dprint configuration, flat (`{ lineWidth: 100, indentWidth: 4, alignComments: true }`)
+ * `settings` is dprint configuration, flat (`{ lineWidth: 100, indentWidth: 4, spaceSurroundingEquals: false }`)
  * or in dprint.json shape (global keys plus a `toml: {…}` section). `lineWidth`, `indentWidth` and
  * `useTabs` are dprint's global keys; the rest goes to the plugin. `newLineKind` is forced to `lf`
  * (the engine restores the file's own line endings). Unknown keys are dropped; a known key with a
  * bad value is an error, as it is for the dprint CLI.
+ *
+ * dprint's `cargo.applyConventions` (default true) reorders `[package]` keys of files named Cargo.toml.
  *
  * No range formatting: the plugin accepts a byte range but formats the whole file anyway.
  */
