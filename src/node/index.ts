@@ -3,6 +3,8 @@
  * writes, formatters in worker threads, the OS sandbox for subprocess formatters).
  */
 export { createRuntime } from './runtime.js';
+export { createWorkerPool } from './worker-pool.js';
+export type { WorkerPool, WorkerPoolOptions, PoolEvent } from './worker-pool.js';
 export type {
   AfterWriteEvent,
   AfterWriteRequest,

@@ -96,6 +96,12 @@ export interface RuntimeOptions {
   adapterModules?: Array<string | URL>;
   /** Load the built-in adapters. Default true. */
   builtins?: boolean;
+  /**
+   * A worker pool to share (e.g. several roots served by one process, or a benchmark measuring the
+   * bare formatter call in the same worker). The runtime does not close a pool it was given.
+   * When given, `workers`, `memoryBudgetMb`, `adapterModules` and `builtins` are the pool's business.
+   */
+  pool?: WorkerPool;
 }
 
 export interface EditRequest extends EditInput {
@@ -169,7 +175,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const observers = options.observers ?? [];
   const locks = new PathLocks();
   const swept = new Set<string>();
-  const pool: WorkerPool = createWorkerPool({
+  const ownPool = options.pool === undefined;
+  const pool: WorkerPool = options.pool ?? createWorkerPool({
     timeoutMs: limits.timeoutMs,
     builtins: options.builtins ?? true,
     modules: options.adapterModules ?? [],
@@ -224,7 +231,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   /** After a project config file was written, formatter selection must see the new config. */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
-    if (!paths.some((p) => CONFIG_NAMES.has(p.slice(p.lastIndexOf('/') + 1)))) return;
+    if (!paths.some(isConfigFile)) return;
     const discovered = await discoverProjectFiles(rootReal);
     discoveredIgnored = discovered.ignored;
     eng.setProjectFiles(discovered.files);
@@ -288,9 +295,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const written = withPath(target.rel, () => applyInput(prior, input));
       await runBefore({ path: target.rel, absolutePath: target.abs, tool, prior: snapshot ? prior : null, written });
       const writtenBytes = encoder.encode(written);
-      writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.rel, ...(snapshot ? { keep: snapshot } : {}) });
-      await refreshConfigIfNeeded(eng, [target.realRel]);
-      let receipt = await eng.afterEdit({ path: target.realRel, prior, input, written });
+      const writeW = () => writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.rel, ...(snapshot ? { keep: snapshot } : {}) });
+      let pending: Promise<Receipt>;
+      if (isConfigFile(target.realRel)) {
+        writeW();
+        await refreshConfigIfNeeded(eng, [target.realRel]);
+        pending = eng.afterEdit({ path: target.realRel, prior, input, written });
+      } else {
+        // The formatter works on W in memory: start it, and write W to disk while it runs.
+        pending = eng.afterEdit({ path: target.realRel, prior, input, written });
+        pending.catch(() => undefined);
+        await yieldToWorker();
+        writeW();
+      }
+      let receipt = await pending;
       receipt = commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input);
       receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool, receipt });
       return { ...receipt, ms: elapsed(started) };
@@ -491,13 +509,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       try {
         await (await ready?.catch(() => undefined))?.dispose();
       } finally {
-        await pool.close();
+        if (ownPool) await pool.close();
       }
     },
   };
 }
 
 // ---------------------------------------------------------------------------
+
+function isConfigFile(path: string): boolean {
+  return CONFIG_NAMES.has(path.slice(path.lastIndexOf('/') + 1));
+}
+
+/** Lets pending microtasks run, so a formatter request is posted to its worker before a synchronous write. */
+function yieldToWorker(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /** Tool errors name the file, so the agent knows which call to fix. */
 function withPath<T>(path: string | undefined, run: () => T): T {

@@ -1,0 +1,73 @@
+/**
+ * Warm latency of the Node runtime: the median cost of an `edit` receipt (read P, apply, atomic
+ * CAS write of W with fsync, format in the worker, reconcile, CAS write of F with fsync) against
+ * the bare formatter call (the same Biome adapter in the same warm worker, on the same text).
+ * The file is ~1,000 lines of real TypeScript (rxjs sources), already formatted by Biome.
+ *
+ *   node --import tsx test/bench/runtime-latency.ts [runs=40]
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { createRuntime, createWorkerPool } from '../../src/node/index.js';
+import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../src/config/index.js';
+
+const RUNS = Number(process.argv[2] ?? 40);
+const BIOME_JSON = '{ "formatter": { "indentStyle": "space", "lineWidth": 100 } }\n';
+
+const require = createRequire(import.meta.url);
+const rxjs = join(require.resolve('rxjs/package.json'), '..', 'src', 'internal');
+const sources = ['Observable.ts', 'ajax/ajax.ts'].map((f) => readFileSync(join(rxjs, f), 'utf8'));
+const corpus = sources.join('\n').replace(/^import .*$/gm, '').replace(/^export \* from .*$/gm, '');
+
+const root = mkdtempSync(join(tmpdir(), 'fb-bench-'));
+writeFileSync(join(root, 'biome.json'), BIOME_JSON);
+const pool = createWorkerPool({ timeoutMs: 30_000 });
+const runtime = createRuntime({ root, pool });
+try {
+  // Pre-format the corpus so edits land in an already formatted file, as they do in a real project.
+  writeFileSync(join(root, 'big.ts'), corpus + '\nconst marker = 1;\n');
+  const first = await runtime.format({ path: 'big.ts' });
+  const formatted = first.content;
+  const lines = formatted.split('\n').length;
+
+  const selection = selectFormatter(loadProjectConfig({ 'biome.json': BIOME_JSON }, { trust: 'untrusted' }), normaliseUserConfig(undefined), 'big.ts');
+  if (selection.kind !== 'format') throw new Error(`no formatter selected: ${JSON.stringify(selection)}`);
+  const biome = (await pool.adapters()).find((a) => a.name === 'biome')!;
+
+  const editMs: number[] = [];
+  const bareMs: number[] = [];
+  let value = 1;
+  for (let i = 0; i < RUNS + 5; i++) {
+    const next = value + 1;
+    const input = { oldText: `const marker = ${value};`, newText: `const marker=${next}` };
+    const written = readFileSync(join(root, 'big.ts'), 'utf8').replace(input.oldText, input.newText);
+
+    let t = performance.now();
+    const bare = await biome.format({ path: 'big.ts', language: selection.language, text: written, settings: selection.settings });
+    const bareTime = performance.now() - t;
+    if (bare.kind !== 'ok') throw new Error(`bare call: ${JSON.stringify(bare)}`);
+
+    t = performance.now();
+    const receipt = await runtime.edit({ path: 'big.ts', ...input });
+    const editTime = performance.now() - t;
+    if (receipt.status !== 'formatted' || receipt.content !== bare.text) throw new Error(`unexpected receipt: ${receipt.status} ${receipt.line}`);
+    value = next;
+    if (i >= 5) {
+      bareMs.push(bareTime);
+      editMs.push(editTime);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const edit = median(editMs);
+  const bare = median(bareMs);
+  console.log(`runtime latency, ${lines}-line TypeScript file (rxjs), Biome wasm in one warm worker, ${RUNS} runs:`);
+  console.log(`  bare formatter call (worker round trip): median ${bare.toFixed(1)} ms`);
+  console.log(`  edit receipt (read, apply, CAS write W + fsync, format, reconcile, CAS write F + fsync): median ${edit.toFixed(1)} ms`);
+  console.log(`  ratio edit/bare: ${(edit / bare).toFixed(3)} (goal ≤ 1.15)`);
+} finally {
+  await runtime.close();
+  await pool.close();
+  rmSync(root, { recursive: true, force: true });
+}
