@@ -185,6 +185,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
   let closed = false;
   let discoveredIgnored: IgnoredItem[] = [];
+  let discoveredFiles: ProjectFiles = {};
   let engineReady: Promise<Engine> | undefined;
   let subprocess: SubprocessFormatters | undefined;
 
@@ -195,6 +196,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       for (const path of sweepTree(rootReal)) swept.add(dirname(path));
       const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal), pool.adapters()]);
       discoveredIgnored = discovered.ignored;
+      discoveredFiles = discovered.files;
       // Subprocess formatters run on this thread: the work happens in the sandboxed process.
       const sub = createSubprocessFormatters({
         sandbox: detectSandbox(),
@@ -234,6 +236,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (!paths.some(isConfigFile)) return;
     const discovered = await discoverProjectFiles(rootReal);
     discoveredIgnored = discovered.ignored;
+    discoveredFiles = discovered.files;
     eng.setProjectFiles(discovered.files);
   }
 
@@ -486,7 +489,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       languages,
       sandbox: { kind: sandbox.kind, available: sandbox.unavailable === undefined, detail: sandbox.unavailable ?? sandbox.describe() },
       subprocess: subprocess?.status() ?? [],
-      ignored: dedupeIgnored([...discoveredIgnored, ...eng.ignored]),
+      ignored: dedupeIgnored([...discoveredIgnored, ...eng.ignored, ...unreadFiles(discoveredFiles, [...discoveredIgnored, ...eng.ignored], trust)]),
       workers: pool.stats(),
       limits: eng.limits,
     };
@@ -587,6 +590,14 @@ function removeAtomic(target: ResolvedPath, expect: Uint8Array): void {
 
 function removeIfSame(abs: string, bytes: Uint8Array): void {
   if (sameBytes(readCurrentSync(abs), bytes)) unlinkSync(abs);
+}
+
+/** Config files found but never read (code configs such as prettier.config.js), unless already reported. */
+function unreadFiles(files: ProjectFiles, reported: IgnoredItem[], trust: Trust): IgnoredItem[] {
+  const named = new Set(reported.map((item) => item.file));
+  return Object.entries(files)
+    .filter(([file, content]) => content === null && !named.has(file))
+    .map(([file]) => ({ file, item: file, reason: trust === 'untrusted' ? 'a config file that is code: never loaded in untrusted mode' : 'a config file that is code: not read as data' }));
 }
 
 function dedupeIgnored(items: IgnoredItem[]): IgnoredItem[] {

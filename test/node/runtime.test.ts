@@ -243,3 +243,37 @@ test('calls on the same path are serialised; different paths run concurrently', 
   const [[s1, e1], [s2, e2]] = spans as [[number, number], [number, number]];
   assert.ok(Math.max(s1, s2) < Math.min(e1, e2), 'the two edits overlapped');
 });
+
+test('doctor: formatter per language and why, sandbox status, and every ignored config item', async () => {
+  const root = project({
+    '.prettierrc': JSON.stringify({ semi: false, plugins: ['prettier-plugin-evil'] }),
+    'prettier.config.js': 'module.exports = { semi: true };\n',
+    'pyproject.toml': '[tool.ruff]\nline-length = 100\n',
+  });
+  const report = await runtime(root).doctor();
+  const byLanguage = Object.fromEntries(report.languages.map((l) => [l.language, l]));
+  assert.equal(byLanguage.typescript?.formatter, 'biome', 'biome.json wins over Prettier');
+  assert.match(byLanguage.typescript?.because ?? '', /biome/);
+  assert.equal(byLanguage.markdown?.formatter, 'prettier');
+  assert.equal(byLanguage.python?.formatter, 'ruff');
+  assert.equal(byLanguage.go?.formatter, 'gofmt');
+  assert.ok(byLanguage.java?.skipped, 'no formatter for Java here');
+  assert.equal(report.trust, 'untrusted');
+  assert.equal(typeof report.sandbox.available, 'boolean');
+  assert.ok(report.sandbox.detail.length > 0);
+  const ignored = report.ignored.map((i) => `${i.file} ${i.item}: ${i.reason}`).join('\n');
+  assert.match(ignored, /\.prettierrc plugins/);
+  assert.match(ignored, /prettier\.config\.js/);
+  assert.ok(report.subprocess.some((s) => s.name === 'rustfmt'));
+  console.log(`  doctor: sandbox ${report.sandbox.kind} (${report.sandbox.available ? 'available' : 'unavailable'}); ignored:\n${ignored.replace(/^/gm, '    ')}`);
+});
+
+test('CRLF and a BOM in P are kept in F through the runtime', async () => {
+  const root = project({ 'w.ts': '\uFEFFconst a = 1;\r\nconst b = 2;\r\n' });
+  const rt = runtime(root);
+  const receipt = await rt.edit({ path: 'w.ts', oldText: 'const b = 2;', newText: 'const b=[1,2]' });
+  assert.equal(receipt.status, 'formatted');
+  const disk = readFileSync(join(root, 'w.ts'));
+  assert.equal(disk.toString('utf8'), '\uFEFFconst a = 1;\r\nconst b = [1, 2];\r\n');
+  assert.equal(receipt.content, disk.toString('utf8'));
+});
