@@ -55,6 +55,20 @@ export function reconcilePatchFile(format: 'codex' | 'unified', file: PatchedFil
   // Regions: each chunk's written lines, widened over hunks that cross their edges, merged when they overlap.
   let regions: Region[] = file.applied.map((c) => ({ ws: c.writtenStart, we: c.writtenEnd, ps: c.priorStart, pe: c.priorEnd }));
   for (const region of regions) {
+    if (region.ws === region.we) {
+      // Deleted lines: a formatter change right next to them (a blank line left behind) joins the chunk.
+      for (const h of hunks) {
+        if (h.aStart === h.aEnd) continue;
+        if (h.aEnd === region.ws) {
+          region.ps -= region.ws - h.aStart;
+          region.ws = h.aStart;
+        }
+        if (h.aStart === region.we) {
+          region.pe += h.aEnd - region.we;
+          region.we = h.aEnd;
+        }
+      }
+    }
     for (let changed = true; changed;) {
       changed = false;
       for (const h of hunks) {

@@ -68,6 +68,14 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
   }
   if (written === final) return { input, reconciled: true };
 
+  // Fast path: the text between the regions is untouched in F, so each region maps to what lies
+  // between the same anchors in F (the stable-anchor idea of code-assistant, made exact).
+  const anchored = anchoredPlans(written, final, applied.sites, applied.effective);
+  if (anchored) {
+    const attempt = tryRewrite(prior, input, written, final, anchored);
+    if (!('error' in attempt) && attempt.replayed === final) return { input: attempt.input, reconciled: true };
+  }
+
   const multi = kind === 'multiEdit';
   const label = (edit: number): string => (multi ? `edit ${edit + 1}: ` : '');
   const hunks = slideIntoRegions(formatterHunks(written, final), applied.sites, written, final);
@@ -101,6 +109,54 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
   if (failures.length > 0) out.reason = failures.join('; ');
   if (diff !== '') out.diff = diff;
   return out;
+}
+
+/**
+ * When every gap between regions (and the text before the first and after the last) appears in F
+ * unchanged and in exactly one place, the regions' new texts are what lies between them in F.
+ * Undefined when any gap moved, changed or could sit in two places, or replaceAll sites differ.
+ */
+function anchoredPlans(written: string, final: string, sites: readonly EditSite[], effective: readonly EditInput[]): EditPlan[] | undefined {
+  if (sites.length === 0) return undefined;
+  const gaps: string[] = [];
+  let cursor = 0;
+  for (const site of sites) {
+    gaps.push(written.slice(cursor, site.start));
+    cursor = site.end;
+  }
+  gaps.push(written.slice(cursor));
+  const head = gaps[0] as string;
+  const tail = gaps[gaps.length - 1] as string;
+  if (!final.startsWith(head) || !final.endsWith(tail) || head.length + tail.length > final.length) return undefined;
+  const spans: Array<{ fs: number; fe: number }> = [];
+  let pos = head.length;
+  const limit = final.length - tail.length;
+  for (let g = 1; g < gaps.length - 1; g++) {
+    const gap = gaps[g] as string;
+    if (gap === '') return undefined; // Touching regions: where one ends in F is a guess.
+    const at = final.indexOf(gap, pos);
+    if (at === -1 || at + gap.length > limit) return undefined;
+    const again = final.indexOf(gap, at + 1);
+    if (again !== -1 && again + gap.length <= limit) return undefined;
+    spans.push({ fs: pos, fe: at });
+    pos = at + gap.length;
+  }
+  spans.push({ fs: pos, fe: limit });
+  const plans: EditPlan[] = [];
+  for (let edit = 0; edit < effective.length; edit++) {
+    const original = effective[edit] as EditInput;
+    const mine = sites.map((site, i) => ({ site, span: spans[i] as { fs: number; fe: number } })).filter((x) => x.site.edit === edit);
+    const plan: EditPlan = { edit, replacements: [] };
+    plans.push(plan);
+    if (mine.length === 0) continue;
+    const texts = new Set(mine.map((x) => final.slice(x.span.fs, x.span.fe)));
+    if (texts.size !== 1) return undefined;
+    const newText = [...texts][0] as string;
+    if (newText === original.newText) continue;
+    plan.rewritten = { oldText: original.oldText, newText, ...(original.replaceAll !== undefined ? { replaceAll: original.replaceAll } : {}) };
+    plan.replacements = mine.map((x) => ({ ws: x.site.start, we: x.site.end, fs: x.span.fs, fe: x.span.fe }));
+  }
+  return plans.filter((plan) => plan.rewritten !== undefined);
 }
 
 /**
@@ -194,6 +250,14 @@ function planEdits(
   const regions = sites.map((site) => {
     let rs = site.start;
     let re = site.end;
+    if (rs === re) {
+      // A deletion: a formatter change right next to it (the blank line the removed code leaves) joins it.
+      for (const h of hunks) {
+        if (h.ws === h.we) continue;
+        if (h.we === site.start) rs = h.ws;
+        if (h.ws === site.end) re = h.we;
+      }
+    }
     for (let changed = true; changed;) {
       changed = false;
       for (const h of hunks) {

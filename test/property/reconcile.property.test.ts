@@ -238,6 +238,8 @@ interface Stats {
   rewritten: number;
   unformattedEdits: number;
   formattedPrior: number;
+  formattedPriorNoDiff: number;
+  reasons: Record<string, number>;
 }
 
 const allStats: Record<string, Stats> = {};
@@ -269,6 +271,13 @@ function checkReceipt(prior: string, input: SingleFileInput, written: string, re
   const tool = 'oldText' in input && input.replaceAll ? 'replaceAll' : toolKind(input);
   stats.tools[tool] = (stats.tools[tool] ?? 0) + 1;
   if (receipt.reconciled) stats.reconciled++;
+  else if (receipt.reason) {
+    // Group reasons: drop the edit numbers and the replay detail.
+    for (const part of receipt.reason.split('; ')) {
+      const key = part.replace(/^edits? [\d and]+: /, '').replace(/ \(.*$/, '');
+      stats.reasons[key] = (stats.reasons[key] ?? 0) + 1;
+    }
+  }
   if (!receipt.diff) stats.noDiff++;
   if (JSON.stringify(receipt.input) !== JSON.stringify(input)) stats.rewritten++;
 }
@@ -277,7 +286,7 @@ function propertyFor(language: Language, pick: (seed: CaseSeed) => ReturnType<ty
   return async () => {
     const units = corpus[language];
     assert.ok(units.length >= 40, `corpus for ${language}: ${units.length} units`);
-    const stats: Stats = { cases: 0, status: {}, tools: {}, reconciled: 0, noDiff: 0, rewritten: 0, unformattedEdits: 0, formattedPrior: 0 };
+    const stats: Stats = { cases: 0, status: {}, tools: {}, reconciled: 0, noDiff: 0, rewritten: 0, unformattedEdits: 0, formattedPrior: 0, formattedPriorNoDiff: 0, reasons: {} };
     allStats[language] = stats;
     await fc.assert(
       fc.asyncProperty(caseSeed, async (seed) => {
@@ -291,7 +300,11 @@ function propertyFor(language: Language, pick: (seed: CaseSeed) => ReturnType<ty
         const written = applyInput(prior, input);
         const receipt = await afterEdit({ format }, { path: unit.path, prior, input });
         checkReceipt(prior, input, written, receipt, stats);
-        if (seed.variant === 'formatted') stats.formattedPrior++;
+        if (seed.variant === 'formatted' && seed.eol !== 'mixed') {
+          stats.formattedPrior++;
+          if (!receipt.diff) stats.formattedPriorNoDiff++;
+          else if (process.env.FORMATBOX_SHOW_DIFFS) console.log(JSON.stringify({ input, out: receipt.input, diff: receipt.diff }));
+        }
         if (seed.edits[0]?.unformatted) stats.unformattedEdits++;
       }),
       { numRuns: PER_LANGUAGE, ...(SEED !== undefined ? { seed: SEED } : {}) },
@@ -399,7 +412,10 @@ after(() => {
     const pct = (n: number): string => `${((100 * n) / Math.max(1, s.cases)).toFixed(1)}%`;
     const statuses = Object.entries(s.status).map(([k, v]) => `${k} ${v}`).join(', ');
     const tools = Object.entries(s.tools).map(([k, v]) => `${k} ${v}`).join(', ');
-    return `${language}: ${s.cases} cases (${tools}); ${statuses}; reconciled ${pct(s.reconciled)}, no diff ${pct(s.noDiff)}, input rewritten ${pct(s.rewritten)}`;
+    const reasons = Object.entries(s.reasons).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${v}× ${k}`).join('; ');
+    const onFormatted = `${((100 * s.formattedPriorNoDiff) / Math.max(1, s.formattedPrior)).toFixed(1)}%`;
+    return `${language}: ${s.cases} cases (${tools}); ${statuses}; reconciled ${pct(s.reconciled)}, no diff ${pct(s.noDiff)} ` +
+      `(${onFormatted} on already formatted files), input rewritten ${pct(s.rewritten)}${reasons ? `; not reconciled: ${reasons}` : ''}`;
   });
   if (patchStats) {
     const p = patchStats;
