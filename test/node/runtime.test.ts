@@ -181,16 +181,16 @@ test('write, afterWrite, format and applyPatch return receipts that match the di
 test('a runaway formatter times out, the edit stands, the worker is replaced and the next call works', async () => {
   const root = project({ 'main.go': 'package main\n', 'src/a.ts': 'const a = 1;\n' });
   const rt = runtime(root, {
-    limits: { timeoutMs: 3000 },
+    limits: { timeoutMs: 5000 },
     adapterModules: [new URL('./runaway-adapters.ts?as=gofmt:wasm-loop', import.meta.url)],
   });
   assert.equal((await rt.edit({ path: 'src/a.ts', oldText: 'const a = 1;', newText: 'const a=1' })).status, 'formatted'); // Biome compiled
   const started = performance.now();
   const receipt = await rt.edit({ path: 'main.go', oldText: 'package main\n', newText: 'package main\n\nfunc main() {}\n' });
   const ms = Math.round(performance.now() - started);
-  console.log(`  runtime edit with an infinite-loop formatter returned after ${ms} ms (timeout 3000 ms)`);
+  console.log(`  runtime edit with an infinite-loop formatter returned after ${ms} ms (timeout 5000 ms)`);
   assert.equal(receipt.status, 'timeout');
-  assert.match(receipt.line, /formatter timed out \(gofmt\) after 3000 ms: main\.go/);
+  assert.match(receipt.line, /formatter timed out \(gofmt\) after 5000 ms: main\.go/);
   assert.equal(read(root, 'main.go'), 'package main\n\nfunc main() {}\n');
   assert.equal(receipt.content, read(root, 'main.go'));
   const again = performance.now();
@@ -276,4 +276,17 @@ test('CRLF and a BOM in P are kept in F through the runtime', async () => {
   const disk = readFileSync(join(root, 'w.ts'));
   assert.equal(disk.toString('utf8'), '\uFEFFconst a = 1;\r\nconst b = [1, 2];\r\n');
   assert.equal(receipt.content, disk.toString('utf8'));
+});
+
+test('non-UTF-8 files: format skips them, write may replace them', async () => {
+  const root = project();
+  writeFileSync(join(root, 'latin1.ts'), Buffer.from('const s = "caf\xe9";\n', 'latin1'));
+  const rt = runtime(root);
+  const receipt = await rt.format({ path: 'latin1.ts' });
+  assert.equal(receipt.status, 'skipped');
+  assert.equal(receipt.reason, 'not UTF-8');
+  assert.deepEqual(readFileSync(join(root, 'latin1.ts')), Buffer.from('const s = "caf\xe9";\n', 'latin1'));
+  const written = await rt.write({ path: 'latin1.ts', content: 'const s = "café"' });
+  assert.equal(written.status, 'formatted');
+  assert.equal(read(root, 'latin1.ts'), 'const s = "café";\n');
 });

@@ -120,3 +120,17 @@ test('calls after close answer with an error instead of hanging', async () => {
   await p.close();
   assert.deepEqual(await p.call('js-trim', request()), { kind: 'error', message: 'the runtime is closed' });
 });
+
+test('a worker over its memory budget after a call is recycled; the call itself succeeds', async () => {
+  const events: PoolEvent[] = [];
+  const p = pool(events, { recycleMb: 1 });
+  try {
+    assert.deepEqual(await p.call('js-trim', request()), { kind: 'ok', text: 'a\nb\n' });
+    const recycle = events.find((e) => e.kind === 'recycle');
+    assert.match(recycle?.detail ?? '', /memory \d+ MB over budget/);
+    assert.deepEqual(await p.call('js-trim', request()), { kind: 'ok', text: 'a\nb\n' });
+    assert.ok(p.stats().spawned >= 2);
+  } finally {
+    await p.close();
+  }
+});
