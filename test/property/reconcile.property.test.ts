@@ -273,8 +273,8 @@ function checkReceipt(prior: string, input: SingleFileInput, written: string, re
   if (receipt.reconciled) stats.reconciled++;
   else if (receipt.reason) {
     // Group reasons: drop the edit numbers and the replay detail.
-    for (const part of receipt.reason.split('; ')) {
-      const key = part.replace(/^edits? [\d and]+: /, '').replace(/ \(.*$/, '');
+    for (const part of receipt.reason.replace(/ \([^)]*\)/g, '').split('; ')) {
+      const key = part.replace(/^edits? [\d and]+: /, '');
       stats.reasons[key] = (stats.reasons[key] ?? 0) + 1;
     }
   }
