@@ -111,10 +111,8 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
 
     async format(request: AdapterRequest): Promise<AdapterResult> {
       if (pyi === 'skip' && /\.pyi$/i.test(request.path)) {
-        return {
-          kind: 'unsupported',
-          reason: 'ruff wasm cannot apply stub (.pyi) rules; formatting with .py rules would disagree with `ruff format`',
-        };
+        // Formatting with .py rules would disagree with `ruff format` on the project's stubs.
+        return { kind: 'unsupported', reason: "no stub (.pyi) rules in Ruff's wasm build" };
       }
       await module.get();
       let workspace: Workspace;
