@@ -112,6 +112,8 @@ async function afterSingle(deps: AfterEditDeps, request: AfterEditRequest & { in
     reconciled = false;
     reason = report === 'none' ? "report 'none': the formatter's changes were not shown to the agent" : "report 'line': only the result line was shown to the agent";
   }
+  // A receipt that was not formatted says why (skipped/failed/timeout/refused), unless reconcile has its own reason.
+  if (reason === undefined && outcome.status !== 'formatted' && outcome.reason !== undefined) reason = outcome.reason;
   const note = renderNote({
     line: outcome.line, report, path: request.path, maxDiffChars, replayed, final, reconciled,
     ...(diff !== undefined ? { diff } : {}),
