@@ -128,6 +128,7 @@ for (const config of CONFIGS) {
 
       let matches = 0;
       const tally = { changed: 0, bothFailed: 0, skipped: 0 };
+      const rejectedByBoth: string[] = [];
       const unexplained: string[] = [];
       const explainedSeen = new Set<string>();
       for (const file of files) {
@@ -153,7 +154,10 @@ for (const config of CONFIGS) {
         }
         if (problem === undefined) {
           matches++;
-          if (result.kind === 'error') tally.bothFailed++;
+          if (result.kind === 'error') {
+            tally.bothFailed++;
+            rejectedByBoth.push(`${file.path} (${result.message})`);
+          }
           else if (result.kind !== 'ok') tally.skipped++;
           else if (result.text !== input) tally.changed++;
         }
@@ -165,6 +169,7 @@ for (const config of CONFIGS) {
         (key) => key.startsWith(`${config.name}|`) && paths.has(key.slice(config.name.length + 1)) && !explainedSeen.has(key),
       );
       t.diagnostic(`biome agreement (${config.name}): ${matches}/${files.length} identical (${tally.changed} reformatted, ${tally.bothFailed} rejected by both, ${tally.skipped} skipped by both), ${explainedSeen.size} explained mismatches`);
+      if (rejectedByBoth.length > 0) t.diagnostic(`rejected by both: ${rejectedByBoth.join('; ')}`);
       assert.deepEqual(unexplained, [], 'unexplained mismatches');
       assert.deepEqual(stale, [], 'EXPLAINED entries that no longer mismatch');
     } finally {

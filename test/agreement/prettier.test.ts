@@ -139,6 +139,7 @@ for (const config of CONFIGS) {
 
       let matches = 0;
       const tally = { changed: 0, bothFailed: 0, skipped: 0 };
+      const rejectedByBoth: string[] = [];
       const unexplained: string[] = [];
       const explainedSeen = new Set<string>();
       for (const file of files) {
@@ -162,7 +163,10 @@ for (const config of CONFIGS) {
         }
         if (problem === undefined) {
           matches++;
-          if (result.kind !== 'ok') tally.bothFailed++;
+          if (result.kind !== 'ok') {
+            tally.bothFailed++;
+            rejectedByBoth.push(`${file.path} (${JSON.stringify(result)})`);
+          }
           else if (result.text !== input) tally.changed++;
         }
         else if (EXPLAINED[key]) explainedSeen.add(key);
@@ -173,6 +177,7 @@ for (const config of CONFIGS) {
         (key) => key.startsWith(`${config.name}|`) && paths.has(key.slice(config.name.length + 1)) && !explainedSeen.has(key),
       );
       t.diagnostic(`prettier agreement (${config.name}): ${matches}/${files.length} identical (${tally.changed} reformatted, ${tally.bothFailed} rejected by both, ${tally.skipped} skipped by both), ${explainedSeen.size} explained mismatches`);
+      if (rejectedByBoth.length > 0) t.diagnostic(`rejected by both: ${rejectedByBoth.join('; ')}`);
       assert.deepEqual(unexplained, [], 'unexplained mismatches');
       assert.deepEqual(stale, [], 'EXPLAINED entries that no longer mismatch');
     } finally {
