@@ -7,10 +7,12 @@
 //   taplo       @taplo/lib (wasm inlined into a 35 MB JS file)
 //   prettier    prettier + prettier-plugin-toml (devDependency, measured only)
 // Files are real TOML from this machine: a small pyproject.toml and rustup's ~1 MB channel manifest.
-// "workerd" is judged from the package sources: a node: import, eval/new Function, or wasm compiled
-// from bytes at run time each rule it out (workerd needs a WebAssembly.Module and forbids eval).
+// "workerd": each candidate is bundled into a worker (esbuild) and run with `workerd test` (the
+// workerd devDependency), formatting `a=1`; the first error is shown. The package sources are also
+// read for what workerd forbids (a node: import, eval/new Function, wasm compiled from bytes at run
+// time); that static reading is the verdict when workerd is not installed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -47,15 +49,10 @@ const option = (flag: string, fallback: number) => {
   return index >= 0 ? Number(args[index + 1]) : fallback;
 };
 
-if (args[0] === '--child') {
-  await child(args[1] as Candidate, args[2]!, args[3]!, option('--runs', 20));
-} else {
-  parent(option('--runs', 20), option('--budget-ms', 120_000));
-}
 
 // ---------------------------------------------------------------------------
 
-function parent(runs: number, budgetMs: number): void {
+async function parent(runs: number, budgetMs: number): Promise<void> {
   const small = SMALL_CANDIDATES.find(existsSync);
   const large = LARGE_CANDIDATES.find(existsSync);
   if (!small || !large) {
@@ -75,7 +72,7 @@ function parent(runs: number, budgetMs: number): void {
       timeout: budgetMs,
       maxBuffer: 16 * 1024 * 1024,
     });
-    const workerd = workerdVerdict(candidate);
+    const workerd = await workerdRun(candidate);
     if (run.error || run.status !== 0) {
       const why = run.error && (run.error as NodeJS.ErrnoException).code === 'ETIMEDOUT' ? `over ${budgetMs} ms` : `exit ${run.status}: ${run.stderr.trim().split('\n').pop()}`;
       // A timed-out child may still have printed its load and small-file figures.
@@ -123,6 +120,83 @@ function printTable(header: string[], rows: string[][]): void {
   for (const cells of rows) console.log(`| ${cells.join(' | ')} |`);
 }
 
+/** The worker that formats `a=1` with one candidate, as workerd would run it. */
+const WORKER_ENTRIES: Record<Candidate, string> = {
+  dprint: `
+    import { createFromWasmModule } from '@dprint/formatter';
+    import plugin from './plugin.wasm';
+    export default { async test() {
+      const formatter = createFromWasmModule(plugin);
+      formatter.setConfig({}, {});
+      const out = formatter.formatText({ filePath: 'a.toml', fileText: 'a=1\\n' });
+      if (out !== 'a = 1\\n') throw new Error('unexpected output ' + JSON.stringify(out));
+    } };`,
+  taplo: `
+    import { Taplo } from '@taplo/lib';
+    export default { async test() {
+      const taplo = await Taplo.initialize();
+      const out = taplo.format('a=1\\n');
+      if (out !== 'a = 1\\n') throw new Error('unexpected output ' + JSON.stringify(out));
+    } };`,
+  prettier: `
+    import * as prettier from 'prettier/standalone';
+    import plugin from 'prettier-plugin-toml';
+    export default { async test() {
+      const out = await prettier.format('a=1\\n', { parser: 'toml', plugins: [plugin], filepath: '/a.toml' });
+      if (out !== 'a = 1\\n') throw new Error('unexpected output ' + JSON.stringify(out));
+    } };`,
+};
+
+/** Bundles and runs the candidate's worker in workerd (with `nodejs_compat`, to give node: imports their best chance). */
+async function workerdRun(candidate: Candidate): Promise<string> {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const workerd = join(root, 'node_modules/.bin/workerd');
+  const statically = workerdVerdict(candidate);
+  if (!existsSync(workerd)) return `${statically} (read from its sources; workerd not installed)`;
+  const { build } = await import('esbuild');
+  const dir = mkdtempSync(join(tmpdir(), 'formatbox-toml-workerd-'));
+  try {
+    try {
+      await build({
+        stdin: { contents: WORKER_ENTRIES[candidate], resolveDir: root, sourcefile: 'worker-entry.js', loader: 'js' },
+        bundle: true,
+        format: 'esm',
+        platform: 'neutral',
+        mainFields: ['browser', 'module', 'main'],
+        conditions: ['workerd', 'worker', 'browser'],
+        external: ['./plugin.wasm', 'node:*'],
+        outfile: join(dir, 'worker.js'),
+        logLevel: 'silent',
+      });
+    } catch (error) {
+      const first = (error as { errors?: Array<{ text: string }> }).errors?.[0]?.text;
+      if (first === undefined) throw error;
+      return `no: does not bundle for workers (${first.slice(0, 80)})`;
+    }
+    copyFileSync(join(root, 'node_modules/@dprint/toml/plugin.wasm'), join(dir, 'plugin.wasm'));
+    writeFileSync(
+      join(dir, 'config.capnp'),
+      `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = ( services = [ (name = "main", worker = .worker) ] );
+const worker :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "worker.js"), (name = "plugin.wasm", wasm = embed "plugin.wasm") ],
+  compatibilityDate = "2026-11-01",
+  compatibilityFlags = ["nodejs_compat"],
+);
+`,
+    );
+    const run = spawnSync(workerd, ['test', 'config.capnp'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+    const version = spawnSync(workerd, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    if (run.status === 0) return `yes: ran in ${version}`;
+    const output = `${run.stdout}\n${run.stderr}`;
+    const reason = output.split('\n').find((line) => /Error|error:|uncaught|disallowed/i.test(line) && !/^\s*at /.test(line)) ?? `exit ${run.status}`;
+    const error = /(\w*Error: .*)$/.exec(reason)?.[1] ?? reason;
+    return `no: ${error.trim().slice(0, 110)} (${statically.replace(/^no: /, '')})`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Reads the candidate's shipped sources for what workerd forbids. */
 function workerdVerdict(candidate: Candidate): string {
   const root = fileURLToPath(new URL('../../node_modules/', import.meta.url));
@@ -145,7 +219,7 @@ function workerdVerdict(candidate: Candidate): string {
     const imports = WebAssembly.Module.imports(plugin).length;
     if (imports > 0) reasons.add(`plugin wasm has ${imports} imports`);
   }
-  return reasons.size === 0 ? 'yes (takes a Module, no imports, no eval)' : `no: ${[...reasons].join(', ')}`;
+  return reasons.size === 0 ? 'takes a Module, no imports, no eval' : `no: ${[...reasons].join(', ')}`;
 }
 
 function walk(dir: string): string[] {
@@ -246,4 +320,13 @@ async function load(candidate: Candidate): Promise<Loaded> {
       };
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// Entry (at the end, so every constant above is initialised).
+
+if (args[0] === '--child') {
+  await child(args[1] as Candidate, args[2]!, args[3]!, option('--runs', 20));
+} else {
+  await parent(option('--runs', 20), option('--budget-ms', 120_000));
 }
