@@ -7,26 +7,8 @@
  * Another process can still write in the few microseconds between the check and the rename;
  * closing that gap needs renameat2(RENAME_EXCHANGE), which Node does not expose.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-  fchmodSync,
-  fchownSync,
-  mkdirSync,
-  type Stats,
-} from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
@@ -127,9 +109,10 @@ export function resolveInside(rootReal: string, path: string): ResolvedPath {
 /** Reads the file as bytes, or null when it does not exist. */
 export async function readSnapshot(abs: string, shown: string): Promise<FileSnapshot | null> {
   try {
-    const stats = await stat(abs);
+    // Synchronous: a source file is read from the page cache in microseconds; thread-pool hops cost more.
+    const stats = statSync(abs);
     if (!stats.isFile()) throw refused(shown, `it is ${kindOf(stats)}, not a regular file`);
-    const bytes = await readFile(abs);
+    const bytes = readFileSync(abs);
     return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
   } catch (error) {
     if (error instanceof FormatboxError) throw error;
@@ -155,14 +138,16 @@ export interface WriteOptions {
 
 /**
  * Writes `bytes` to `abs` atomically: a temp file in the same directory (O_EXCL, never followed
- * through a symlink), fsync, compare-and-swap against `expect`, rename, fsync of the directory.
- * On any failure the temp file is removed and the original is untouched.
+ * through a symlink) written and fsync'ed off the main thread, then — synchronously, with nothing
+ * in between — the compare-and-swap against `expect` and the rename. The directory is fsync'ed in
+ * the background (`flushDirectorySyncs` waits for it). On any failure the temp file is removed
+ * and the original is untouched.
  */
-export function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): void {
+export async function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): Promise<void> {
   const dir = dirname(abs);
   if (options.expect === null) {
     try {
-      mkdirSync(dir, { recursive: true });
+      await mkdir(dir, { recursive: true });
     } catch (error) {
       throw new FormatboxError('WRITE_FAILED', `cannot create the directory of ${options.shown}: ${describeErrno(error)}`);
     }
@@ -170,18 +155,20 @@ export function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOption
   const temp = tempPathFor(abs);
   let fd: number | undefined;
   try {
+    // Small synchronous calls (page cache); only the flush to disk goes to the thread pool.
     const mode = options.keep?.mode ?? 0o666;
     fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     let written = 0;
     while (written < bytes.byteLength) written += writeSync(fd, bytes, written, bytes.byteLength - written);
     if (options.keep) {
-      fchmodSync(fd, options.keep.mode);
       const st = fstatSync(fd);
+      if ((st.mode & 0o7777) !== options.keep.mode) fchmodSync(fd, options.keep.mode);
       if ((st.uid !== options.keep.uid || st.gid !== options.keep.gid) && process.getuid?.() === 0) {
         fchownSync(fd, options.keep.uid, options.keep.gid);
       }
     }
-    fsyncSync(fd);
+    // fdatasync: the data and the size reach the disk before the rename makes them visible.
+    await datasync(fd);
     closeSync(fd);
     fd = undefined;
   } catch (error) {
@@ -204,7 +191,42 @@ export function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOption
     if (error instanceof FormatboxError) throw error;
     throw new FormatboxError('WRITE_FAILED', `cannot replace ${options.shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
   }
-  fsyncDirectory(dir);
+  syncDirectoryLater(dir);
+}
+
+function datasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+const pendingDirectorySyncs = new Set<Promise<void>>();
+
+/** Makes the rename durable without holding up the caller. */
+function syncDirectoryLater(dir: string): void {
+  const done: Promise<void> = (async () => {
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(dir, constants.O_RDONLY);
+      await handle.sync();
+    } catch {
+      // Some file systems refuse fsync on directories; the rename itself is already atomic.
+    } finally {
+      await handle?.close().catch(() => undefined);
+    }
+  })().finally(() => pendingDirectorySyncs.delete(done));
+  pendingDirectorySyncs.add(done);
+}
+
+/** Waits until every rename so far is durable (directory fsync done). */
+export async function flushDirectorySyncs(): Promise<void> {
+  await Promise.all([...pendingDirectorySyncs]);
 }
 
 /** The bytes on disk now, or null when missing. */
@@ -322,26 +344,6 @@ function kindOf(stats: Stats): string {
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';
   return 'not a regular file';
-}
-
-function fsyncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, constants.O_RDONLY);
-    fsyncSync(fd);
-  } catch {
-    // Some file systems refuse fsync on directories; the rename itself is already atomic.
-  } finally {
-    if (fd !== undefined) closeQuietly(fd);
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
 }
 
 function unlinkQuietly(path: string): void {

@@ -32,7 +32,7 @@ import { CONFIG_FILE_NAMES } from '../config/index.js';
 import { applyInput, applyParsedPatch, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
-import { readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
+import { flushDirectorySyncs, readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
 import { createSubprocessFormatters, type ApprovalRequest, type SubprocessFormatters, type SubprocessStatus } from './subprocess.js';
@@ -262,10 +262,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * W is on disk and the engine produced F (`receipt.content`). Writes F when the disk still holds
    * W; otherwise the formatted bytes are dropped and the receipt says `concurrent modification`.
    */
-  function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput): Receipt {
+  async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput): Promise<Receipt> {
     try {
       if (receipt.content !== written) {
-        writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.rel, ...(keep ? { keep } : {}) });
+        await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.rel, ...(keep ? { keep } : {}) });
       } else if (!sameBytes(readCurrentSync(target.abs), writtenBytes)) {
         throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} changed while it was being formatted`);
       }
@@ -301,18 +301,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const writeW = () => writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.rel, ...(snapshot ? { keep: snapshot } : {}) });
       let pending: Promise<Receipt>;
       if (isConfigFile(target.realRel)) {
-        writeW();
+        await writeW();
         await refreshConfigIfNeeded(eng, [target.realRel]);
         pending = eng.afterEdit({ path: target.realRel, prior, input, written });
       } else {
         // The formatter works on W in memory: start it, and write W to disk while it runs.
+        // W is on disk (or the edit refused) before F can be written.
         pending = eng.afterEdit({ path: target.realRel, prior, input, written });
         pending.catch(() => undefined);
-        await yieldToWorker();
-        writeW();
+        await writeW();
       }
       let receipt = await pending;
-      receipt = commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input);
+      receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input);
       receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool, receipt });
       return { ...receipt, ms: elapsed(started) };
     });
@@ -355,7 +355,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
 
       // Write W for every file; on a failure, put back what was already written.
-      const undo: Array<() => void> = [];
+      const undo: Array<() => void | Promise<void>> = [];
       try {
         for (const file of files) {
           const source = targets.get(file.path)!;
@@ -364,7 +364,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             if (file.finalPath !== file.path) {
               const dest = targets.get(file.finalPath)!;
               const bytes = encoder.encode(file.written ?? '');
-              writeAtomic(dest.abs, bytes, { expect: null, shown: dest.rel, ...(snapshot ? { keep: snapshot } : {}) });
+              await writeAtomic(dest.abs, bytes, { expect: null, shown: dest.rel, ...(snapshot ? { keep: snapshot } : {}) });
               undo.push(() => removeIfSame(dest.abs, bytes));
             }
             removeAtomic(source, snapshot!.bytes);
@@ -372,7 +372,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             continue;
           }
           const bytes = encoder.encode(file.written ?? '');
-          writeAtomic(source.abs, bytes, { expect: snapshot?.bytes ?? null, shown: source.rel, ...(snapshot ? { keep: snapshot } : {}) });
+          await writeAtomic(source.abs, bytes, { expect: snapshot?.bytes ?? null, shown: source.rel, ...(snapshot ? { keep: snapshot } : {}) });
           undo.push(() =>
             snapshot
               ? writeAtomic(source.abs, snapshot.bytes, { expect: bytes, shown: source.rel, keep: snapshot })
@@ -382,7 +382,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       } catch (error) {
         for (const step of undo.reverse()) {
           try {
-            step();
+            await step();
           } catch {
             // Someone else changed the file meanwhile; their bytes stand.
           }
@@ -406,7 +406,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         let receipt = result.receipts[index]!;
         if (file.written !== null) {
           const before = receipt;
-          receipt = commitFinal(finalTarget, receipt, file.written, encoder.encode(file.written), snapshots.get(file.path) ?? undefined, { patch: wrapPatch(parsed.format, [file.patch.source ?? '']) });
+          receipt = await commitFinal(finalTarget, receipt, file.written, encoder.encode(file.written), snapshots.get(file.path) ?? undefined, { patch: wrapPatch(parsed.format, [file.patch.source ?? '']) });
           if (receipt !== before) changed = true;
         }
         receipt = await runAfter({ path: finalTarget.rel, absolutePath: finalTarget.abs, tool: 'applyPatch', receipt });
@@ -439,7 +439,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (written === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text`);
       await refreshConfigIfNeeded(eng, [target.realRel]);
       let receipt = await eng.afterEdit({ path: target.realRel, prior: request.prior ?? '', input: request.input, written });
-      receipt = commitFinal(target, receipt, written, snapshot.bytes, snapshot, request.input);
+      receipt = await commitFinal(target, receipt, written, snapshot.bytes, snapshot, request.input);
       receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool: 'afterWrite', receipt });
       return { ...receipt, ms: elapsed(started) };
     });
@@ -460,7 +460,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const input: WriteInput = { content: prior };
       await runBefore({ path: target.rel, absolutePath: target.abs, tool: 'format', prior, written: prior });
       let receipt = await eng.afterEdit({ path: target.realRel, prior, input, written: prior });
-      receipt = commitFinal(target, receipt, prior, snapshot.bytes, snapshot, input);
+      receipt = await commitFinal(target, receipt, prior, snapshot.bytes, snapshot, input);
       receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool: 'format', receipt });
       return { ...receipt, ms: elapsed(started) };
     });
@@ -513,6 +513,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         await (await ready?.catch(() => undefined))?.dispose();
       } finally {
         if (ownPool) await pool.close();
+        await flushDirectorySyncs();
       }
     },
   };
@@ -522,11 +523,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
 function isConfigFile(path: string): boolean {
   return CONFIG_NAMES.has(path.slice(path.lastIndexOf('/') + 1));
-}
-
-/** Lets pending microtasks run, so a formatter request is posted to its worker before a synchronous write. */
-function yieldToWorker(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Tool errors name the file, so the agent knows which call to fix. */

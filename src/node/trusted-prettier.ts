@@ -7,7 +7,7 @@
 import { resolve, sep } from 'node:path';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
-import { PRETTIER_LANGUAGES } from '../formatters/prettier.js';
+import { PRETTIER_LANGUAGES, PRETTIER_RANGE_LANGUAGES } from '../formatters/prettier.js';
 
 type PrettierModule = typeof import('prettier');
 
@@ -26,6 +26,7 @@ export function trustedPrettierFormatter(root: string, options: TrustedPrettierO
     via: 'js',
     languages: PRETTIER_LANGUAGES,
     supportsRange: true,
+    rangeLanguages: PRETTIER_RANGE_LANGUAGES,
 
     async info(): Promise<FormatterInfo> {
       return { name: 'prettier', version: (await prettier()).version, via: 'js' };

@@ -24,6 +24,7 @@ export interface AdapterMeta {
   via: Via;
   languages: string[];
   supportsRange: boolean;
+  rangeLanguages?: string[];
 }
 
 /** `workerData` of a format worker. */
@@ -298,6 +299,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       via: m.via,
       languages: m.languages,
       supportsRange: m.supportsRange,
+      ...(m.rangeLanguages ? { rangeLanguages: m.rangeLanguages } : {}),
       info() {
         cachedInfo ??= info(m.name).catch((error: unknown) => {
           cachedInfo = undefined;

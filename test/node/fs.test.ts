@@ -75,18 +75,18 @@ test('atomic write keeps the mode, refuses when the disk is not what was read, a
   writeFileSync(file, 'echo 1\n');
   chmodSync(file, 0o751);
   const snapshot = (await readSnapshot(file, 'run.sh'))!;
-  writeAtomic(file, new TextEncoder().encode('echo 2\n'), { expect: snapshot.bytes, keep: snapshot, shown: 'run.sh' });
+  await writeAtomic(file, new TextEncoder().encode('echo 2\n'), { expect: snapshot.bytes, keep: snapshot, shown: 'run.sh' });
   assert.equal(readFileSync(file, 'utf8'), 'echo 2\n');
   assert.equal(statSync(file).mode & 0o7777, 0o751);
 
   // Compare-and-swap: the disk no longer holds what was read.
-  assert.throws(
+  await assert.rejects(
     () => writeAtomic(file, new TextEncoder().encode('echo 3\n'), { expect: snapshot.bytes, keep: snapshot, shown: 'run.sh' }),
     (error: unknown) => isFormatboxError(error) && error.code === 'MODIFIED_SINCE_READ' && /run.sh was modified since it was read/.test(error.message),
   );
   assert.equal(readFileSync(file, 'utf8'), 'echo 2\n');
   // Creating a file that appeared meanwhile is refused too.
-  assert.throws(() => writeAtomic(file, new Uint8Array([1]), { expect: null, shown: 'run.sh' }), /was created by someone else/);
+  await assert.rejects(() => writeAtomic(file, new Uint8Array([1]), { expect: null, shown: 'run.sh' }), /was created by someone else/);
   assert.deepEqual(readdirSync(root), ['run.sh']);
   rmSync(root, { recursive: true, force: true });
 });
