@@ -40,8 +40,13 @@ export function isGlobKey(key: string): boolean {
   return /[/*{.]/.test(key);
 }
 
-export function normaliseUserConfig(config: UserConfig | undefined): NormalisedUserConfig {
+/**
+ * `adapterNames`: names of the adapters the host registered besides the built-ins (e.g. a test or
+ * company formatter); a string choice naming one selects it instead of being read as a command.
+ */
+export function normaliseUserConfig(config: UserConfig | undefined, options: { adapterNames?: Iterable<string> } = {}): NormalisedUserConfig {
   const c: UserConfig = config ?? {};
+  const names = new Set([...BUILT_IN_NAMES, ...(options.adapterNames ?? [])]);
   if (typeof c !== 'object' || c === null || Array.isArray(c)) throw invalid('user config must be an object');
   const gateway = c.format;
   if (gateway !== undefined && (typeof gateway !== 'object' || gateway === null)) throw invalid('format must be an object');
@@ -74,7 +79,7 @@ export function normaliseUserConfig(config: UserConfig | undefined): NormalisedU
   const globs: UserRule[] = [];
   const byLanguage: UserRule[] = [];
   const add = (key: string, value: unknown, source: string, appendFile: boolean): void => {
-    const rule = toRule(key, value, source, appendFile);
+    const rule = toRule(key, value, source, appendFile, names);
     (rule.kind === 'glob' ? globs : byLanguage).push(rule);
   };
   for (const [key, value] of Object.entries(c.formatters ?? {})) add(key, value, 'formatters', false);
@@ -94,7 +99,7 @@ const KNOWN_LANGUAGE_IDS = new Set([
   'graphql', 'python', 'go', 'rust', 'toml', 'c', 'cpp', 'java', 'proto', 'csharp',
 ]);
 
-function toRule(key: string, value: unknown, source: string, appendFile: boolean): UserRule {
+function toRule(key: string, value: unknown, source: string, appendFile: boolean, names: ReadonlySet<string>): UserRule {
   const where = `${source}[${JSON.stringify(key)}]`;
   const kind = isGlobKey(key) ? 'glob' : 'language';
   const rule: UserRule = { key, source, kind, choice: false, because: '' };
@@ -107,7 +112,7 @@ function toRule(key: string, value: unknown, source: string, appendFile: boolean
     return rule;
   }
   if (typeof value === 'string') {
-    if (BUILT_IN_NAMES.has(value)) {
+    if (names.has(value)) {
       rule.choice = value;
       rule.because = `${where} chooses ${value} in the user config`;
       return rule;

@@ -70,7 +70,7 @@ export interface Engine {
 /** Creates the universal engine. Pure: no I/O beyond what the given adapters do. */
 export function createEngine(options: EngineOptions): Engine {
   const trust = options.trust ?? 'untrusted';
-  const user: NormalisedUserConfig = normaliseUserConfig(options.config);
+  const user: NormalisedUserConfig = normaliseUserConfig(options.config, { adapterNames: options.formatters.map((adapter) => adapter.name) });
   const limits: Limits = {
     ...DEFAULT_LIMITS,
     ...definedOnly({ timeoutMs: user.timeoutMs, maxInputBytes: user.maxInputBytes, maxDiffChars: user.maxDiffChars }),
@@ -146,8 +146,8 @@ export function createEngine(options: EngineOptions): Engine {
     const prepared = normaliseForFormatter(text);
     let range = request.range ? rangeToNormalised(text, request.range) : undefined;
     let scopeFallback: string | undefined;
-    if (range && !adapter.supportsRange) {
-      scopeFallback = `${info.name} cannot format a range; formatted the whole file`;
+    if (range && (!adapter.supportsRange || (adapter.rangeLanguages && !adapter.rangeLanguages.includes(selection.language)))) {
+      scopeFallback = `${info.name} cannot format a range of ${selection.language}; formatted the whole file`;
       range = undefined;
     }
 

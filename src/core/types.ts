@@ -89,6 +89,8 @@ export interface FormatterAdapter {
   readonly languages: readonly string[];
   /** True when `AdapterRequest.range` is honoured. */
   readonly supportsRange: boolean;
+  /** When set, ranges are honoured only for these languages (Prettier formats CSS or Markdown whole). */
+  readonly rangeLanguages?: readonly string[];
   /** Real name/version/via of the formatter (may load the module). */
   info(): Promise<FormatterInfo>;
   format(request: AdapterRequest): Promise<AdapterResult>;

@@ -20,6 +20,9 @@ export interface PrettierFormatterOptions {
 }
 
 /** Language ids this adapter formats (see src/core/languages.ts). */
+/** Languages whose Prettier printers honour rangeStart/rangeEnd; the others are formatted whole. */
+export const PRETTIER_RANGE_LANGUAGES: readonly string[] = ['javascript', 'typescript', 'json', 'jsonc', 'json5', 'graphql', 'vue'];
+
 export const PRETTIER_LANGUAGES = [
   'javascript', 'typescript', 'json', 'jsonc', 'json5', 'css', 'scss', 'less',
   'markdown', 'mdx', 'yaml', 'html', 'vue', 'graphql',
@@ -108,6 +111,7 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
     via: 'js',
     languages: PRETTIER_LANGUAGES,
     supportsRange: true,
+    rangeLanguages: PRETTIER_RANGE_LANGUAGES,
 
     async info(): Promise<FormatterInfo> {
       return { name: 'prettier', version: versionOf(await core.get()), via: 'js' };
