@@ -157,6 +157,8 @@ export interface Runtime {
 }
 
 const CONFIG_NAMES = new Set(CONFIG_FILE_NAMES);
+/** One lock table per process: calls on the same real path are serialised across runtimes too. */
+const locks = new PathLocks();
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
@@ -173,7 +175,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...definedOnly(options.limits ?? {}),
   };
   const observers = options.observers ?? [];
-  const locks = new PathLocks();
   const swept = new Set<string>();
   const ownPool = options.pool === undefined;
   const pool: WorkerPool = options.pool ?? createWorkerPool({
