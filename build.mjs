@@ -10,7 +10,7 @@
 import * as esbuild from 'esbuild';
 import { builtinModules, createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 
@@ -63,6 +63,8 @@ async function main() {
   });
 
   // The CLI needs a shebang; esbuild keeps the one in src/cli/main.ts.
+  // The macOS sandbox profile is read next to the bundle (src/node/sandbox/sandbox-exec.ts).
+  copyFileSync('src/node/sandbox/formatbox.sb', 'dist/formatbox.sb');
 
   // Wasm manifest: what the Node runtime loads from the installed packages, with hashes, so hosts
   // (browsers, workerd) can pin the exact modules. The bytes stay in their packages (no copies).

@@ -27,7 +27,7 @@ test('the universal bundle rejects a node: import anywhere in its graph', async 
 test('npm run build produces every entry, declarations and a wasm manifest matching the installed modules', { timeout: 300_000 }, async () => {
   const result = spawnSync(process.execPath, ['build.mjs'], { cwd: root, encoding: 'utf8' });
   assert.equal(result.status, 0, result.stderr + result.stdout);
-  for (const file of ['dist/index.js', 'dist/node.js', 'dist/cli.js', 'dist/format-worker.js', 'dist/types/index.d.ts', 'dist/types/node/index.d.ts']) {
+  for (const file of ['dist/index.js', 'dist/node.js', 'dist/cli.js', 'dist/format-worker.js', 'dist/formatbox.sb', 'dist/types/index.d.ts', 'dist/types/node/index.d.ts']) {
     assert.ok(existsSync(join(root, file)), `${file} is built`);
   }
   assert.doesNotMatch(readFileSync(join(root, 'dist/index.js'), 'utf8'), /from ["']node:/);
