@@ -7,7 +7,8 @@
  * - `oldText: ''` is allowed only on an empty file (it creates the content).
  * - In a CRLF file, an `oldText` written with LF that is not found as-is is retried with CRLF,
  *   and its `newText` then gets CRLF too (harnesses show CRLF files with LF).
- * - In a multiEdit, an edit may not touch the text an earlier edit wrote ("edits 1 and 2 overlap").
+ * - In a multiEdit, an edit may not overlap or touch the text an earlier edit wrote ("edits 1 and 2 overlap",
+ *   "edits 1 and 2 are adjacent").
  */
 import { FormatboxError } from '../core/errors.js';
 import type { EditInput } from '../core/types.js';
@@ -93,12 +94,19 @@ export function applyEdits(prior: string, edits: readonly EditInput[], options: 
     let shift = 0;
     for (const site of sites) {
       while (f < found.length && (found[f] as number) + edit.oldText.length <= site.start) {
+        // Touching blocks are refused too: which edit owns the text at the seam would be a guess.
+        if (options.multi && (found[f] as number) + edit.oldText.length === site.start) {
+          throw notApplicable(`edits ${site.edit + 1} and ${index + 1} are adjacent; merge them into one edit`);
+        }
         f++;
         shift += delta;
       }
       const at = found[f];
       if (at !== undefined && at < site.end && at + edit.oldText.length > site.start) {
         throw notApplicable(`edits ${site.edit + 1} and ${index + 1} overlap; merge them into one edit`);
+      }
+      if (at !== undefined && options.multi && at === site.end) {
+        throw notApplicable(`edits ${site.edit + 1} and ${index + 1} are adjacent; merge them into one edit`);
       }
       next.push({ edit: site.edit, start: site.start + shift, end: site.end + shift });
     }

@@ -80,6 +80,11 @@ test('edit errors are clear and leave the file untouched', async () => {
     'EDIT_NOT_APPLICABLE',
     /edits 1 and 2 overlap/,
   );
+  await rejects(
+    () => rt.multiEdit({ path: 'src/a.ts', edits: [{ oldText: 'let a = 1;', newText: 'let a = 10;' }, { oldText: '\nlet b = 1;', newText: '\nlet b = 2;' }] }),
+    'EDIT_NOT_APPLICABLE',
+    /edits 1 and 2 are adjacent; merge them into one edit/,
+  );
   await rejects(() => rt.edit({ path: 'src/missing.ts', oldText: 'a', newText: 'b' }), 'FILE_NOT_FOUND', /src\/missing\.ts does not exist; create it with write/);
   await rejects(() => rt.edit({ path: 'bin.dat', oldText: 'a', newText: 'b' }), 'EDIT_NOT_APPLICABLE', /not UTF-8/);
   await rejects(

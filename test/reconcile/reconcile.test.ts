@@ -26,25 +26,15 @@ test('extra fields of the input survive (a harness may carry its own)', () => {
   assert.deepEqual(result.input, { oldText: 'a=1', newText: 'a = 2', file_path: '/x' });
 });
 
-test('an insertion at the boundary of an edit belongs to it; between two touching edits it goes to the diff', () => {
+test('an insertion at the boundary of an edit belongs to it', () => {
   const one = reconcile({ prior: 'f()\n', input: { oldText: 'f()', newText: 'g()' }, final: 'g();\n' });
   assert.deepEqual(one.input, { oldText: 'f()', newText: 'g();' });
   assert.equal(one.diff, undefined);
-  const input = { edits: [{ oldText: 'ab', newText: 'AB' }, { oldText: 'cd', newText: 'CD' }] };
-  const two = reconcile({ prior: 'abcd\n', input, final: 'AB CD\n' });
-  assert.deepEqual(two.input, input);
-  assert.equal(two.reconciled, true);
-  assert.equal(replayed('abcd\n', two), 'AB CD\n');
 });
 
-test('one formatter change spanning two touching edits: both stay as they were, reason names them', () => {
-  const prior = 'p q\n';
-  const input = { edits: [{ oldText: 'p', newText: 'a' }, { oldText: ' q', newText: 'b' }] };
-  const result = reconcile({ prior, input, final: 'xy\n' });
-  assert.equal(replayed(prior, result), 'xy\n');
-  assert.deepEqual(result.input, input);
-  assert.equal(result.reconciled, false);
-  assert.equal(result.reason, 'edits 1 and 2: one formatter change spans both');
+test('touching multiEdit blocks never reach reconcile: the tool refuses them first', () => {
+  const input = { edits: [{ oldText: 'ab', newText: 'AB' }, { oldText: 'cd', newText: 'CD' }] };
+  assert.throws(() => reconcile({ prior: 'abcd\n', input, final: 'AB CD\n' }), { code: 'EDIT_NOT_APPLICABLE', message: /adjacent/ });
 });
 
 test('space runs collapsed across both edges of two edits widen each edit separately', () => {

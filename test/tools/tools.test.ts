@@ -36,11 +36,16 @@ test('edit: an LF oldText in a CRLF file is matched as CRLF and its newText gets
   assert.equal(applyInput(prior, { oldText: 'b', newText: 'p\nq' }), 'a\r\np\nq\r\nc\r\n');
 });
 
-test('multiEdit: in order, all or nothing; overlap refused; errors name the edit', () => {
+test('multiEdit: in order, all or nothing; overlapping or adjacent blocks refused; errors name the edit', () => {
   const prior = 'one two three\n';
   assert.equal(applyInput(prior, { edits: [{ oldText: 'one', newText: '1' }, { oldText: 'three', newText: '3' }] }), '1 two 3\n');
-  // A later edit may use text next to an earlier one (touching is fine).
-  assert.equal(applyInput(prior, { edits: [{ oldText: 'one', newText: '1' }, { oldText: ' two', newText: '2' }] }), '12 three\n');
+  // Touching blocks: which edit owns the text at the seam would be a guess, so they are refused.
+  assert.throws(() => applyInput(prior, { edits: [{ oldText: 'one', newText: '1' }, { oldText: ' two', newText: '2' }] }), {
+    code: 'EDIT_NOT_APPLICABLE', message: 'edits 1 and 2 are adjacent; merge them into one edit',
+  });
+  assert.throws(() => applyInput(prior, { edits: [{ oldText: ' two', newText: '2' }, { oldText: 'one', newText: '1' }] }), {
+    code: 'EDIT_NOT_APPLICABLE', message: 'edits 1 and 2 are adjacent; merge them into one edit',
+  });
   assert.throws(() => applyInput(prior, { edits: [{ oldText: 'one', newText: 'uno' }, { oldText: 'no t', newText: '' }] }), {
     code: 'EDIT_NOT_APPLICABLE', message: 'edits 1 and 2 overlap; merge them into one edit',
   });
