@@ -55,7 +55,7 @@ async function main() {
 
   await esbuild.build({
     ...common,
-    entryPoints: { node: 'src/node/index.ts', 'format-worker': 'src/node/format-worker.ts', cli: 'src/cli/main.ts' },
+    entryPoints: { node: 'src/node/index.ts', 'format-worker': 'src/node/format-worker.ts', 'trusted-prettier': 'src/node/trusted-prettier.ts', cli: 'src/cli/main.ts' },
     outdir: 'dist',
     platform: 'node',
     external,

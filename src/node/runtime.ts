@@ -7,6 +7,7 @@
  * checkpoint of P) → write W → formatter → write F → `after` observers (e.g. LSP diagnostics on
  * the final bytes).
  */
+import { trustedPrettierModuleUrl } from './trusted-prettier.js';
 import { createHash } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -28,7 +29,7 @@ import type {
   UserConfig,
   WriteInput,
 } from '../core/types.js';
-import { CONFIG_FILE_NAMES } from '../config/index.js';
+import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES } from '../config/index.js';
 import { applyInput, applyParsedPatch, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
@@ -180,7 +181,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const pool: WorkerPool = options.pool ?? createWorkerPool({
     timeoutMs: limits.timeoutMs,
     builtins: options.builtins ?? true,
-    modules: options.adapterModules ?? [],
+    // Trusted mode (the user's explicit choice): the project's own Prettier config and plugins, in the worker.
+    modules: [...(options.adapterModules ?? []), ...(trust === 'trusted' ? [trustedPrettierModuleUrl(rootReal)] : [])],
     size: options.workers ?? 1,
     ...(options.memoryBudgetMb !== undefined ? { memoryBudgetMb: options.memoryBudgetMb } : {}),
   });
@@ -594,6 +596,8 @@ function unreadFiles(files: ProjectFiles, reported: IgnoredItem[], trust: Trust)
   const named = new Set(reported.map((item) => item.file));
   return Object.entries(files)
     .filter(([file, content]) => content === null && !named.has(file))
+    // In trusted mode Prettier's own loader runs its code configs (trusted-prettier.ts); other code configs stay unread.
+    .filter(([file]) => !(trust === 'trusted' && PRETTIER_CODE_CONFIG_NAMES.includes(file.slice(file.lastIndexOf('/') + 1))))
     .map(([file]) => ({ file, item: file, reason: trust === 'untrusted' ? 'a config file that is code: never loaded in untrusted mode' : 'a config file that is code: not read as data' }));
 }
 

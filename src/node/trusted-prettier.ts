@@ -64,3 +64,23 @@ export function trustedPrettierFormatter(root: string, options: TrustedPrettierO
     },
   };
 }
+
+/**
+ * Worker entry for trusted mode: the runtime loads this module in its formatter worker as
+ * `trusted-prettier.js?root=<absolute root>`, so the project's Prettier config and plugins run off the
+ * main thread, under the same timeout and memory watch as every other formatter.
+ */
+export function createAdapters(): FormatterAdapter[] {
+  const root = new URL(import.meta.url).searchParams.get('root');
+  if (!root) throw new Error('trusted-prettier: the module URL carries no ?root=');
+  return [trustedPrettierFormatter(root)];
+}
+
+/** The module URL the runtime hands to its worker pool for trusted mode. */
+export function trustedPrettierModuleUrl(root: string): string {
+  const here = import.meta.url;
+  const file = here.endsWith('.ts') ? './trusted-prettier.ts' : './trusted-prettier.js';
+  const url = new URL(file, here);
+  url.searchParams.set('root', resolve(root));
+  return url.href;
+}

@@ -58,3 +58,19 @@ test('the same directory in untrusted mode: nothing runs, Prettier defaults, the
     rmSync(base, { recursive: true, force: true });
   }
 });
+
+test('createRuntime({ trust: "trusted" }) runs the project Prettier config and plugins in its worker', async () => {
+  const { createRuntime } = await import('../../src/node/index.js');
+  const { base, root } = project({ 'package.json': '{ "type": "module" }', 'prettier.config.mjs': CONFIG, 'plugin.mjs': PLUGIN, 'src/a.ts': 'function f(){return {a:1}}\n' });
+  const runtime = createRuntime({ root, trust: 'trusted' });
+  try {
+    const receipt = await runtime.format({ path: 'src/a.ts' });
+    assert.equal(receipt.status, 'formatted', receipt.line);
+    assert.equal(readFileSync(join(root, 'src/a.ts'), 'utf8'), 'function f() {\n    return { a: 1 }\n}\n');
+    assert.equal(readFileSync(join(base, 'MARKER'), 'utf8'), 'config ran plugin ran');
+    assert.deepEqual((await runtime.doctor()).ignored.filter((i) => i.file === 'prettier.config.mjs'), []);
+  } finally {
+    await runtime.close();
+    rmSync(base, { recursive: true, force: true });
+  }
+});
