@@ -1,6 +1,6 @@
 /**
  * Benchmarks for the reconcile part (not a test; prints figures):
- *   node --import tsx test/reconcile/bench.ts
+ *   node --import tsx test/bench/reconcile-diff.ts
  * 1. unifiedDiff vs jsdiff's createTwoFilesPatch on real files against their Prettier/Ruff output.
  * 2. Receipt overhead: afterEdit (format + reconcile + note + sha256) vs the bare format call, warm,
  *    for a one-line edit in an already formatted file.
@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
 import { unifiedDiff, applyUnifiedDiff } from '../../src/core/diff.js';
 import { afterEdit } from '../../src/reconcile/index.js';
-import { formatWith } from './real-formatters.js';
+import { formatWith } from '../reconcile/real-formatters.js';
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
