@@ -130,7 +130,8 @@ export function createEngine(options: EngineOptions): Engine {
     const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
     const withIgnored = <T extends object>(outcome: T): T => (ignored ? { ...outcome, ignored } : outcome);
 
-    const bytes = utf8ByteLength(text);
+    // A UTF-16 code unit is at most 3 UTF-8 bytes: most files need no exact count.
+    const bytes = text.length * 3 <= limits.maxInputBytes ? 0 : utf8ByteLength(text);
     if (bytes > limits.maxInputBytes) {
       return done(withIgnored(skipped(path, 'too large', text, `${bytes} bytes > ${limits.maxInputBytes}`)));
     }

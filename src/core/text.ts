@@ -32,18 +32,17 @@ export interface EolProfile {
 }
 
 export function detectEol(text: string): EolProfile {
-  let lf = 0;
+  // Counted with native indexOf scans: this runs on every formatted file, twice.
+  let newlines = 0;
   let crlf = 0;
-  let cr = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 13) {
-      if (text.charCodeAt(i + 1) === 10) {
-        crlf++;
-        i++;
-      } else cr++;
-    } else if (c === 10) lf++;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+    newlines++;
+    if (at > 0 && text.charCodeAt(at - 1) === 13) crlf++;
   }
+  let carriageReturns = 0;
+  for (let at = text.indexOf('\r'); at !== -1; at = text.indexOf('\r', at + 1)) carriageReturns++;
+  const lf = newlines - crlf;
+  const cr = carriageReturns - crlf;
   const kinds = (lf > 0 ? 1 : 0) + (crlf > 0 ? 1 : 0) + (cr > 0 ? 1 : 0);
   const kind = kinds === 0 ? 'none' : kinds > 1 ? 'mixed' : lf > 0 ? 'lf' : crlf > 0 ? 'crlf' : 'cr';
   const dominant: Eol = crlf > lf && crlf >= cr ? '\r\n' : cr > lf && cr > crlf ? '\r' : '\n';
@@ -186,13 +185,14 @@ export function byteToUtf16Offset(text: string, byteOffset: number): number {
 
 /** Lowercase hex SHA-256 of the text's UTF-8 bytes (BOM included when present). */
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return (await fileRecord(text)).sha256;
 }
 
 /** `{sha256, bytes}` of a final file. */
 export async function fileRecord(text: string): Promise<FileRecord> {
-  return { sha256: await sha256Hex(text), bytes: utf8ByteLength(text) };
+  const bytes = new TextEncoder().encode(text);
+  const digest = await crypto.subtle.digest('SHA-256', bytes);
+  return { sha256: Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join(''), bytes: bytes.length };
 }
 
 /** 1-based line number of a UTF-16 offset (any of LF, CRLF, CR ends a line). */
