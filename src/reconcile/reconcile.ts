@@ -15,7 +15,7 @@
 import { applyUnifiedDiff, unifiedDiff } from '../core/diff.js';
 import { FormatboxError, messageOf } from '../core/errors.js';
 import type { EditInput, SingleFileInput } from '../core/types.js';
-import { applyTracked, toolKind, type EditSite } from '../tools/index.js';
+import { applyTracked, occurrences, toolKind, type EditSite } from '../tools/index.js';
 import { formatterHunks, type Hunk } from './hunks.js';
 
 /** At most this many characters of context are added to an oldText when a hunk straddles its edge. */
@@ -76,6 +76,14 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
     if (!('error' in attempt) && attempt.replayed === final) return { input: attempt.input, reconciled: true };
   }
 
+  // The formatter left every edited line as it was (each appears once in W and once in F, in order):
+  // the input stands and the diff carries the rest. Without this, a diff that aligns a heavily
+  // reformatted file badly could fold far-away changes into an edit the formatter never touched.
+  if (untouchedLines(written, final, applied.sites)) {
+    const diff = unifiedDiff(written, final, { path });
+    if (applyUnifiedDiff(written, diff) === final) return { input, reconciled: true, ...(diff !== '' ? { diff } : {}) };
+  }
+
   const multi = kind === 'multiEdit';
   const label = (edit: number): string => (multi ? `edit ${edit + 1}: ` : '');
   const hunks = slideIntoRegions(formatterHunks(written, final), applied.sites, written, final);
@@ -109,6 +117,23 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
   if (failures.length > 0) out.reason = failures.join('; ');
   if (diff !== '') out.diff = diff;
   return out;
+}
+
+/** True when the whole lines holding each edited region are unique in W and appear once, in the same order, in F. */
+function untouchedLines(written: string, final: string, sites: readonly EditSite[]): boolean {
+  if (sites.length === 0) return false;
+  let after = 0;
+  for (const site of sites) {
+    const lineStart = written.lastIndexOf('\n', site.start - 1) + 1;
+    const newline = written.indexOf('\n', Math.max(site.end, site.start + 1) - 1);
+    const lineEnd = newline === -1 ? written.length : newline + 1;
+    const block = written.slice(lineStart, lineEnd);
+    if (block.trim() === '' || occurrences(written, block, 2).length !== 1) return false;
+    const found = occurrences(final, block, 2);
+    if (found.length !== 1 || (found[0] as number) < after) return false;
+    after = (found[0] as number) + block.length;
+  }
+  return true;
 }
 
 /**
