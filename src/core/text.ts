@@ -157,9 +157,13 @@ function isLowSurrogate(c: number): boolean {
   return c >= 0xdc00 && c <= 0xdfff;
 }
 
-/** The UTF-8 byte offset of a UTF-16 offset. An offset inside a surrogate pair counts the whole pair. */
+/** The UTF-8 byte offset of a UTF-16 offset. An offset inside a surrogate pair moves back to the start of the pair. */
 export function utf16ToByteOffset(text: string, utf16Offset: number): number {
-  return utf8ByteLength(text.slice(0, Math.max(0, Math.min(utf16Offset, text.length))));
+  // An offset inside a surrogate pair moves back to the start of the pair (a wasm formatter's byte
+  // offsets must fall on character boundaries).
+  let end = Math.max(0, Math.min(utf16Offset, text.length));
+  if (end > 0 && end < text.length && text.charCodeAt(end - 1) >= 0xd800 && text.charCodeAt(end - 1) <= 0xdbff && isLowSurrogate(text.charCodeAt(end))) end--;
+  return utf8ByteLength(text.slice(0, end));
 }
 
 /** The UTF-16 offset of a UTF-8 byte offset. A byte offset inside a character maps to that character's start. */

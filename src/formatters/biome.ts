@@ -10,7 +10,8 @@
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import { compileWasm, lazy } from '../core/wasm.js';
-import { firstLine, isPlainObject, lineColumnAt, utf16OffsetToUtf8Offset, utf8OffsetToUtf16Offset } from './shared.js';
+import { firstLine, isPlainObject, lineColumnAt } from './shared.js';
+import { byteToUtf16Offset, utf16ToByteOffset } from '../core/text.js';
 
 /**
  * The version of `@biomejs/wasm-web` this adapter is built and tested against. The wasm exposes no
@@ -128,7 +129,7 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       // Biome refuses files above `files.maxSize` only when asked to format them ("was ignored"); say why up front.
       const maxBytes = maxSizeOf(request.settings);
       if (request.text.length > maxBytes / 3) {
-        const bytes = utf16OffsetToUtf8Offset(request.text, request.text.length);
+        const bytes = utf16ToByteOffset(request.text, request.text.length);
         if (bytes > maxBytes) {
           return { kind: 'unsupported', reason: `larger than Biome's files.maxSize (${bytes} > ${maxBytes} bytes)` };
         }
@@ -216,15 +217,15 @@ function formatRange(
   text: string,
   range: { utf16Start: number; utf16End: number },
 ): AdapterResult {
-  const byteStart = utf16OffsetToUtf8Offset(text, range.utf16Start);
-  const byteEnd = utf16OffsetToUtf8Offset(text, range.utf16End);
+  const byteStart = utf16ToByteOffset(text, range.utf16Start);
+  const byteEnd = utf16ToByteOffset(text, range.utf16End);
   const printed = workspace.formatRange({ projectKey, path, range: [byteStart, byteEnd] }) as {
     code: string;
     range?: [number, number] | null;
   };
   if (!printed.range) return { kind: 'ok', text };
-  const utf16ReplacedStart = utf8OffsetToUtf16Offset(text, printed.range[0]);
-  const utf16ReplacedEnd = utf8OffsetToUtf16Offset(text, printed.range[1]);
+  const utf16ReplacedStart = byteToUtf16Offset(text, printed.range[0]);
+  const utf16ReplacedEnd = byteToUtf16Offset(text, printed.range[1]);
   return { kind: 'ok', text: text.slice(0, utf16ReplacedStart) + printed.code + text.slice(utf16ReplacedEnd) };
 }
 
@@ -249,7 +250,7 @@ function describeFailure(workspace: Workspace, projectKey: number, path: string,
       if (!first || span[0] < first.byteStart) first = { description: diagnostic.description, byteStart: span[0] };
     }
     if (!first) return fallback;
-    const { line, column } = lineColumnAt(text, utf8OffsetToUtf16Offset(text, first.byteStart));
+    const { line, column } = lineColumnAt(text, byteToUtf16Offset(text, first.byteStart));
     return `${firstLine(first.description)} (${line}:${column})`;
   } catch {
     return fallback;

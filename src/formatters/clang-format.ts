@@ -21,6 +21,7 @@ import * as emscriptenGlue from '@wasm-fmt/clang-format/clang-format.js';
 import { compileWasm, lazy } from '../core/wasm.js';
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
+import { utf16ToByteOffset } from '../core/text.js';
 
 export interface ClangFormatFormatterOptions {
   /** `clang-format.wasm` of `@wasm-fmt/clang-format`. */
@@ -119,10 +120,8 @@ export function clangFormatFormatter(options: ClangFormatFormatterOptions): Form
 
 /** `[offset, length]` in UTF-8 bytes for a UTF-16 range of `text`. */
 function byteRange(text: string, utf16Start: number, utf16End: number): [number, number] {
-  const encoder = new TextEncoder();
-  const start = encoder.encode(text.slice(0, utf16Start)).length;
-  const length = encoder.encode(text.slice(utf16Start, Math.max(utf16Start, utf16End))).length;
-  return [start, length];
+  const start = utf16ToByteOffset(text, utf16Start);
+  return [start, utf16ToByteOffset(text, Math.max(utf16Start, utf16End)) - start];
 }
 
 /**

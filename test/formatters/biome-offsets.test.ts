@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { lineColumnAt, utf16OffsetToUtf8Offset, utf8OffsetToUtf16Offset } from '../../src/formatters/shared.js';
+import { lineColumnAt } from '../../src/formatters/shared.js';
+import { byteToUtf16Offset as utf8OffsetToUtf16Offset, utf16ToByteOffset as utf16OffsetToUtf8Offset } from '../../src/core/text.js';
 
 const encoder = new TextEncoder();
 
