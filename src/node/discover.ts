@@ -10,6 +10,7 @@ import { constants, promises as fs } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
 import { CODE_CONFIG_FILE_NAMES, CONFIG_FILE_NAMES } from '../config/index.js';
+import { isInside } from './fs.js';
 
 export interface DiscoverOptions {
   /** Bytes per config file. Default 1 MiB. */
@@ -126,7 +127,7 @@ async function collect(realRoot: string, full: string, isLink: boolean, maxBytes
       out.ignored.push({ file: key, item: name, reason: 'a symlink whose target does not exist' });
       return;
     }
-    if (!isInside(realRoot, real)) {
+    if (!isInside(real, realRoot)) {
       out.files[key] = null;
       out.ignored.push({ file: key, item: name, reason: 'a symlink that leaves the project root; not read' });
       return;
@@ -174,10 +175,6 @@ async function readBounded(path: string, maxBytes: number): Promise<{ text: stri
   }
 }
 
-function isInside(root: string, path: string): boolean {
-  const r = relative(root, path);
-  return r === '' || (!r.startsWith('..') && !r.startsWith(sep) && resolve(root, r) === path);
-}
 
 function rel(root: string, path: string): string {
   return relative(root, path).split(sep).join('/');

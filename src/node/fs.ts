@@ -53,7 +53,7 @@ export function resolveInside(rootReal: string, path: string): ResolvedPath {
   if (typeof path !== 'string' || path.trim() === '') throw refused(String(path), 'the path is empty');
   if (path.includes('\0')) throw refused(path, 'the path contains a NUL byte');
   const lexical = resolve(rootReal, path);
-  if (!isWithin(rootReal, lexical)) {
+  if (!isInside(lexical, rootReal)) {
     const why = isAbsolute(path) ? 'it is outside the project root' : 'it leaves the project root';
     throw refused(path, why);
   }
@@ -75,7 +75,7 @@ export function resolveInside(rootReal: string, path: string): ResolvedPath {
       // A dangling symlink: writing through it would create a file wherever it points.
       throw refused(path, `it is a symlink to a missing target (${codeOf(error)})`);
     }
-    if (!isWithin(rootReal, real) || real === rootReal) throw refused(path, 'it resolves (through a symlink) to outside the project root');
+    if (!isInside(real, rootReal) || real === rootReal) throw refused(path, 'it resolves (through a symlink) to outside the project root');
     const target = statSync(real);
     if (!target.isFile()) throw refused(path, `it is ${kindOf(target)}, not a regular file`);
     return { rel, abs: real, realRel: toPosix(relative(rootReal, real)) };
@@ -99,7 +99,7 @@ export function resolveInside(rootReal: string, path: string): ResolvedPath {
     ancestor = dirname(ancestor);
   }
   const realAncestor = realpathSync(ancestor);
-  if (!isWithin(rootReal, realAncestor) && realAncestor !== rootReal) {
+  if (!isInside(realAncestor, rootReal) && realAncestor !== rootReal) {
     throw refused(path, 'its directory resolves (through a symlink) to outside the project root');
   }
   const abs = join(realAncestor, ...missing);
@@ -326,8 +326,18 @@ function processAlive(pid: number): boolean {
 
 // ---------------------------------------------------------------------------
 
-function isWithin(rootReal: string, candidate: string): boolean {
-  return candidate === rootReal || candidate.startsWith(rootReal.endsWith(sep) ? rootReal : rootReal + sep);
+/** True when `path` is `root` or below it (both absolute and normalised; no symlinks are followed here). */
+export function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** `realpath`, or undefined when the path does not resolve. */
+export function safeRealpath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function toPosix(path: string): string {

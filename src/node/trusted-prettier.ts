@@ -4,7 +4,8 @@
  * config files, `package.json` string configs, `plugins` of every form, `.editorconfig`.
  * This runs code from the repository. It is never used in untrusted mode.
  */
-import { resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
+import { isInside } from './fs.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import { PRETTIER_LANGUAGES, PRETTIER_RANGE_LANGUAGES } from '../formatters/prettier.js';
@@ -35,7 +36,7 @@ export function trustedPrettierFormatter(root: string, options: TrustedPrettierO
     async format(request: AdapterRequest): Promise<AdapterResult> {
       const p = await prettier();
       const file = resolve(absoluteRoot, request.path);
-      if (file !== absoluteRoot && !file.startsWith(absoluteRoot + sep)) return { kind: 'refused', reason: `${request.path} is outside the project root` };
+      if (!isInside(file, absoluteRoot)) return { kind: 'refused', reason: `${request.path} is outside the project root` };
       try {
         const config = (await p.resolveConfig(file, { editorconfig: true, useCache: options.useCache ?? false })) ?? {};
         const { overrides: _overrides, ...rest } = config as Record<string, unknown>;

@@ -22,6 +22,7 @@ import type { Sandbox, SandboxRequest, SandboxResult, ScratchPaths } from '../..
 import { launch, type ExtraPipe, type LaunchControl } from './run-process.js';
 import { sandboxEnv } from './env.js';
 import { openPidsLimit, pidsLimitAvailable, type PidsLimit } from './cgroup.js';
+import { isInside, safeRealpath } from '../fs.js';
 
 export interface BwrapOptions {
   /** Absolute path of bwrap. Default: the first of /usr/bin/bwrap, /usr/local/bin/bwrap, /bin/bwrap. */
@@ -233,17 +234,6 @@ function checkPaths(request: SandboxRequest): string | undefined {
   return undefined;
 }
 
-function isInside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
-}
-
-function safeRealpath(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
 
 let systemLinkArgs: string[] | undefined;
 

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { isInside, safeRealpath } from '../fs.js';
 
 export interface ResolvedTool {
   /** Real path of the binary. */
@@ -173,14 +174,3 @@ function isDir(path: string): boolean {
   }
 }
 
-function isInside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
-}
-
-function safeRealpath(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
