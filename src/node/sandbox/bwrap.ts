@@ -226,7 +226,7 @@ function checkPaths(request: SandboxRequest): string | undefined {
     if (!isAbsolute(path)) return `not an absolute path: ${path}`;
     if (path === '/' || path === '/tmp' || path === '/proc' || path === '/dev') return `refusing to expose ${path} in the sandbox`;
     // A bind of $HOME or an ancestor of it would expose ~/.ssh and friends.
-    if (home && home !== '/' && (home === path || home.startsWith(path.endsWith('/') ? path : `${path}/`))) {
+    if (home && home !== '/' && isInside(home, path)) {
       return `refusing to expose ${path}: it contains the home directory`;
     }
     if (!existsSync(path)) return `does not exist: ${path}`;
