@@ -154,15 +154,23 @@ function anchoredPlans(written: string, final: string, sites: readonly EditSite[
   const tail = gaps[gaps.length - 1] as string;
   if (!final.startsWith(head) || !final.endsWith(tail) || head.length + tail.length > final.length) return undefined;
   const spans: Array<{ fs: number; fe: number }> = [];
+  let hunks: Hunk[] | undefined;
   let pos = head.length;
   const limit = final.length - tail.length;
   for (let g = 1; g < gaps.length - 1; g++) {
     const gap = gaps[g] as string;
     if (gap === '') return undefined; // Touching regions: where one ends in F is a guess.
-    const at = final.indexOf(gap, pos);
+    let at = final.indexOf(gap, pos);
     if (at === -1 || at + gap.length > limit) return undefined;
     const again = final.indexOf(gap, at + 1);
-    if (again !== -1 && again + gap.length <= limit) return undefined;
+    if (again !== -1 && again + gap.length <= limit) {
+      // A short gap (': ', ' ') found twice: take the place the character diff puts it, when one
+      // place is nearest. Any choice replays to F exactly; this one matches what the formatter did.
+      hunks ??= formatterHunks(written, final);
+      const chosen = nearestOccurrence(final, gap, pos, limit, mapToFinal(hunks, (sites[g - 1] as EditSite).end));
+      if (chosen === undefined) return undefined;
+      at = chosen;
+    }
     spans.push({ fs: pos, fe: at });
     pos = at + gap.length;
   }
@@ -182,6 +190,36 @@ function anchoredPlans(written: string, final: string, sites: readonly EditSite[
     plan.replacements = mine.map((x) => ({ ws: x.site.start, we: x.site.end, fs: x.span.fs, fe: x.span.fe }));
   }
   return plans.filter((plan) => plan.rewritten !== undefined);
+}
+
+/** Where W offset `at` lands in F by the hunks (the start of the F side when `at` is inside a hunk). */
+function mapToFinal(hunks: readonly Hunk[], at: number): number {
+  let delta = 0;
+  for (const h of hunks) {
+    if (h.ws > at) break;
+    if (at < h.we) return h.fs;
+    delta = h.fe - h.we;
+  }
+  return at + delta;
+}
+
+/** The occurrence of `needle` in final[from, limit) nearest to `target`; undefined on a tie. */
+function nearestOccurrence(final: string, needle: string, from: number, limit: number, target: number): number | undefined {
+  const MAX_CANDIDATES = 10_000;
+  let best: number | undefined;
+  let bestDistance = Infinity;
+  let tie = false;
+  for (let at = final.indexOf(needle, from), n = 0; at !== -1 && at + needle.length <= limit; at = final.indexOf(needle, at + 1)) {
+    if (++n > MAX_CANDIDATES) return undefined;
+    const distance = Math.abs(at - target);
+    if (distance < bestDistance) {
+      best = at;
+      bestDistance = distance;
+      tie = false;
+    } else if (distance === bestDistance) tie = true;
+    if (at > target) break; // Later ones are only farther.
+  }
+  return tie ? undefined : best;
 }
 
 /**

@@ -61,6 +61,11 @@ test('a written text that is not P + input: nothing is rewritten, the diff goes 
   assert.equal(replayed(prior, result), 'c;\n');
 });
 
+// 1,500 cases per property by default; FORMATBOX_LONG=1 runs 30,000; FORMATBOX_SEED fixes the seed.
+const RUNS = process.env.FORMATBOX_LONG === '1' ? 30_000 : 1500;
+const SEED = process.env.FORMATBOX_SEED ? Number(process.env.FORMATBOX_SEED) : undefined;
+const settings = { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) };
+
 const sources = [
   readFileSync('node_modules/typescript/lib/lib.es2015.promise.d.ts', 'utf8'),
   readFileSync('/usr/lib/python3.11/colorsys.py', 'utf8'),
@@ -119,7 +124,7 @@ test('property: any rewrite of W keeps the invariant', () => {
       const result = reconcile({ prior, input, final });
       assert.equal(replayed(prior, result), final);
     }),
-    { numRuns: 1500 },
+    settings,
   );
 });
 
@@ -145,7 +150,7 @@ test('property: formatter changes only inside the edited regions are absorbed co
       assert.equal(result.reconciled, true);
       assert.equal(applyInput(prior, result.input), final);
     }),
-    { numRuns: 1500 },
+    settings,
   );
 });
 
@@ -171,6 +176,6 @@ test('property: formatter changes only away from the edited regions leave the in
       assert.equal(result.reconciled, true);
       assert.equal(replayed(prior, result), final);
     }),
-    { numRuns: 1500 },
+    settings,
   );
 });
