@@ -79,6 +79,9 @@ function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void
     }
     out.files = filesSection;
   }
+  if (isRecord(out.vcs) && typeof out.vcs.root === 'string' && !['', '.', './'].includes(out.vcs.root)) {
+    entry.ignored.push({ file, item: `vcs.root: ${truncate(out.vcs.root)}`, reason: 'not followed; the .gitignore files below this biome.json are used' });
+  }
   if (Array.isArray(out.overrides)) {
     out.overrides = out.overrides.map((override: unknown, index) => {
       if (!isRecord(override) || override.plugins === undefined) return override;
@@ -99,6 +102,21 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
   const root = applicable.slice(1).find((c) => !c.nested);
   if (!root) return { config, configuration: config.configuration };
   return { config, configuration: deepMerge(root.configuration, config.configuration) };
+}
+
+/**
+ * Biome's `vcs` settings for `path`, from the root config (Biome reads `vcs` there only): whether
+ * `.gitignore` files apply (`vcs.enabled` and `vcs.useIgnoreFile`), and the directory below which
+ * they are read (the root config's).
+ */
+export function biomeVcsIgnore(configs: readonly BiomeConfigFile[], path: string): { dir: string; file: string } | undefined {
+  const applicable = configs.filter((c) => isUnder(c.dir, path)).sort((a, b) => b.dir.length - a.dir.length);
+  const root = applicable.find((c) => !c.nested) ?? applicable[0];
+  if (!root) return undefined;
+  const vcs = root.configuration.vcs;
+  if (!isRecord(vcs) || vcs.enabled !== true || vcs.useIgnoreFile !== true) return undefined;
+  if (vcs.clientKind !== undefined && vcs.clientKind !== 'git') return undefined;
+  return { dir: root.dir, file: root.file };
 }
 
 function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {

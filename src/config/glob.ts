@@ -11,7 +11,8 @@
 
 export const GLOB_LIMITS = { maxLength: 1024, maxAlternatives: 256, maxBraceDepth: 8, maxRange: 256 };
 
-export type Glob = { ok: true; test(path: string): boolean } | { ok: false; reason: string };
+/** `size`: tokens over all brace alternatives, the cost of one match per path character. */
+export type Glob = { ok: true; test(path: string): boolean; size: number } | { ok: false; reason: string };
 
 type Token =
   | { t: 'lit'; c: string }
@@ -31,7 +32,9 @@ export function compileGlob(pattern: string): Glob {
     return { ok: false, reason: error instanceof GlobError ? error.message : String(error) };
   }
   const programs = [...new Set(alternatives)].map(tokenize);
-  return { ok: true, test: (path) => programs.some((tokens) => run(tokens, path)) };
+  const size = programs.reduce((sum, tokens) => sum + tokens.length, 0);
+  const matchers = programs.map(matcherFor);
+  return { ok: true, test: (path) => matchers.some((matches) => matches(path)), size };
 }
 
 class GlobError extends Error {}
@@ -171,6 +174,24 @@ function tokenize(pattern: string): Token[] {
 }
 
 /** Thompson-style simulation: a set of token positions, advanced one character at a time. */
+/**
+ * The common shapes (`name`, `*.ext`, `prefix*`) are plain string tests; everything else runs the NFA.
+ * Ignore files are mostly these shapes, and every rule is tried on every directory of a path.
+ */
+function matcherFor(tokens: Token[]): (path: string) => boolean {
+  const literal = (list: Token[]): string | undefined =>
+    list.every((t) => t.t === 'lit') ? list.map((t) => (t as { c: string }).c).join('') : undefined;
+  const whole = literal(tokens);
+  if (whole !== undefined) return (path) => path === whole;
+  const suffix = tokens[0]?.t === 'star' ? literal(tokens.slice(1)) : undefined;
+  if (suffix !== undefined) {
+    return (path) => path.endsWith(suffix) && !path.slice(0, path.length - suffix.length).includes('/');
+  }
+  const prefix = tokens[tokens.length - 1]?.t === 'star' ? literal(tokens.slice(0, -1)) : undefined;
+  if (prefix !== undefined) return (path) => path.startsWith(prefix) && !path.slice(prefix.length).includes('/');
+  return (path) => run(tokens, path);
+}
+
 function run(tokens: Token[], path: string): boolean {
   const m = tokens.length;
   // State k*2 = "before token k"; k*2+1 = "inside a `dirs` token, before its closing slash".

@@ -16,6 +16,8 @@ export { CLANG_FORMAT_NAMES } from './toolchains.js';
 export { parseData, DATA_LIMITS } from './data.js';
 export type { DataFormat, DataLimits, Parsed } from './data.js';
 export { compileGlob, GLOB_LIMITS } from './glob.js';
+export { parseIgnoreFile, isIgnoredBy, insideNodeModules } from './ignore-file.js';
+export type { IgnoreFile } from './ignore-file.js';
 
 /** Every file name config discovery should collect (data files are read; code files are only noted). */
 export const CONFIG_FILE_NAMES: readonly string[] = [
@@ -24,6 +26,8 @@ export const CONFIG_FILE_NAMES: readonly string[] = [
   '.prettierrc.toml', '.prettierrc.js', 'prettier.config.js', '.prettierrc.ts', 'prettier.config.ts', '.prettierrc.mjs',
   'prettier.config.mjs', '.prettierrc.mts', 'prettier.config.mts', '.prettierrc.cjs', 'prettier.config.cjs', '.prettierrc.cts',
   'prettier.config.cts', '.prettierignore', '.editorconfig',
+  // Prettier's CLI reads the root .gitignore; Biome every .gitignore (vcs.useIgnoreFile)
+  '.gitignore',
   // Biome
   'biome.json', 'biome.jsonc', '.biome.json', '.biome.jsonc',
   // Python

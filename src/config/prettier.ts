@@ -287,34 +287,3 @@ export function nearestPrettierConfig(configs: readonly PrettierConfigFile[], pa
 export function truncate(text: string, max = 80): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
-
-/**
- * `.prettierignore` at the project root (gitignore syntax: `#` comments, `!` negation, a trailing `/`
- * for directories, patterns without an inner `/` match at any depth). Returns a test, or undefined.
- */
-export function loadPrettierIgnore(text: string | null | undefined, file: string, ignored: IgnoredItem[]): ((path: string) => boolean) | undefined {
-  if (!text) return undefined;
-  const rules: Array<{ negated: boolean; test: (path: string) => boolean }> = [];
-  for (const raw of text.split(/\r?\n/).slice(0, 5000)) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const negated = line.startsWith('!');
-    let pattern = negated ? line.slice(1) : line;
-    pattern = pattern.replace(/\/+$/, '');
-    const anchored = pattern.includes('/');
-    const compiled = compileGlob(anchored ? pattern.replace(/^\//, '') : `**/${pattern}`);
-    if (!compiled.ok) {
-      ignored.push({ file, item: truncate(line), reason: compiled.reason });
-      continue;
-    }
-    rules.push({ negated, test: compiled.test });
-  }
-  if (rules.length === 0) return undefined;
-  return (path) => {
-    const candidates = [path];
-    for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) candidates.push(path.slice(0, i));
-    let excluded = false;
-    for (const rule of rules) if (candidates.some(rule.test)) excluded = !rule.negated;
-    return excluded;
-  };
-}

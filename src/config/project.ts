@@ -6,7 +6,8 @@ import type { IgnoredItem, ProjectFiles } from '../core/types.js';
 import { biomeConfigFor, loadBiomeConfigs, type BiomeConfigFile } from './biome.js';
 import { parseEditorconfig, type EditorconfigFile } from './editorconfig.js';
 import { baseOf, dirOf, normalisePath } from './paths.js';
-import { loadPrettierConfigs, loadPrettierIgnore, type PrettierConfigFile, type Trust } from './prettier.js';
+import { parseIgnoreFile, type IgnoreFile, type IgnoreFlavour } from './ignore-file.js';
+import { loadPrettierConfigs, type PrettierConfigFile, type Trust } from './prettier.js';
 import { loadRuffConfigs, type RuffConfigFile } from './ruff.js';
 import {
   loadClangFormat,
@@ -31,8 +32,12 @@ export interface ProjectConfig {
   rustfmt: RustfmtConfig[];
   clangFormat: ClangFormatFile[];
   toml: Array<{ dir: string; file: string }>;
-  /** The root `.prettierignore`, when present: true for paths Prettier would leave alone. */
-  prettierIgnore?: (path: string) => boolean;
+  /** The root `.prettierignore` (Prettier reads it with the root `.gitignore`). */
+  prettierignore?: IgnoreFile;
+  /** Every `.gitignore` as git reads it, shallowest first (Prettier's CLI reads the root one). */
+  gitignore: IgnoreFile[];
+  /** The same files as Biome reads them (with `vcs.useIgnoreFile`). */
+  biomeGitignore: IgnoreFile[];
   /** Everything refused, stripped or not read, with the reason (for `doctor()`). */
   ignored: IgnoredItem[];
 }
@@ -66,10 +71,28 @@ export function loadProjectConfig(files: ProjectFiles, options: { trust?: Trust 
   editorconfig.sort((a, b) => a.dir.length - b.dir.length);
   const { ruff, black } = loadRuffConfigs(clean, ignored);
   const { cargo, rustfmt } = loadRust(clean, ignored);
-  const prettierIgnore = loadPrettierIgnore(clean['.prettierignore'], '.prettierignore', ignored);
+  const ignoreFile = (file: string, flavour: IgnoreFlavour): IgnoreFile | undefined => {
+    const text = clean[file];
+    if (text === null && flavour === 'git') ignored.push({ file, item: baseOf(file), reason: 'not read (too large, not a regular file, or outside the root)' });
+    if (typeof text !== 'string') return undefined;
+    if (flavour === 'git') return parseIgnoreFile(text, file, dirOf(file), ignored, flavour);
+    // Biome's reading refuses what git's does, and brace bombs besides: report only what is new.
+    const own: IgnoredItem[] = [];
+    const parsed = parseIgnoreFile(text, file, dirOf(file), own, flavour);
+    for (const item of own) {
+      if (!ignored.some((i) => i.file === item.file && i.item === item.item)) ignored.push({ ...item, reason: `${item.reason} (as Biome reads it)` });
+    }
+    return parsed;
+  };
+  const prettierignore = ignoreFile('.prettierignore', 'git');
+  const gitignoreFiles = Object.keys(clean).filter((file) => baseOf(file) === '.gitignore').sort((a, b) => dirOf(a).length - dirOf(b).length);
+  const gitignore = gitignoreFiles.flatMap((file) => ignoreFile(file, 'git') ?? []);
+  const biomeGitignore = gitignoreFiles.flatMap((file) => ignoreFile(file, 'biome') ?? []);
   return {
     trust,
-    ...(prettierIgnore ? { prettierIgnore } : {}),
+    ...(prettierignore ? { prettierignore } : {}),
+    gitignore,
+    biomeGitignore,
     prettier: loadPrettierConfigs(clean, trust, ignored),
     editorconfig,
     biome: loadBiomeConfigs(clean, ignored),

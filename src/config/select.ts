@@ -5,8 +5,9 @@
  */
 import type { FormatterChoice, IgnoredItem, SkipReason } from '../core/types.js';
 import { languageOf, extensionOf } from '../core/languages.js';
-import { biomeConfigFor, biomeExcludes } from './biome.js';
+import { biomeConfigFor, biomeExcludes, biomeVcsIgnore } from './biome.js';
 import { editorconfigFor, editorconfigToPrettier } from './editorconfig.js';
+import { insideNodeModules, isIgnoredBy } from './ignore-file.js';
 import { isUnder, nearest, normalisePath } from './paths.js';
 import { nearestPrettierConfig, prettierOptionsFor } from './prettier.js';
 import type { ProjectConfig } from './project.js';
@@ -79,11 +80,19 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
   if (!formatter || !because) {
     return { kind: 'skip', reason: 'no formatter declared', detail: `the project declares no formatter for ${language}`, language };
   }
-  if (formatter === 'prettier' && project.prettierIgnore?.(path)) {
-    return { kind: 'skip', reason: 'ignored by project config', detail: 'listed in .prettierignore', language };
-  }
+  const prettierSkip = formatter === 'prettier' ? prettierIgnores(project, path) : undefined;
+  if (prettierSkip) return { kind: 'skip', reason: 'ignored by project config', detail: prettierSkip, language };
   const resolved = settingsFor(project, formatter, path, language);
   return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: short(resolved.ignored), ...dirOf(resolved) };
+}
+
+/** Why Prettier's CLI would leave `path` alone: node_modules, the root .gitignore, the root .prettierignore. */
+function prettierIgnores(project: ProjectConfig, path: string): string | undefined {
+  if (insideNodeModules(path)) return 'inside node_modules (Prettier leaves dependencies alone)';
+  const rootGitignore = project.gitignore.find((g) => g.dir === '');
+  if (rootGitignore && isIgnoredBy([rootGitignore], path)) return 'listed in .gitignore (Prettier reads the root .gitignore)';
+  if (project.prettierignore && isIgnoredBy([project.prettierignore], path)) return 'listed in .prettierignore';
+  return undefined;
 }
 
 function userRuleFor(user: NormalisedUserConfig, path: string, language: string | undefined): UserRule | undefined {
@@ -102,6 +111,11 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
     if (biome) {
       const excluded = biomeExcludes(biome.config, biome.configuration, path, language, []);
       if (excluded) return { skip: excluded };
+      if (insideNodeModules(path)) return { skip: 'inside node_modules (Biome leaves dependencies alone)' };
+      const vcs = biomeVcsIgnore(project.biome, path);
+      if (vcs && isIgnoredBy(project.biomeGitignore.filter((g) => isUnder(vcs.dir, g.file)), path)) {
+        return { skip: `listed in .gitignore (vcs.useIgnoreFile in ${vcs.file})` };
+      }
       return { formatter: 'biome', because: `${biome.config.file} declares Biome` };
     }
   }

@@ -51,7 +51,9 @@ function walk(dir: string, out: string[], limit: number): string[] {
 // and gitignore negate it, and so does compileGlob. `[^a-g]` is negated by both and is compared.
 test('compileGlob agrees with picomatch (dot: true) on real paths', () => {
   const paths = walk('node_modules/prettier', [], 400).concat(walk('node_modules/typescript/lib', [], 200));
-  const patterns = ['**/*.js', '*.json', 'prettier/*.d.ts', 'prettier/**/*.{js,mjs}', 'prettier/plugins/[a-g]*.js', 'prettier/plugins/[^a-g]*.mjs', '**/lib.es20{15,16,17}*.d.ts', 'typescript/lib/lib.es?0??.d.ts', 'prettier/**', '**/index.*', '**/*/*.d.ts', 'typescript/**/lib.dom.*', '**/@(babel|acorn).js', 'prettier/plugins/?(x|babel).js', 'typescript/lib/lib.es{5,6}.d.ts', '**/.bin/**'];
+  const patterns = ['**/*.js', '*.json', 'prettier/*.d.ts', 'prettier/**/*.{js,mjs}', 'prettier/plugins/[a-g]*.js', 'prettier/plugins/[^a-g]*.mjs', '**/lib.es20{15,16,17}*.d.ts', 'typescript/lib/lib.es?0??.d.ts', 'prettier/**', '**/index.*', '**/*/*.d.ts', 'typescript/**/lib.dom.*', '**/@(babel|acorn).js', 'prettier/plugins/?(x|babel).js', 'typescript/lib/lib.es{5,6}.d.ts', '**/.bin/**',
+    // The plain-string shapes: a literal, `*suffix`, `prefix*`, `*` alone.
+    'prettier/index.js', 'index.js', '*.js', '*', 'prettier/plugins/*', 'prettier/*', 'typescript/lib/lib.es*', '*/package.json'];
   let compared = 0;
   for (const pattern of patterns) {
     const ours = compileGlob(pattern);

@@ -330,6 +330,18 @@ export const CASES: HostileCase[] = [
     expect: { status: ['formatted'], content: 'function f() {\n    return { a: 1, b: [1, 2] };\n}\n', ignored: [/\.editorconfig.*more than 256/, /\.editorconfig.*range/] },
   },
   {
+    name: '.gitignore pattern and brace bomb (Biome vcs.useIgnoreFile)',
+    covers: 'ignore-file glob bombs',
+    files: {
+      'root/biome.json': JSON.stringify({ vcs: { enabled: true, clientKind: 'git', useIgnoreFile: true } }),
+      'root/.gitignore': `${'{a,b}'.repeat(40)}\n${`{a,b}{c,d}{e,f}{g,h}${'*x'.repeat(20)}\n`.repeat(5000)}`,
+      'root/src/.gitignore': `${'a/*x*x*x*x*x*x*x*x*x*x*x*x*x*x*x*x*x*x*x*x\n'.repeat(5000)}`,
+    },
+    target: 'src/a.ts',
+    content: TS_IN,
+    expect: { status: ['formatted'], content: TS_BIOME, ignored: [/\.gitignore.*more than 256/, /\.gitignore.*glob tokens/, /src\/\.gitignore.*glob tokens/] },
+  },
+  {
     name: 'deeply nested JSON (100k levels) in biome.json',
     covers: 'deeply nested JSON',
     files: { 'root/biome.json': { repeat: '[', times: 100_000 } },
