@@ -71,6 +71,7 @@ async function main() {
   const wasmAssets = [
     ['biome', '@biomejs/wasm-web', 'biome_wasm_bg.wasm'],
     ['ruff', '@astral-sh/ruff-wasm-web', 'ruff_wasm_bg.wasm'],
+    ['ruff_fmt', '@wasm-fmt/ruff_fmt', 'ruff_fmt_bg.wasm'],
     ['gofmt', '@wasm-fmt/gofmt', 'gofmt.wasm'],
     ['clang-format', '@wasm-fmt/clang-format', 'clang-format.wasm'],
     ['toml', '@dprint/toml', 'plugin.wasm'],

@@ -168,17 +168,18 @@ export function createEngine(options: EngineOptions): Engine {
 
     switch (result.kind) {
       case 'ok': {
+        const producer = result.formatter ?? info;
         if (result.text.trim() === '' && prepared.text.trim() !== '') {
-          return done({ status: 'failed', formatter: info, content: text, reason: 'formatter returned empty output for a non-empty file', line: failedLine(info, path, 'returned empty output for a non-empty file'), ...extra });
+          return done({ status: 'failed', formatter: producer, content: text, reason: 'formatter returned empty output for a non-empty file', line: failedLine(producer, path, 'returned empty output for a non-empty file'), ...extra });
         }
         const content = restoreText(text, result.text);
         const unstable = lastOutput.get(path) === text && content !== text;
         remember(lastOutput, path, content);
         if (content === text) {
-          return done({ status: 'unchanged', formatter: info, content, line: `already formatted (${label(info)}): ${path}`, ...extra });
+          return done({ status: 'unchanged', formatter: producer, content, line: `already formatted (${label(producer)}): ${path}`, ...extra });
         }
-        const line = `formatted (${label(info)}): ${path}${unstable ? ' (not idempotent: formatting its own output changed it again)' : ''}`;
-        return done({ status: 'formatted', formatter: info, content, line, ...(unstable ? { unstable } : {}), ...extra });
+        const line = `formatted (${label(producer)}): ${path}${unstable ? ' (not idempotent: formatting its own output changed it again)' : ''}`;
+        return done({ status: 'formatted', formatter: producer, content, line, ...(unstable ? { unstable } : {}), ...extra });
       }
       case 'error':
         return done({ status: 'failed', formatter: info, content: text, reason: result.message, line: failedLine(info, path, result.message, result.exitCode), ...extra });

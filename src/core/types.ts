@@ -68,7 +68,11 @@ export interface AdapterRequest {
 
 /** An adapter's answer. Expected outcomes are values; only broken invariants throw. */
 export type AdapterResult =
-  | { kind: 'ok'; text: string }
+  /**
+   * `formatter`: set when a build other than the one `info()` names produced this text (Ruff's range
+   * formatting comes from a second wasm build); the receipt then names that one.
+   */
+  | { kind: 'ok'; text: string; formatter?: FormatterInfo }
   /** The formatter rejected the input (e.g. a syntax error). `message` is its first message, with location. */
   | { kind: 'error'; message: string; exitCode?: number }
   | { kind: 'timeout'; ms: number }

@@ -12,14 +12,18 @@
  *   `ruff format` applies stub rules to `.pyi` (e.g. no blank lines between stub methods, one blank
  *   line between top-level stub classes). Formatting a stub with `.py` rules would fight the project's
  *   own `ruff format`, so `.pyi` files are `unsupported` unless `pyi: 'python-rules'` is chosen.
- * - No range formatting: the wasm build has no range API. `@wasm-fmt/ruff_fmt` has `format_range`,
- *   but it is Ruff 0.15.x; formatting edits with another release than whole files would break
- *   "one formatter version" and make receipts name a version that did not produce the text.
+ * - Range formatting (`scope: 'edit'`): Ruff's official wasm build has no range API, so ranges go to
+ *   `@wasm-fmt/ruff_fmt` (Ruff 0.15.x compiled to wasm, with `format_range`) when its wasm is given as
+ *   `rangeWasm`. The receipt then names that build and version, since it produced the text; whole
+ *   files always go to the official build. Without `rangeWasm` a range request formats the whole
+ *   file and the receipt says so.
  */
 import init, { PositionEncoding, Workspace } from '@astral-sh/ruff-wasm-web';
+import initRuffFmt, { format_range as ruffFmtFormatRange } from '@wasm-fmt/ruff_fmt/web';
+import { byteToUtf16Offset, utf16ToByteOffset } from '../core/text.js';
 import { compileWasm, lazy } from '../core/wasm.js';
 import { messageOf } from '../core/errors.js';
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
+import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, Utf16Range, WasmSource } from '../core/types.js';
 
 export interface RuffFormatterOptions {
   /** `ruff_wasm_bg.wasm` of `@astral-sh/ruff-wasm-web`. */
@@ -31,7 +35,17 @@ export interface RuffFormatterOptions {
   pyi?: 'skip' | 'python-rules';
   /** How many settings variants keep a live `Workspace`. Default 8. */
   maxWorkspaces?: number;
+  /**
+   * `ruff_fmt_bg.wasm` of `@wasm-fmt/ruff_fmt`: enables `scope: 'edit'` (range formatting) for Python.
+   * Loaded only when a range is asked for.
+   */
+  rangeWasm?: WasmSource;
 }
+
+/** The `@wasm-fmt/ruff_fmt` release formatbox ships (its wasm has no version export; a test checks this). */
+export const RUFF_FMT_PACKAGE_VERSION = '0.15.20';
+/** What a range-formatted receipt names. */
+export const RUFF_RANGE_INFO: FormatterInfo = { name: 'ruff', version: RUFF_FMT_PACKAGE_VERSION, via: 'wasm' };
 
 const TOP_LEVEL_KEYS = ['line-length', 'indent-width', 'target-version', 'preview'] as const;
 const FORMAT_KEYS = [
@@ -98,11 +112,18 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
     return workspace;
   }
 
+  const rangeModule = lazy(async () => {
+    if (!options.rangeWasm) throw new Error('no rangeWasm');
+    const compiled = await compileWasm(options.rangeWasm, 'ruff_fmt');
+    await initRuffFmt(compiled);
+  });
+
   return {
     name: 'ruff',
     via: 'wasm',
     languages: ['python'],
-    supportsRange: false,
+    supportsRange: options.rangeWasm !== undefined,
+    ...(options.rangeWasm !== undefined ? { rangeLanguages: ['python'] } : {}),
 
     async info(): Promise<FormatterInfo> {
       const { version } = await module.get();
@@ -113,6 +134,10 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
       if (pyi === 'skip' && /\.pyi$/i.test(request.path)) {
         // Formatting with .py rules would disagree with `ruff format` on the project's stubs.
         return { kind: 'unsupported', reason: "no stub (.pyi) rules in Ruff's wasm build" };
+      }
+      if (request.range && options.rangeWasm) {
+        await rangeModule.get();
+        return formatRange(request.text, request.path, request.range, request.settings);
       }
       await module.get();
       let workspace: Workspace;
@@ -132,6 +157,47 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
       for (const workspace of workspaces.values()) workspace.free();
       workspaces.clear();
     },
+  };
+}
+
+/** ruff.toml settings (kebab-case) in `@wasm-fmt/ruff_fmt`'s config shape; LF output. */
+export function ruffFmtConfig(settings: Record<string, unknown>): Record<string, unknown> {
+  const options = ruffOptions(settings);
+  const format = options['format'] as Record<string, unknown>;
+  const config: Record<string, unknown> = { line_ending: 'lf' };
+  if (options['line-length'] !== undefined) config.line_width = options['line-length'];
+  if (options['indent-width'] !== undefined) config.indent_width = options['indent-width'];
+  if (format['indent-style'] !== undefined) config.indent_style = format['indent-style'];
+  if (format['quote-style'] !== undefined) config.quote_style = format['quote-style'];
+  if (format['skip-magic-trailing-comma'] !== undefined) config.magic_trailing_comma = format['skip-magic-trailing-comma'] === true ? 'ignore' : 'respect';
+  if (format['docstring-code-format'] !== undefined) config.docstring_code = format['docstring-code-format'];
+  if (format['docstring-code-line-length'] !== undefined) config.docstring_code_line_width = format['docstring-code-line-length'];
+  if (format['nested-string-quote-style'] !== undefined) config.nested_string_quote_style = format['nested-string-quote-style'];
+  const preview = format['preview'] ?? options['preview'];
+  if (preview !== undefined) config.preview = preview;
+  return config;
+}
+
+/**
+ * Formats `range` only, with `@wasm-fmt/ruff_fmt`. Its ranges are UTF-8 byte offsets: convert on the
+ * way in, and splice its answer (the code for the byte range it chose, widened to whole statements)
+ * back on the way out.
+ */
+function formatRange(text: string, path: string, range: Utf16Range, settings: Record<string, unknown>): AdapterResult {
+  const byteStart = utf16ToByteOffset(text, range.utf16Start);
+  const byteEnd = utf16ToByteOffset(text, range.utf16End);
+  let printed: { code: string; source_range: { start: number; end: number } };
+  try {
+    printed = ruffFmtFormatRange(text, { start: byteStart, end: byteEnd }, path, ruffFmtConfig(settings) as never);
+  } catch (thrown) {
+    return { kind: 'error', message: locateRuffError(messageOf(thrown), text) };
+  }
+  const utf16ReplacedStart = byteToUtf16Offset(text, printed.source_range.start);
+  const utf16ReplacedEnd = byteToUtf16Offset(text, printed.source_range.end);
+  return {
+    kind: 'ok',
+    text: text.slice(0, utf16ReplacedStart) + printed.code + text.slice(utf16ReplacedEnd),
+    formatter: RUFF_RANGE_INFO,
   };
 }
 

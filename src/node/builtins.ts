@@ -17,6 +17,7 @@ import { tomlFormatter } from '../formatters/toml.js';
 export const BUILTIN_WASM: Readonly<Record<string, string>> = {
   biome: '@biomejs/wasm-web/biome_wasm_bg.wasm',
   ruff: '@astral-sh/ruff-wasm-web/ruff_wasm_bg.wasm',
+  ruff_fmt: '@wasm-fmt/ruff_fmt/ruff_fmt_bg.wasm',
   gofmt: '@wasm-fmt/gofmt/gofmt.wasm',
   'clang-format': '@wasm-fmt/clang-format/clang-format.wasm',
   toml: '@dprint/toml/plugin.wasm',
@@ -58,7 +59,7 @@ export function createBuiltinAdapters(options: BuiltinOptions = {}): FormatterAd
   return [
     prettierFormatter(),
     biomeFormatter({ wasm: wasmFile('biome', options) }),
-    ruffFormatter({ wasm: wasmFile('ruff', options) }),
+    ruffFormatter({ wasm: wasmFile('ruff', options), rangeWasm: wasmFile('ruff_fmt', options) }),
     gofmtFormatter({ wasm: wasmFile('gofmt', options) }),
     clangFormatFormatter({ wasm: wasmFile('clang-format', options) }),
     tomlFormatter({ wasm: wasmFile('toml', options) }),
