@@ -11,15 +11,17 @@
  * - Stubs: the wasm `Workspace.format(source)` takes no path and always applies `.py` rules, while
  *   `ruff format` applies stub rules to `.pyi` (e.g. no blank lines between stub methods, one blank
  *   line between top-level stub classes). Formatting a stub with `.py` rules would fight the project's
- *   own `ruff format`, so `.pyi` files are `unsupported` unless `pyi: 'python-rules'` is chosen.
+ *   own `ruff format`. So `.pyi` files go to `@wasm-fmt/ruff_fmt` (which takes a path and applies stub
+ *   rules) when its wasm is given as `ruffFmtWasm`, and are `unsupported` otherwise
+ *   (`pyi: 'python-rules'` opts into .py rules).
  * - Range formatting (`scope: 'edit'`): Ruff's official wasm build has no range API, so ranges go to
  *   `@wasm-fmt/ruff_fmt` (Ruff 0.15.x compiled to wasm, with `format_range`) when its wasm is given as
- *   `rangeWasm`. The receipt then names that build and version, since it produced the text; whole
- *   files always go to the official build. Without `rangeWasm` a range request formats the whole
- *   file and the receipt says so.
+ *   `ruffFmtWasm`. Receipts of ranges and stubs name that build and version, since it produced the
+ *   text; whole .py files always go to the official build. Without `ruffFmtWasm` a range request
+ *   formats the whole file and the receipt says so.
  */
 import init, { PositionEncoding, Workspace } from '@astral-sh/ruff-wasm-web';
-import initRuffFmt, { format_range as ruffFmtFormatRange } from '@wasm-fmt/ruff_fmt/web';
+import initRuffFmt, { format as ruffFmtFormat, format_range as ruffFmtFormatRange } from '@wasm-fmt/ruff_fmt/web';
 import { byteToUtf16Offset, utf16ToByteOffset } from '../core/text.js';
 import { compileWasm, lazy } from '../core/wasm.js';
 import { messageOf } from '../core/errors.js';
@@ -29,23 +31,24 @@ export interface RuffFormatterOptions {
   /** `ruff_wasm_bg.wasm` of `@astral-sh/ruff-wasm-web`. */
   wasm: WasmSource;
   /**
-   * What to do with `.pyi` stubs: `'skip'` (default) answers `unsupported`, because this build cannot
-   * apply Ruff's stub rules; `'python-rules'` formats them like `.py` files.
+   * What to do with `.pyi` stubs: `'stub-rules'` (the default when `ruffFmtWasm` is given) formats them
+   * with Ruff's stub rules through `@wasm-fmt/ruff_fmt`; `'skip'` (the default otherwise) answers
+   * `unsupported`; `'python-rules'` formats them like `.py` files with the official build.
    */
-  pyi?: 'skip' | 'python-rules';
+  pyi?: 'stub-rules' | 'skip' | 'python-rules';
   /** How many settings variants keep a live `Workspace`. Default 8. */
   maxWorkspaces?: number;
   /**
-   * `ruff_fmt_bg.wasm` of `@wasm-fmt/ruff_fmt`: enables `scope: 'edit'` (range formatting) for Python.
-   * Loaded only when a range is asked for.
+   * `ruff_fmt_bg.wasm` of `@wasm-fmt/ruff_fmt`: enables `scope: 'edit'` (range formatting) for Python
+   * and stub rules for `.pyi`. Loaded only when a range or a stub is formatted.
    */
-  rangeWasm?: WasmSource;
+  ruffFmtWasm?: WasmSource;
 }
 
 /** The `@wasm-fmt/ruff_fmt` release formatbox ships (its wasm has no version export; a test checks this). */
 export const RUFF_FMT_PACKAGE_VERSION = '0.15.20';
-/** What a range-formatted receipt names. */
-export const RUFF_RANGE_INFO: FormatterInfo = { name: 'ruff', version: RUFF_FMT_PACKAGE_VERSION, via: 'wasm' };
+/** What the receipt of a range or a stub formatted by `@wasm-fmt/ruff_fmt` names. */
+export const RUFF_FMT_INFO: FormatterInfo = { name: 'ruff', version: RUFF_FMT_PACKAGE_VERSION, via: 'wasm' };
 
 const TOP_LEVEL_KEYS = ['line-length', 'indent-width', 'target-version', 'preview'] as const;
 const FORMAT_KEYS = [
@@ -82,7 +85,7 @@ export function ruffOptions(settings: Record<string, unknown>): Record<string, u
 
 export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
   const maxWorkspaces = options.maxWorkspaces ?? 8;
-  const pyi = options.pyi ?? 'skip';
+  const pyi = options.pyi ?? (options.ruffFmtWasm ? 'stub-rules' : 'skip');
   const workspaces = new Map<string, Workspace>();
 
   // The web glue keeps one instance per JS realm; `init` resolves at once when it already ran.
@@ -112,9 +115,9 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
     return workspace;
   }
 
-  const rangeModule = lazy(async () => {
-    if (!options.rangeWasm) throw new Error('no rangeWasm');
-    const compiled = await compileWasm(options.rangeWasm, 'ruff_fmt');
+  const ruffFmtModule = lazy(async () => {
+    if (!options.ruffFmtWasm) throw new Error('no ruffFmtWasm');
+    const compiled = await compileWasm(options.ruffFmtWasm, 'ruff_fmt');
     await initRuffFmt(compiled);
   });
 
@@ -122,8 +125,8 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
     name: 'ruff',
     via: 'wasm',
     languages: ['python'],
-    supportsRange: options.rangeWasm !== undefined,
-    ...(options.rangeWasm !== undefined ? { rangeLanguages: ['python'] } : {}),
+    supportsRange: options.ruffFmtWasm !== undefined,
+    ...(options.ruffFmtWasm !== undefined ? { rangeLanguages: ['python'] } : {}),
 
     async info(): Promise<FormatterInfo> {
       const { version } = await module.get();
@@ -131,12 +134,21 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
     },
 
     async format(request: AdapterRequest): Promise<AdapterResult> {
-      if (pyi === 'skip' && /\.pyi$/i.test(request.path)) {
+      const stub = /\.pyi$/i.test(request.path);
+      if (stub && (pyi === 'skip' || (pyi === 'stub-rules' && !options.ruffFmtWasm))) {
         // Formatting with .py rules would disagree with `ruff format` on the project's stubs.
         return { kind: 'unsupported', reason: "no stub (.pyi) rules in Ruff's wasm build" };
       }
-      if (request.range && options.rangeWasm) {
-        await rangeModule.get();
+      if (stub && pyi === 'stub-rules' && !request.range) {
+        await ruffFmtModule.get();
+        try {
+          return { kind: 'ok', text: ruffFmtFormat(request.text, request.path, ruffFmtConfig(request.settings) as never), formatter: RUFF_FMT_INFO };
+        } catch (thrown) {
+          return { kind: 'error', message: locateRuffError(messageOf(thrown), request.text) };
+        }
+      }
+      if (request.range && options.ruffFmtWasm) {
+        await ruffFmtModule.get();
         return formatRange(request.text, request.path, request.range, request.settings);
       }
       await module.get();
@@ -197,7 +209,7 @@ function formatRange(text: string, path: string, range: Utf16Range, settings: Re
   return {
     kind: 'ok',
     text: text.slice(0, utf16ReplacedStart) + printed.code + text.slice(utf16ReplacedEnd),
-    formatter: RUFF_RANGE_INFO,
+    formatter: RUFF_FMT_INFO,
   };
 }
 

@@ -59,7 +59,7 @@ export function createBuiltinAdapters(options: BuiltinOptions = {}): FormatterAd
   return [
     prettierFormatter(),
     biomeFormatter({ wasm: wasmFile('biome', options) }),
-    ruffFormatter({ wasm: wasmFile('ruff', options), rangeWasm: wasmFile('ruff_fmt', options) }),
+    ruffFormatter({ wasm: wasmFile('ruff', options), ruffFmtWasm: wasmFile('ruff_fmt', options) }),
     gofmtFormatter({ wasm: wasmFile('gofmt', options) }),
     clangFormatFormatter({ wasm: wasmFile('clang-format', options) }),
     tomlFormatter({ wasm: wasmFile('toml', options) }),

@@ -115,7 +115,7 @@ test('workspaces are cached per settings and evicted ones are not reused', async
 // applies .py rules. @wasm-fmt/ruff_fmt (Ruff 0.15, takes a path) shows what stub rules give.
 const STUB = 'import os\nclass A:\n    def f(self) -> int: ...\n\n    def g(self) -> int: ...\nclass B: ...\ndef h(): ...\n';
 
-test('.pyi stubs are unsupported by default, because the wasm cannot apply stub rules', async () => {
+test('without the ruff_fmt build, .pyi stubs are unsupported by default, because the official wasm cannot apply stub rules', async () => {
   const result = await ruff.format(request(STUB, {}, 'typings/mod.pyi'));
   assert.equal(result.kind, 'unsupported');
   assert.match((result as { reason: string }).reason, /stub \(\.pyi\) rules/);

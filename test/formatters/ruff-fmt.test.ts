@@ -1,15 +1,16 @@
-// Range formatting for Python (`scope: 'edit'`): the Ruff adapter sends ranges to @wasm-fmt/ruff_fmt's
-// format_range, splices the answer back, and names that build in the receipt. Real stdlib modules.
+// What the Ruff adapter sends to @wasm-fmt/ruff_fmt: ranges (`scope: 'edit'`, format_range, spliced
+// back) and .pyi stubs (Ruff's stub rules), each receipt naming that build. Real stdlib modules and
+// real stubs (Debian's python3-cryptography; typeshed when installed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { RUFF_FMT_PACKAGE_VERSION, ruffFormatter } from '../../src/formatters/ruff.js';
 import { createEngine } from '../../src/core/engine.js';
 import type { AdapterResult, Utf16Range } from '../../src/core/types.js';
 
 const ruff = ruffFormatter({
   wasm: async () => readFileSync('node_modules/@astral-sh/ruff-wasm-web/ruff_wasm_bg.wasm'),
-  rangeWasm: async () => readFileSync('node_modules/@wasm-fmt/ruff_fmt/ruff_fmt_bg.wasm'),
+  ruffFmtWasm: async () => readFileSync('node_modules/@wasm-fmt/ruff_fmt/ruff_fmt_bg.wasm'),
 });
 
 function okText(result: AdapterResult): string {
@@ -105,4 +106,54 @@ test("engine, scope 'edit': only the edited statement is formatted and the recei
   const whole = await createEngine({ formatters: [ruff], projectFiles: { 'ruff.toml': '' } }).format({ path: 'm.py', text: prior });
   assert.notEqual(whole.formatter?.version, RUFF_FMT_PACKAGE_VERSION);
   assert.equal(whole.content, 'import os\n\nx = {"a": 1}\n\n\ndef f(a, b):\n    return a + b\n\n\ny = [1, 2]\n');
+});
+
+const STUB = 'import os\nclass A:\n    def f(self) -> int: ...\n\n    def g(self) -> int: ...\nclass B: ...\ndef h(): ...\n';
+
+test('.pyi stubs get Ruff\'s stub rules by default when the ruff_fmt build is there, and the receipt names it', async () => {
+  const result = await ruff.format({ path: 'typings/mod.pyi', language: 'python', text: STUB, settings: {} });
+  assert.equal(okText(result), 'import os\n\nclass A:\n    def f(self) -> int: ...\n    def g(self) -> int: ...\n\nclass B: ...\n\ndef h(): ...\n');
+  assert.deepEqual((result as { formatter?: unknown }).formatter, { name: 'ruff', version: RUFF_FMT_PACKAGE_VERSION, via: 'wasm' });
+  // A .py file with the same text keeps the .py rules of the official build.
+  const py = await ruff.format({ path: 'mod.py', language: 'python', text: STUB, settings: {} });
+  assert.equal((py as { formatter?: unknown }).formatter, undefined);
+  assert.match(okText(py), /def f\(self\) -> int: \.\.\.\n\n    def g/);
+});
+
+function stubsUnder(dir: string, out: string[] = []): string[] {
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir).sort()) {
+    const full = `${dir}/${name}`;
+    if (statSync(full).isDirectory()) stubsUnder(full, out);
+    else if (name.endsWith('.pyi')) out.push(full);
+  }
+  return out;
+}
+
+const CRYPTOGRAPHY_STUBS = stubsUnder('/usr/lib/python3/dist-packages/cryptography');
+const TYPESHED = stubsUnder('/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jedi/third_party/typeshed/stdlib');
+const skipStubs = CRYPTOGRAPHY_STUBS.length === 0 && !process.env.CI ? 'no python3-cryptography stubs on this machine (.ci/run installs them)' : false;
+if (skipStubs) console.log(`# skipped: real-stub agreement: ${skipStubs}`);
+
+test('real stubs: stub rules leave released, formatted stubs as they are far more often than .py rules', { skip: skipStubs }, async () => {
+  const pyRules = ruffFormatter({ wasm: async () => readFileSync('node_modules/@astral-sh/ruff-wasm-web/ruff_wasm_bg.wasm'), pyi: 'python-rules' });
+  for (const [name, files, minimum] of [['python3-cryptography', CRYPTOGRAPHY_STUBS, 1], ['typeshed (jedi)', TYPESHED, 0]] as const) {
+    if (files.length < minimum || files.length === 0) {
+      assert.ok(name !== 'python3-cryptography', 'python3-cryptography stubs are missing');
+      continue;
+    }
+    let withStubRules = 0;
+    let withPyRules = 0;
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      const request = { path: file.slice(1), language: 'python', text, settings: {} };
+      const stub = await ruff.format(request);
+      const py = await pyRules.format(request);
+      if (stub.kind === 'ok' && stub.text === text) withStubRules++;
+      if (py.kind === 'ok' && py.text === text) withPyRules++;
+    }
+    console.log(`  ${name}: ${files.length} stubs unchanged: ${withStubRules} with stub rules, ${withPyRules} with .py rules`);
+    assert.ok(withStubRules > withPyRules, name);
+    if (name === 'python3-cryptography') assert.ok(withStubRules >= files.length * 0.75, `${withStubRules}/${files.length}`);
+  }
 });
