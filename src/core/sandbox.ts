@@ -48,6 +48,11 @@ export interface SandboxRequest {
   maxStdoutBytes: number;
   /** Only this much stderr is kept (the rest is drained and dropped). */
   maxStderrBytes: number;
+  /**
+   * Address-space limit (RLIMIT_AS) of the formatter process; its children inherit it. An allocation
+   * past it fails inside the formatter, which then exits with an error. Absent: no limit.
+   */
+  maxMemoryBytes?: number;
 }
 
 /** Paths as the sandboxed process sees them. */

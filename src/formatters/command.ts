@@ -62,7 +62,12 @@ export interface CommandAdapterOptions {
   maxOutputBytes?: number;
   /** Stderr kept for the message. Default 64 KiB. */
   maxStderrBytes?: number;
+  /** Address-space limit of the formatter process (see `SandboxRequest.maxMemoryBytes`). Default 4 GiB. */
+  maxMemoryBytes?: number;
 }
+
+/** Enough for rustfmt, gofmt, black and a JVM formatter's default reservations; a runaway stops here. */
+export const DEFAULT_MAX_MEMORY_BYTES = 4 * 1024 ** 3;
 
 const PLACEHOLDER = /\{file\}|\{path\}|\$\{FILE\}|\$FILE(?![A-Za-z0-9_])/g;
 
@@ -88,6 +93,7 @@ export function commandFormatter(spec: CommandSpec, options: CommandAdapterOptio
     timeoutMs,
     maxStdoutBytes: 1024 * 1024,
     maxStderrBytes: options.maxStderrBytes ?? 64 * 1024,
+    maxMemoryBytes: options.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES,
   });
 
   /** Runs a fixed argv (e.g. `--version`) in the sandbox; stdout on success. */
@@ -167,9 +173,17 @@ export function commandFormatter(spec: CommandSpec, options: CommandAdapterOptio
   };
 }
 
-/** First non-empty line of stderr, else of stdout, else `exit N`; bounded. */
+/**
+ * First non-empty line of stderr, else of stdout, else `exit N`; bounded. A Python traceback (black,
+ * a user's Python tool) says what went wrong on its last line, so that one is taken instead.
+ */
 export function defaultErrorMessage(stderr: string, stdout: string, exitCode: number): string {
-  const line = [stderr, stdout].flatMap((s) => s.split('\n')).map((l) => l.trim()).find((l) => l !== '');
+  const lines = [stderr, stdout].flatMap((s) => s.split('\n')).map((l) => l.trim()).filter((l) => l !== '');
+  let line = lines[0];
+  if (line === 'Traceback (most recent call last):') {
+    const stderrLines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    line = stderrLines[stderrLines.length - 1] ?? line;
+  }
   return (line ?? `exit ${exitCode}`).slice(0, 300);
 }
 

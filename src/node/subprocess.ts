@@ -45,6 +45,8 @@ export interface SubprocessOptions {
   approve?: (request: ApprovalRequest) => boolean | Promise<boolean>;
   /** Per run. Default 10000. */
   timeoutMs?: number;
+  /** Address-space limit of each formatter process. Default 4 GiB (`DEFAULT_MAX_MEMORY_BYTES`). */
+  maxMemoryBytes?: number;
   /** Where to look for binaries; default `process.env` and the user's home. */
   resolve?: ResolveEnv;
 }
@@ -71,7 +73,12 @@ export const NATIVE_NAMES = { gofmt: 'gofmt-native', black: 'black', clangFormat
 export function createSubprocessFormatters(options: SubprocessOptions): SubprocessFormatters {
   const { sandbox, root } = options;
   const trust = options.trust ?? 'untrusted';
-  const commandOptions = { sandbox, root, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) };
+  const commandOptions = {
+    sandbox,
+    root,
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.maxMemoryBytes ? { maxMemoryBytes: options.maxMemoryBytes } : {}),
+  };
   const statuses: SubprocessStatus[] = [];
   const projectCommands = new Map<string, SubprocessStatus>();
   const answers = new Map<string, Promise<boolean>>();

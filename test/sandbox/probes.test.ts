@@ -92,8 +92,8 @@ after(() => {
 });
 
 /** Runs one probe as the formatter for `src/a.probe` and returns the receipt of a `write`. */
-async function probe(argv: string[], timeoutMs = 5000): Promise<Receipt> {
-  const sub = createSubprocessFormatters({ sandbox, root: project.root, timeoutMs });
+async function probe(argv: string[], timeoutMs = 5000, maxMemoryBytes?: number): Promise<Receipt> {
+  const sub = createSubprocessFormatters({ sandbox, root: project.root, timeoutMs, ...(maxMemoryBytes ? { maxMemoryBytes } : {}) });
   const engine = createEngine({
     formatters: sub.adapters,
     adapterFor: sub.adapterFor,
@@ -260,6 +260,22 @@ test('a daemon (setsid) and a fork bomb are killed at the timeout; nothing is le
   assert.ok(performance.now() - bombStarted < 10_000);
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.deepEqual(leftoverProcesses(), []);
+});
+
+test('an unbounded allocation fails at the memory limit, long before the timeout', { skip }, async () => {
+  // 2 GiB in 16 MiB steps, then a long sleep: without the limit this ends as a timeout, not a
+  // MemoryError (and stays bounded on a shared machine).
+  const grow = 'import time\na = []\nfor _ in range(128): a.append(bytearray(16 * 1024 * 1024))\ntime.sleep(60)';
+  const started = performance.now();
+  const limited = await probe(['/usr/bin/python3', '-c', grow], 5000, 256 * 1024 * 1024);
+  const ms = Math.round(performance.now() - started);
+  console.log(`  allocation stopped at the 256 MiB limit after ${ms} ms (timeout 5000 ms): ${limited.line}`);
+  assert.equal(limited.status, 'failed', limited.line);
+  assert.match(limited.line, /: src\/a\.probe: MemoryError$/);
+  assert.equal(limited.content, 'hello\n');
+  // The default (4 GiB) leaves an ordinary formatter alone: the same interpreter runs a small job.
+  const ordinary = await probe(['/usr/bin/python3', '-c', 'import sys; sys.stdout.write(sys.stdin.read().upper())']);
+  assert.equal(ordinary.content, 'HELLO\n', ordinary.line);
 });
 
 test('a stdout flood is cut off at the cap; filling the tmpfs fails', { skip }, async () => {

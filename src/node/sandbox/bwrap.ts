@@ -46,6 +46,8 @@ export interface BwrapOptions {
 }
 
 const SCRATCH_DIR = '/tmp/formatbox';
+/** util-linux's prlimit (Debian's essential util-linux package), visible in the sandbox under /usr. */
+const PRLIMIT = '/usr/bin/prlimit';
 const SANDBOX_UID = '65534';
 
 export function findBwrap(): string | undefined {
@@ -147,12 +149,15 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   const argv = typeof request.argv === 'function' ? request.argv(paths) : request.argv;
   if (argv.length === 0 || !isAbsolute(argv[0]!)) return { kind: 'error', message: 'the command must start with an absolute binary path', ms: 0 };
   args.push('--');
+  // The memory limit applies to the formatter only (not to the supervisor, whose V8 reserves more
+  // address space than a formatter needs): util-linux's prlimit sets it, then execs the formatter.
+  const limited = request.maxMemoryBytes !== undefined && existsSync(PRLIMIT) ? [PRLIMIT, `--as=${Math.floor(request.maxMemoryBytes)}`, '--', ...argv] : argv;
   if (supervisor) {
     // fd 3 inside the supervisor is the read-back pipe: bwrap passes its fds through, so the
     // supervisor's fd is the host pipe's number; pass that number on.
-    args.push(supervisor.node, '-e', SUPERVISOR, '--', String(3 + readBackIndex), scratchPath, ...argv);
+    args.push(supervisor.node, '-e', SUPERVISOR, '--', String(3 + readBackIndex), scratchPath, ...limited);
   } else {
-    args.push(...argv);
+    args.push(...limited);
   }
 
   let pinned: number | undefined;
