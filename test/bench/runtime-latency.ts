@@ -1,8 +1,8 @@
 /**
  * Warm latency of the Node runtime: the median cost of an `edit` receipt (read P, apply, atomic
  * CAS write of W with fsync, format in the worker, reconcile, CAS write of F with fsync) against
- * the bare formatter call (the same Biome adapter in the same warm worker, on the same text).
- * The file is ~1,000 lines of real TypeScript (rxjs sources), already formatted by Biome.
+ * the bare formatter call (the same adapter in the same warm worker, on the same text), for Biome and
+ * for Prettier. The file is ~1,000 lines of real TypeScript (rxjs sources), already formatted.
  *
  *   node --import tsx test/bench/runtime-latency.ts [runs=40] [parent dir of the temp project, default os.tmpdir()]
  *
@@ -18,15 +18,22 @@ import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../s
 import { createEngine } from '../../src/core/engine.js';
 
 const RUNS = Number(process.argv[2] ?? 40);
-const BIOME_JSON = '{ "formatter": { "indentStyle": "space", "lineWidth": 100 } }\n';
+/** Each formatter in its own project: a fast one (Biome) and the common one (Prettier). */
+const PROJECTS: Array<{ formatter: string; file: string; text: string }> = [
+  { formatter: 'biome', file: 'biome.json', text: '{ "formatter": { "indentStyle": "space", "lineWidth": 100 } }\n' },
+  { formatter: 'prettier', file: '.prettierrc', text: '{ "printWidth": 100 }\n' },
+];
 
 const require = createRequire(import.meta.url);
 const rxjs = join(require.resolve('rxjs/package.json'), '..', 'src', 'internal');
 const sources = ['Observable.ts', 'ajax/ajax.ts'].map((f) => readFileSync(join(rxjs, f), 'utf8'));
 const corpus = sources.join('\n').replace(/^import .*$/gm, '').replace(/^export \* from .*$/gm, '');
 
+for (const project of PROJECTS) await measure(project);
+
+async function measure(project: (typeof PROJECTS)[number]): Promise<void> {
 const root = mkdtempSync(join(process.argv[3] ?? tmpdir(), 'fb-bench-'));
-writeFileSync(join(root, 'biome.json'), BIOME_JSON);
+writeFileSync(join(root, project.file), project.text);
 const pool = createWorkerPool({ timeoutMs: 30_000 });
 const runtime = createRuntime({ root, pool });
 try {
@@ -36,12 +43,12 @@ try {
   const formatted = first.content;
   const lines = formatted.split('\n').length;
 
-  const selection = selectFormatter(loadProjectConfig({ 'biome.json': BIOME_JSON }, { trust: 'untrusted' }), normaliseUserConfig(undefined), 'big.ts');
+  const selection = selectFormatter(loadProjectConfig({ [project.file]: project.text }, { trust: 'untrusted' }), normaliseUserConfig(undefined), 'big.ts');
   if (selection.kind !== 'format') throw new Error(`no formatter selected: ${JSON.stringify(selection)}`);
   const adapters = await pool.adapters();
-  const biome = adapters.find((a) => a.name === 'biome')!;
+  const adapter = adapters.find((a) => a.name === project.formatter)!;
   // The engine alone (no file I/O), on the same worker: splits the cost into engine and runtime parts.
-  const engine = createEngine({ formatters: adapters, projectFiles: { 'biome.json': BIOME_JSON } });
+  const engine = createEngine({ formatters: adapters, projectFiles: { [project.file]: project.text } });
 
   const editMs: number[] = [];
   const bareMs: number[] = [];
@@ -53,7 +60,7 @@ try {
     const written = readFileSync(join(root, 'big.ts'), 'utf8').replace(input.oldText, input.newText);
 
     let t = performance.now();
-    const bare = await biome.format({ path: 'big.ts', language: selection.language, text: written, settings: selection.settings });
+    const bare = await adapter.format({ path: 'big.ts', language: selection.language, text: written, settings: selection.settings });
     const bareTime = performance.now() - t;
     if (bare.kind !== 'ok') throw new Error(`bare call: ${JSON.stringify(bare)}`);
 
@@ -77,7 +84,7 @@ try {
   const edit = median(editMs);
   const bare = median(bareMs);
   const engineOnly = median(engineMs);
-  console.log(`runtime latency, ${lines}-line TypeScript file (rxjs), Biome wasm in one warm worker, ${RUNS} runs, project in ${root}:`);
+  console.log(`runtime latency, ${lines}-line TypeScript file (rxjs), ${project.formatter} in one warm worker, ${RUNS} runs, project in ${root}:`);
   console.log(`  bare formatter call (worker round trip): median ${bare.toFixed(1)} ms`);
   console.log(`  engine.afterEdit, no file I/O (prepare, format, restore, reconcile, sha256): median ${engineOnly.toFixed(1)} ms (${(engineOnly / bare).toFixed(3)}× bare)`);
   console.log(`  runtime edit receipt (read, apply, CAS write W + fsync, format, reconcile, CAS write F + fsync): median ${edit.toFixed(1)} ms`);
@@ -86,4 +93,5 @@ try {
   await runtime.close();
   await pool.close();
   rmSync(root, { recursive: true, force: true });
+}
 }
