@@ -8,6 +8,7 @@ import type { ErrorCode } from '../core/errors.js';
 export const EXIT_OK = 0;
 export const EXIT_WOULD_CHANGE = 1;
 export const EXIT_USAGE = 2;
+export const EXIT_INTERNAL = 70;
 
 export const EXIT_CODE_BY_ERROR: Readonly<Record<ErrorCode, number>> = {
   INVALID_REQUEST: 2,

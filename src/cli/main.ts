@@ -1,40 +1,185 @@
 #!/usr/bin/env node
-import { isFormatboxError } from '../core/errors.js';
-import { EXIT_CODE_BY_ERROR, EXIT_USAGE } from './exit-codes.js';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
+import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { runDemo } from './demo.js';
+import { runFormat } from './format.js';
+import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
+import { createRequestHandler, errorReply, type HandlerOptions } from './requests.js';
+import { loadUserConfig } from './user-config.js';
 import type { DoctorReport } from '../node/index.js';
 
 const USAGE = `formatbox — a sandboxed, WebAssembly-first formatter runtime for coding agents
 
 usage:
-  formatbox demo                 run the main job on an embedded example
+  formatbox apply --json         one request {root?, path, input, prior?} on stdin → one receipt (JSON) on stdout
+  formatbox serve                JSON lines: one request per line → one receipt per line; wasm stays warm
+  formatbox format [--check|--write] [--json] PATHS…
+                                 format files and directories in place (default --write); --check writes nothing
+  formatbox hook claude-code     PostToolUse hook for Claude Code's Edit, MultiEdit and Write
   formatbox doctor [--json]      which formatter each language would use and why, sandbox status, ignored config
+  formatbox demo                 run the main job on an embedded example
+
+options:
+  --root DIR        project root (default: the current directory; a request's own "root" wins)
+  --config FILE     user config (default: $FORMATBOX_CONFIG, else ~/.config/formatbox/formatbox.json)
+  --trusted         trusted mode: the project's own Prettier config and plugins may load
+
+exit codes: 0 ok · 1 format --check: files would change · 2 usage or config error · 3 the edit could not
+be applied · 4 file system refusal or failure · 70 internal error
 `;
+
+interface Flags {
+  positional: string[];
+  json: boolean;
+  check: boolean;
+  write: boolean;
+  trusted: boolean;
+  root?: string;
+  config?: string;
+}
+
+function parseFlags(args: string[]): Flags {
+  const flags: Flags = { positional: [], json: false, check: false, write: false, trusted: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const value = (): string => {
+      const next = args[++i];
+      if (next === undefined) throw new FormatboxError('INVALID_REQUEST', `${arg} needs a value`);
+      return next;
+    };
+    if (arg === '--json') flags.json = true;
+    else if (arg === '--check') flags.check = true;
+    else if (arg === '--write') flags.write = true;
+    else if (arg === '--trusted') flags.trusted = true;
+    else if (arg === '--root') flags.root = value();
+    else if (arg === '--config') flags.config = value();
+    else if (arg.startsWith('--root=')) flags.root = arg.slice('--root='.length);
+    else if (arg.startsWith('--config=')) flags.config = arg.slice('--config='.length);
+    else if (arg.startsWith('-') && arg !== '-') throw new FormatboxError('INVALID_REQUEST', `unknown option ${arg}`);
+    else flags.positional.push(arg);
+  }
+  if (flags.check && flags.write) throw new FormatboxError('INVALID_REQUEST', '--check and --write exclude each other');
+  return flags;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === undefined || command === '-h' || command === '--help') {
+    process.stdout.write(USAGE);
+    return command === undefined ? EXIT_USAGE : 0;
+  }
+  if (command === 'demo') return runDemo();
+  const flags = parseFlags(rest);
+  const root = resolve(flags.root ?? process.cwd());
+  const { config } = loadUserConfig(flags.config);
+  const handlerOptions = { defaultRoot: root, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
   switch (command) {
-    case 'demo':
-      return runDemo();
     case 'doctor': {
-      const { createRuntime } = await import('../node/index.js');
-      const runtime = createRuntime({ root: process.cwd() });
+      const handler = createRequestHandler(handlerOptions);
       try {
-        const report = await runtime.doctor();
-        process.stdout.write(rest.includes('--json') ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report) + '\n');
+        const report = (await handler.handle({ method: 'doctor' })) as DoctorReport;
+        process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report) + '\n');
         return 0;
       } finally {
-        await runtime.close();
+        await handler.close();
       }
     }
-    case undefined:
-    case '-h':
-    case '--help':
-      process.stdout.write(USAGE);
-      return command === undefined ? EXIT_USAGE : 0;
+    case 'apply':
+      return runApply(handlerOptions);
+    case 'serve':
+      return runServe(handlerOptions);
+    case 'format':
+      return runFormat(root, flags, handlerOptions);
+    case 'hook': {
+      if (flags.positional[0] !== 'claude-code') throw new FormatboxError('INVALID_REQUEST', 'usage: formatbox hook claude-code');
+      return runClaudeCodeHook(handlerOptions);
+    }
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
       return EXIT_USAGE;
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `apply --json`: one request, one receipt. A failed request prints `{error: {code, message}}` and exits by the table. */
+async function runApply(options: HandlerOptions): Promise<number> {
+  const handler = createRequestHandler(options);
+  let request: unknown;
+  try {
+    try {
+      request = JSON.parse(await readStdin());
+    } catch (error) {
+      throw new FormatboxError('INVALID_REQUEST', `stdin is not one JSON request: ${messageOf(error)}`);
+    }
+    const result = await handler.handle(request);
+    process.stdout.write(JSON.stringify(result) + '\n');
+    return 0;
+  } catch (error) {
+    const reply = errorReply(undefined, error);
+    process.stdout.write(JSON.stringify(reply) + '\n');
+    return isFormatboxError(error) ? EXIT_CODE_BY_ERROR[error.code] : EXIT_INTERNAL;
+  } finally {
+    await handler.close();
+  }
+}
+
+/**
+ * `serve`: JSON lines. Requests are answered in order, one line each: the receipt with the request's
+ * `id`, or `{id, error: {code, message}}`. A bad line never stops the server; end of input does.
+ */
+async function runServe(options: HandlerOptions): Promise<number> {
+  const handler = createRequestHandler(options);
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      let request: unknown;
+      let id: unknown;
+      try {
+        request = JSON.parse(line);
+        id = request && typeof request === 'object' ? (request as { id?: unknown }).id : undefined;
+      } catch (error) {
+        await writeLine(errorReply(undefined, new FormatboxError('INVALID_REQUEST', `not JSON: ${messageOf(error)}`)));
+        continue;
+      }
+      try {
+        const result = await handler.handle(request);
+        await writeLine(id !== undefined ? { id, ...result } : result);
+      } catch (error) {
+        await writeLine(errorReply(id, error));
+      }
+    }
+    return 0;
+  } finally {
+    await handler.close();
+  }
+}
+
+function writeLine(value: unknown): Promise<void> {
+  return new Promise((done) => process.stdout.write(JSON.stringify(value) + '\n', () => done()));
+}
+
+async function runClaudeCodeHook(options: HandlerOptions): Promise<number> {
+  const handler = createRequestHandler(options);
+  try {
+    let event: unknown;
+    try {
+      event = JSON.parse(await readStdin());
+    } catch {
+      return 0; // Not a hook event: say nothing, never fail the edit.
+    }
+    const output = await claudeCodeHook(event as ClaudeCodeHookInput, handler);
+    if (output) process.stdout.write(JSON.stringify(output) + '\n');
+    return 0;
+  } finally {
+    await handler.close();
   }
 }
 
@@ -59,7 +204,7 @@ main(process.argv.slice(2)).then(
       exitWhenFlushed(EXIT_CODE_BY_ERROR[error.code]);
     } else {
       process.stderr.write(`formatbox: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
-      exitWhenFlushed(70);
+      exitWhenFlushed(EXIT_INTERNAL);
     }
   },
 );

@@ -151,8 +151,11 @@ export interface Runtime {
   applyPatch(request: ApplyPatchInput): Promise<PatchReceipt>;
   /** For harnesses that wrote the file themselves: formats what is on disk and reconciles. */
   afterWrite(request: AfterWriteRequest): Promise<Receipt>;
-  /** Formats the file as it is. The receipt's input is a `write` of F. */
-  format(request: { path: string }): Promise<Receipt>;
+  /**
+   * Formats the file as it is and writes F (compare-and-swap against the bytes read). The receipt's
+   * input is a `write` of F. `check: true` writes nothing and runs no observers (`formatbox format --check`).
+   */
+  format(request: { path: string; check?: boolean }): Promise<Receipt>;
   doctor(): Promise<DoctorReport>;
   close(): Promise<void>;
 }
@@ -448,7 +451,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     });
   }
 
-  async function format(request: { path: string }): Promise<Receipt> {
+  async function format(request: { path: string; check?: boolean }): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
     const target = resolve(request.path);
@@ -461,6 +464,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return { ...skippedReceipt(target.rel, outcome.content, outcome.reason ?? 'not UTF-8', outcome.line), ms: elapsed(started) };
       }
       const input: WriteInput = { content: prior };
+      if (request.check) {
+        return { ...(await eng.afterEdit({ path: target.realRel, prior, input, written: prior })), ms: elapsed(started) };
+      }
       await runBefore({ path: target.rel, absolutePath: target.abs, tool: 'format', prior, written: prior });
       let receipt = await eng.afterEdit({ path: target.realRel, prior, input, written: prior });
       receipt = await commitFinal(target, receipt, prior, snapshot.bytes, snapshot, input);

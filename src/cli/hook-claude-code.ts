@@ -1,0 +1,130 @@
+/**
+ * `formatbox hook claude-code`: a PostToolUse hook for Claude Code's Edit, MultiEdit and Write.
+ *
+ * Claude Code has already written W when the hook runs. The hook formats the file in-process,
+ * reconciles against the file before the edit (P: the tool response's `originalFile` when present,
+ * else recovered by undoing the edit when that is unambiguous), and tells the model what is on disk
+ * now through `hookSpecificOutput.additionalContext`: each edit's new text as the formatter left it,
+ * and a bounded diff (or a reread hint) for changes elsewhere. Nothing is printed when the formatter
+ * changed nothing. A hook never fails the edit: problems become a short context line, exit code 0.
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { unifiedDiff } from '../core/diff.js';
+import { messageOf } from '../core/errors.js';
+import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
+import { rereadHint } from '../reconcile/index.js';
+import { applyInput, occurrences } from '../tools/index.js';
+import type { RequestHandler } from './requests.js';
+
+/** What Claude Code sends on stdin (the fields formatbox reads). */
+export interface ClaudeCodeHookInput {
+  hook_event_name?: string;
+  cwd?: string;
+  tool_name?: string;
+  tool_input?: Record<string, unknown>;
+  tool_response?: Record<string, unknown>;
+}
+
+export interface HookOutput {
+  hookSpecificOutput: { hookEventName: 'PostToolUse'; additionalContext: string };
+}
+
+const TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
+const MAX_CONTEXT_DIFF_CHARS = 2000;
+
+/** The hook's answer for one event, or undefined when there is nothing to tell the model. */
+export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: RequestHandler, env: NodeJS.ProcessEnv = process.env): Promise<HookOutput | undefined> {
+  if (event.hook_event_name !== undefined && event.hook_event_name !== 'PostToolUse') return undefined;
+  if (!event.tool_name || !TOOLS.has(event.tool_name) || !event.tool_input) return undefined;
+  const filePath = event.tool_input.file_path;
+  if (typeof filePath !== 'string') return undefined;
+  const root = resolve(env.CLAUDE_PROJECT_DIR || event.cwd || process.cwd());
+  const absolute = resolve(root, filePath);
+  const rel = relative(root, absolute);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined; // Outside the project: not ours.
+  const path = rel.split(sep).join('/');
+
+  const input = toolInput(event.tool_name, event.tool_input);
+  if (!input) return undefined;
+  let written: string;
+  try {
+    written = readFileSync(absolute, 'utf8');
+  } catch {
+    return undefined; // Gone already; nothing to format.
+  }
+  const prior = priorOf(event, input, written);
+  try {
+    const receipt = (prior === undefined
+      ? await handler.handle({ root, method: 'format', path })
+      : await handler.handle({ root, path, input, prior })) as Receipt;
+    const context = contextFor(receipt, input, written, prior, path);
+    return context ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: context } } : undefined;
+  } catch (error) {
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: `formatbox: ${path} was not formatted: ${messageOf(error)}` } };
+  }
+}
+
+function toolInput(tool: string, raw: Record<string, unknown>): SingleFileInput | undefined {
+  const edit = (e: Record<string, unknown>): EditInput | undefined =>
+    typeof e.old_string === 'string' && typeof e.new_string === 'string'
+      ? { oldText: e.old_string, newText: e.new_string, ...(e.replace_all === true ? { replaceAll: true } : {}) }
+      : undefined;
+  if (tool === 'Write') return typeof raw.content === 'string' ? { content: raw.content } : undefined;
+  if (tool === 'Edit') return edit(raw);
+  if (!Array.isArray(raw.edits)) return undefined;
+  const edits = raw.edits.map((e) => (e && typeof e === 'object' ? edit(e as Record<string, unknown>) : undefined));
+  return edits.every((e): e is EditInput => e !== undefined) ? { edits } : undefined;
+}
+
+/**
+ * P: `tool_response.originalFile` when Claude Code sends it (and it replays to W); a Write of a new
+ * file has none (null); else the edit undone, when each new text occurs once in W and redoing the
+ * edit gives W back. Undefined when P cannot be known: the hook then formats W as it is.
+ */
+function priorOf(event: ClaudeCodeHookInput, input: SingleFileInput, written: string): string | null | undefined {
+  const replays = (prior: string): boolean => {
+    try {
+      return applyInput(prior, input) === written;
+    } catch {
+      return false;
+    }
+  };
+  const original = event.tool_response?.originalFile;
+  if (typeof original === 'string' && replays(original)) return original;
+  if ('content' in input) return event.tool_response?.type === 'create' ? null : typeof original === 'string' ? original : undefined;
+  const edits = 'edits' in input ? input.edits : [input as EditInput];
+  let prior = written;
+  for (const edit of [...edits].reverse()) {
+    if (edit.replaceAll || edit.newText === '' || occurrences(prior, edit.newText, 2).length !== 1) return undefined;
+    prior = prior.replace(edit.newText, () => edit.oldText);
+  }
+  return replays(prior) ? prior : undefined;
+}
+
+function contextFor(receipt: Receipt, input: SingleFileInput, written: string, prior: string | null | undefined, path: string): string | undefined {
+  if (receipt.status === 'failed' || receipt.status === 'timeout' || receipt.status === 'refused') {
+    return `formatbox: ${receipt.line} (your edit is on disk as written)`;
+  }
+  if (receipt.status !== 'formatted') return undefined;
+  const out = [`formatbox: ${receipt.line}. The file on disk differs from what you wrote:`];
+  if (typeof prior === 'string' && !('content' in input)) {
+    const sent = 'edits' in input ? input.edits : [input as EditInput];
+    const now = 'edits' in receipt.input ? (receipt.input as { edits: EditInput[] }).edits : [receipt.input as EditInput];
+    sent.forEach((edit, i) => {
+      const after = now[i];
+      if (!after || (after.newText === edit.newText && after.oldText === edit.oldText)) return;
+      const label = sent.length > 1 ? `edit ${i + 1}` : 'your edit';
+      out.push(`${label}: new_string is now on disk as:\n${after.newText}`);
+    });
+    if (receipt.diff) out.push(boundedDiff(receipt.diff, path, applyInput(prior, receipt.input as SingleFileInput), receipt.content, 'other formatter changes'));
+  } else {
+    out.push(boundedDiff(unifiedDiff(written, receipt.content, { path }), path, written, receipt.content, 'the formatter changed'));
+  }
+  return out.join('\n');
+}
+
+function boundedDiff(diff: string, path: string, before: string, after: string, heading: string): string {
+  if (diff.length <= MAX_CONTEXT_DIFF_CHARS) return `${heading}:\n${diff.replace(/\n$/, '')}`;
+  return rereadHint(path, before, after) || `${heading} more than fits here; reread ${path}`;
+}

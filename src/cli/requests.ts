@@ -1,0 +1,150 @@
+/**
+ * The JSON interface shared by `formatbox apply --json`, `formatbox serve` and the hooks: one request
+ * in, one receipt out. The input's shape says which tool it is (`oldText` → edit, `edits` →
+ * multiEdit, `content` → write, `patch` → applyPatch).
+ *
+ * Request: `{id?, root?, path, input, prior?}`.
+ * - Without `prior`, formatbox performs the edit on disk, then formats and reconciles it.
+ * - With `prior` (the file before the edit; `null` for a new file), the caller already wrote the
+ *   file: formatbox formats what is on disk and reconciles against `prior` (`afterWrite`).
+ * Other methods: `{method: 'format', path, check?}` (format the file in place, or only report), and
+ * `{method: 'doctor'}`.
+ *
+ * Runtimes are kept per root (one shared worker pool), so wasm stays warm across requests.
+ */
+import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
+import type { Receipt, SingleFileInput, ToolInput, UserConfig } from '../core/types.js';
+import type { PatchReceipt } from '../reconcile/index.js';
+import { toolKind } from '../tools/index.js';
+import { DEFAULT_LIMITS } from '../core/engine.js';
+import { createRuntime, createWorkerPool, type DoctorReport, type Runtime, type WorkerPool } from '../node/index.js';
+
+export interface CliRequest {
+  id?: unknown;
+  method?: 'apply' | 'format' | 'doctor';
+  root?: string;
+  path?: string;
+  input?: ToolInput;
+  prior?: string | null;
+  /** `method: 'format'` only: report what formatting would do, write nothing. */
+  check?: boolean;
+}
+
+export type CliResult = Receipt | PatchReceipt | DoctorReport;
+
+/** What `serve` prints for a request that failed: the stable code and a message. */
+export interface CliErrorReply {
+  id?: unknown;
+  error: { code: string; message: string };
+}
+
+export interface RequestHandler {
+  handle(request: unknown): Promise<CliResult>;
+  close(): Promise<void>;
+}
+
+export interface HandlerOptions {
+  /** Used when a request names no root. */
+  defaultRoot: string;
+  /** Trusted user config (formatbox.json). */
+  config?: UserConfig;
+  trust?: 'untrusted' | 'trusted';
+}
+
+/** Most roots kept open at once; the least recently used one is closed first. */
+const MAX_ROOTS = 16;
+
+export function createRequestHandler(options: HandlerOptions): RequestHandler {
+  let pool: WorkerPool | undefined;
+  const runtimes = new Map<string, Runtime>();
+
+  async function runtimeFor(root: string): Promise<Runtime> {
+    const existing = runtimes.get(root);
+    if (existing) {
+      runtimes.delete(root);
+      runtimes.set(root, existing);
+      return existing;
+    }
+    // One worker pool for every root keeps the wasm warm across projects. Trusted mode loads each
+    // project's own Prettier config in its worker, so there each runtime has its own pool.
+    const shared = options.trust !== 'trusted';
+    if (shared) pool ??= createWorkerPool({ timeoutMs: options.config?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs });
+    const runtime = createRuntime({
+      root,
+      ...(shared && pool ? { pool } : {}),
+      ...(options.trust ? { trust: options.trust } : {}),
+      ...(options.config ? { config: options.config } : {}),
+    });
+    runtimes.set(root, runtime);
+    while (runtimes.size > MAX_ROOTS) {
+      const [oldestRoot, oldest] = runtimes.entries().next().value as [string, Runtime];
+      runtimes.delete(oldestRoot);
+      await oldest.close();
+    }
+    return runtime;
+  }
+
+  return {
+    async handle(raw: unknown): Promise<CliResult> {
+      const request = parseRequest(raw);
+      const runtime = await runtimeFor(request.root ?? options.defaultRoot);
+      switch (request.method ?? 'apply') {
+        case 'doctor':
+          return runtime.doctor();
+        case 'format':
+          return runtime.format({ path: requirePath(request), ...(request.check === true ? { check: true } : {}) });
+        default:
+          return apply(runtime, request);
+      }
+    },
+    async close(): Promise<void> {
+      for (const runtime of runtimes.values()) await runtime.close();
+      runtimes.clear();
+      await pool?.close();
+    },
+  };
+}
+
+function apply(runtime: Runtime, request: CliRequest): Promise<Receipt | PatchReceipt> {
+  const input = request.input;
+  if (!input || typeof input !== 'object') throw new FormatboxError('INVALID_REQUEST', 'the request has no input ({oldText, newText}, {edits}, {content} or {patch})');
+  const kind = toolKind(input);
+  if (kind === 'applyPatch') {
+    if (request.prior !== undefined) throw new FormatboxError('INVALID_REQUEST', 'prior is for single-file inputs; a patch is applied by formatbox');
+    return runtime.applyPatch(input as { patch: string });
+  }
+  const path = requirePath(request);
+  if (request.prior !== undefined) {
+    return runtime.afterWrite({ path, input: input as SingleFileInput, ...(request.prior !== null ? { prior: request.prior } : {}) });
+  }
+  switch (kind) {
+    case 'edit':
+      return runtime.edit({ path, ...(input as { oldText: string; newText: string; replaceAll?: boolean }) });
+    case 'multiEdit':
+      return runtime.multiEdit({ path, edits: (input as { edits: [] }).edits });
+    default:
+      return runtime.write({ path, content: (input as { content: string }).content });
+  }
+}
+
+function parseRequest(raw: unknown): CliRequest {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new FormatboxError('INVALID_REQUEST', 'a request is a JSON object: {root?, path, input, prior?}');
+  const request = raw as CliRequest;
+  if (request.method !== undefined && !['apply', 'format', 'doctor'].includes(request.method)) {
+    throw new FormatboxError('INVALID_REQUEST', `unknown method ${JSON.stringify(request.method)}; use apply, format or doctor`);
+  }
+  if (request.root !== undefined && typeof request.root !== 'string') throw new FormatboxError('INVALID_REQUEST', 'root must be a string');
+  if (request.prior !== undefined && request.prior !== null && typeof request.prior !== 'string') throw new FormatboxError('INVALID_REQUEST', 'prior must be a string or null');
+  return request;
+}
+
+function requirePath(request: CliRequest): string {
+  if (typeof request.path !== 'string' || request.path === '') throw new FormatboxError('INVALID_REQUEST', 'the request has no path');
+  return request.path;
+}
+
+/** The reply for a failed request: the error's stable code, or INTERNAL for a bug. */
+export function errorReply(id: unknown, error: unknown): CliErrorReply {
+  const code = isFormatboxError(error) ? error.code : 'INTERNAL';
+  return { ...(id !== undefined ? { id } : {}), error: { code, message: messageOf(error) } };
+}

@@ -1,0 +1,37 @@
+/**
+ * The CLI's user config: `formatbox.json` (JSONC) in the user's config directory, or the file given
+ * with `--config`. It is the user's own (trusted) config, in the `UserConfig` shape; a repository
+ * cannot supply it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { FormatboxError } from '../core/errors.js';
+import type { UserConfig } from '../core/types.js';
+import { isRecord, parseData } from '../config/data.js';
+
+/** `$FORMATBOX_CONFIG`, else `$XDG_CONFIG_HOME/formatbox/formatbox.json`, else `~/.config/formatbox/formatbox.json`. */
+export function defaultUserConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.FORMATBOX_CONFIG) return env.FORMATBOX_CONFIG;
+  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  return join(base, 'formatbox', 'formatbox.json');
+}
+
+/**
+ * Reads the user config. A missing default file is no config; a missing `--config` file, bad JSON or
+ * a non-object is an INVALID_CONFIG error (exit 2).
+ */
+export function loadUserConfig(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): { config?: UserConfig; file?: string } {
+  const file = explicit ?? defaultUserConfigPath(env);
+  if (!explicit && !env.FORMATBOX_CONFIG && !existsSync(file)) return {};
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new FormatboxError('INVALID_CONFIG', `cannot read the user config ${file}: ${(error as Error).message}`);
+  }
+  const parsed = parseData(text, 'jsonc');
+  if (!parsed.ok) throw new FormatboxError('INVALID_CONFIG', `${file}: ${parsed.reason}`);
+  if (!isRecord(parsed.value)) throw new FormatboxError('INVALID_CONFIG', `${file}: the user config is a JSON object`);
+  return { config: parsed.value as UserConfig, file };
+}
