@@ -20,3 +20,5 @@ export { ruffFormatter } from './formatters/ruff.js';
 export { gofmtFormatter } from './formatters/gofmt.js';
 export { clangFormatFormatter } from './formatters/clang-format.js';
 export { tomlFormatter } from './formatters/toml.js';
+export { createFormatters, wasmUrls, BUILTIN_WASM_FILES } from './formatters/builtins.js';
+export type { BuiltinWasmName } from './formatters/builtins.js';

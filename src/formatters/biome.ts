@@ -68,7 +68,8 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
   const state = lazy(async (): Promise<State> => {
     const [module, biome] = await Promise.all([compileWasm(options.wasm, 'Biome'), import('@biomejs/wasm-web')]);
     // wasm-bindgen keeps one instance per JS module: a second adapter reuses the first instance.
-    biome.initSync({ module });
+    // Async instantiation: Chromium's main thread refuses a synchronous one for modules over 8 MB.
+    await biome.default({ module_or_path: module });
     live = { biome, workspace: new biome.Workspace(), projects: new Map(), opened: 0 };
     return live;
   });

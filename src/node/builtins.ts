@@ -6,12 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { FormatterAdapter } from '../core/types.js';
-import { biomeFormatter } from '../formatters/biome.js';
-import { clangFormatFormatter } from '../formatters/clang-format.js';
-import { gofmtFormatter } from '../formatters/gofmt.js';
-import { prettierFormatter } from '../formatters/prettier.js';
-import { ruffFormatter } from '../formatters/ruff.js';
-import { tomlFormatter } from '../formatters/toml.js';
+import { createFormatters } from '../formatters/builtins.js';
 
 /** Where each built-in's wasm lives: package specifier of the file. */
 export const BUILTIN_WASM: Readonly<Record<string, string>> = {
@@ -56,12 +51,5 @@ function wasmFile(name: string, options: BuiltinOptions): () => Promise<WebAssem
 
 /** Every built-in adapter this host can run in-process. */
 export function createBuiltinAdapters(options: BuiltinOptions = {}): FormatterAdapter[] {
-  return [
-    prettierFormatter(),
-    biomeFormatter({ wasm: wasmFile('biome', options) }),
-    ruffFormatter({ wasm: wasmFile('ruff', options), ruffFmtWasm: wasmFile('ruff_fmt', options) }),
-    gofmtFormatter({ wasm: wasmFile('gofmt', options) }),
-    clangFormatFormatter({ wasm: wasmFile('clang-format', options) }),
-    tomlFormatter({ wasm: wasmFile('toml', options) }),
-  ];
+  return createFormatters(Object.fromEntries(Object.keys(BUILTIN_WASM).map((name) => [name, wasmFile(name, options)])));
 }

@@ -1,0 +1,51 @@
+/**
+ * Every built-in in-process formatter from its wasm sources, in any runtime: one `WasmSource` (a
+ * `WebAssembly.Module`, bytes, a URL, a Response, or a loader) per module name. Nothing is loaded
+ * until a formatter is used. Node passes file loaders (src/node/builtins.ts); a browser, Web Worker
+ * or edge host passes URLs or imported modules (`wasmUrls(base)` names the files).
+ */
+import type { FormatterAdapter, WasmSource } from '../core/types.js';
+import { biomeFormatter } from './biome.js';
+import { clangFormatFormatter } from './clang-format.js';
+import { gofmtFormatter } from './gofmt.js';
+import { prettierFormatter } from './prettier.js';
+import { ruffFormatter } from './ruff.js';
+import { tomlFormatter } from './toml.js';
+
+/** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
+export const BUILTIN_WASM_FILES = {
+  biome: 'biome_wasm_bg.wasm',
+  ruff: 'ruff_wasm_bg.wasm',
+  ruff_fmt: 'ruff_fmt_bg.wasm',
+  gofmt: 'gofmt.wasm',
+  'clang-format': 'clang-format.wasm',
+  toml: 'plugin.wasm',
+} as const;
+
+export type BuiltinWasmName = keyof typeof BUILTIN_WASM_FILES;
+
+/**
+ * The built-in adapters. Prettier needs no wasm; a formatter whose wasm is not given is left out
+ * (`ruff_fmt` is optional: without it Ruff formats no ranges and skips `.pyi`).
+ */
+export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSource>>): FormatterAdapter[] {
+  const adapters: FormatterAdapter[] = [prettierFormatter()];
+  if (wasm.biome) adapters.push(biomeFormatter({ wasm: wasm.biome }));
+  if (wasm.ruff) adapters.push(ruffFormatter({ wasm: wasm.ruff, ...(wasm.ruff_fmt ? { ruffFmtWasm: wasm.ruff_fmt } : {}) }));
+  if (wasm.gofmt) adapters.push(gofmtFormatter({ wasm: wasm.gofmt }));
+  if (wasm['clang-format']) adapters.push(clangFormatFormatter({ wasm: wasm['clang-format'] }));
+  if (wasm.toml) adapters.push(tomlFormatter({ wasm: wasm.toml }));
+  return adapters;
+}
+
+/**
+ * URLs of every module under one base (a directory holding the files of `BUILTIN_WASM_FILES`, e.g.
+ * copied next to the bundle): `createFormatters(wasmUrls(new URL('./wasm/', import.meta.url)))`.
+ */
+export function wasmUrls(base: URL | string): Record<BuiltinWasmName, URL> {
+  const root = new URL(base);
+  if (!root.pathname.endsWith('/')) root.pathname += '/';
+  const out = {} as Record<BuiltinWasmName, URL>;
+  for (const [name, file] of Object.entries(BUILTIN_WASM_FILES)) out[name as BuiltinWasmName] = new URL(file, root);
+  return out;
+}

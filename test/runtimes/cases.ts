@@ -1,0 +1,107 @@
+// Edits that every runtime (Node, Chromium page, Web Worker, workerd, Deno) must answer with
+// byte-identical receipts. One case per built-in formatter, plus range, stub and error cases.
+// Pure data and one runner over the universal entry's API, so the same code is bundled for each host.
+import type { AfterEditRequest, Engine, EngineOptions } from '../../src/index.js';
+import type { FormatterAdapter, SingleFileInput, UserConfig } from '../../src/core/types.js';
+
+export interface RuntimeCase {
+  name: string;
+  projectFiles: Record<string, string>;
+  config?: UserConfig;
+  path: string;
+  prior: string;
+  input: SingleFileInput;
+}
+
+export const CASES: RuntimeCase[] = [
+  {
+    name: 'biome: TypeScript edit',
+    projectFiles: { 'biome.json': '{ "formatter": { "indentStyle": "space" } }' },
+    path: 'src/cart.ts',
+    prior: 'export function total(items: number[]): number {\n  return items.reduce((a, b) => a + b, 0);\n}\n',
+    input: { oldText: 'return items.reduce((a, b) => a + b, 0);', newText: "const label='sum'; return items.reduce((a,b)=>a+b,0)" },
+  },
+  {
+    name: 'prettier: TSX multiEdit with .prettierrc',
+    projectFiles: { '.prettierrc': '{ "semi": false, "singleQuote": true }' },
+    path: 'src/App.tsx',
+    prior: 'export function App() {\n  return <div className="a">hi</div>\n}\n',
+    input: { edits: [{ oldText: 'App()', newText: 'App({name}:{name:string})' }, { oldText: '<div className="a">hi</div>', newText: '<div className="a"><b>{name}</b></div>' }] },
+  },
+  {
+    name: 'prettier: Markdown write (mode always)',
+    projectFiles: {},
+    config: { mode: 'always' },
+    path: 'README.md',
+    prior: '',
+    input: { content: '#  Title\n*  one\n*  two\n' },
+  },
+  {
+    name: 'ruff: Python edit with ruff.toml',
+    projectFiles: { 'ruff.toml': 'line-length = 60\n[format]\nquote-style = "single"\n' },
+    path: 'app/report.py',
+    prior: 'def summary(items):\n    return len(items)\n',
+    input: { oldText: 'return len(items)', newText: 'names=[item["name"] for item in items if item.get("price",0)>0]\n    return ", ".join(names)' },
+  },
+  {
+    name: 'ruff: range formatting (scope edit, ruff_fmt)',
+    projectFiles: { 'ruff.toml': '' },
+    config: { scope: 'edit' },
+    path: 'm.py',
+    prior: "import os\nx = {'a':1}\n\ndef f(a,b):\n    return a+b\n",
+    input: { oldText: 'return a+b', newText: 'return a*b' },
+  },
+  {
+    name: 'ruff: .pyi stub rules (ruff_fmt)',
+    projectFiles: { 'pyproject.toml': '[tool.ruff]\n' },
+    path: 'typings/m.pyi',
+    prior: '',
+    input: { content: 'class A:\n    def f(self) -> int: ...\n\n    def g(self) -> int: ...\nclass B: ...\n' },
+  },
+  {
+    name: 'gofmt: Go edit',
+    projectFiles: { 'go.mod': 'module example.com/x\n\ngo 1.21\n' },
+    path: 'main.go',
+    prior: 'package main\n\nfunc main() {\n}\n',
+    input: { oldText: 'func main() {\n}', newText: 'func main() {\nx:=map[string]int{"a":1}\n_ = x\n}' },
+  },
+  {
+    name: 'clang-format: C edit with .clang-format',
+    projectFiles: { '.clang-format': 'BasedOnStyle: LLVM\nIndentWidth: 4\n' },
+    path: 'src/main.c',
+    prior: 'int main(void) {\n    return 0;\n}\n',
+    input: { oldText: 'return 0;', newText: 'int x=1;if(x){return x;}return 0;' },
+  },
+  {
+    name: 'toml: TOML edit (dprint plugin)',
+    projectFiles: { 'taplo.toml': '' },
+    path: 'Cargo.toml',
+    prior: '[package]\nname = "x"\n',
+    input: { oldText: 'name = "x"', newText: 'name="x"\nversion  =  "0.1.0"' },
+  },
+  {
+    name: 'biome: syntax error is a failed receipt, the edit stands',
+    projectFiles: { 'biome.json': '{}' },
+    path: 'bad.ts',
+    prior: 'const a = 1;\n',
+    input: { oldText: 'const a = 1;', newText: 'const a = ;' },
+  },
+];
+
+type Lib = {
+  createEngine(options: EngineOptions): Engine;
+};
+
+/** Runs every case on a fresh engine with `formatters`; the receipts, in case order. */
+export async function runCases(lib: Lib, formatters: () => FormatterAdapter[]): Promise<unknown[]> {
+  const adapters = formatters();
+  const out: unknown[] = [];
+  for (const c of CASES) {
+    const engine = lib.createEngine({ formatters: adapters, projectFiles: c.projectFiles, ...(c.config ? { config: c.config } : {}) });
+    const request: AfterEditRequest = { path: c.path, prior: c.prior, input: c.input };
+    // `ms` is the only field that may differ between hosts.
+    const { ms: _ms, ...receipt } = (await engine.afterEdit(request)) as { ms?: number };
+    out.push({ name: c.name, receipt });
+  }
+  return out;
+}
