@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: every benchmark, one after another, each in its own process so one's warm
  * wasm or heap does not help or hurt the next. Each compares against its anchors in the same run
- * (bare formatter call, unsandboxed rustfmt, jsdiff, the other TOML candidates) and prints ratios;
+ * (bare formatter call, unsandboxed rustfmt, jsdiff, the other TOML candidates, the native Biome
+ * CLI per edit) and prints ratios;
  * absolute times on shared machines are noisy.
  *
- *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice
+ *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, cli-serve
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -15,6 +16,7 @@ const BENCHES: Record<string, string[]> = {
   'reconcile-diff': ['test/bench/reconcile-diff.ts'],
   'sandbox-overhead': ['test/bench/sandbox-overhead.ts', '--rounds', '5'],
   'toml-choice': ['test/bench/toml-choice.ts', '--runs', '5', '--budget-ms', '60000'],
+  'cli-serve': ['test/bench/cli-serve.ts', '20'],
 };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
