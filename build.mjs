@@ -75,6 +75,8 @@ async function main() {
     ['gofmt', '@wasm-fmt/gofmt', 'gofmt.wasm'],
     ['clang-format', '@wasm-fmt/clang-format', 'clang-format.wasm'],
     ['toml', '@dprint/toml', 'plugin.wasm'],
+    ['dprint-markdown', '@dprint/markdown', 'plugin.wasm'],
+    ['dprint-json', '@dprint/json', 'plugin.wasm'],
   ];
   const manifest = [];
   for (const [name, pkgName, file] of wasmAssets) {

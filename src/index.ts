@@ -20,5 +20,6 @@ export { ruffFormatter } from './formatters/ruff.js';
 export { gofmtFormatter } from './formatters/gofmt.js';
 export { clangFormatFormatter } from './formatters/clang-format.js';
 export { tomlFormatter } from './formatters/toml.js';
+export { dprintPluginFormatter } from './formatters/dprint-plugin.js';
 export { createFormatters, wasmUrls, BUILTIN_WASM_FILES } from './formatters/builtins.js';
 export type { BuiltinWasmName } from './formatters/builtins.js';

@@ -5,6 +5,7 @@
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
 import { biomeConfigFor, loadBiomeConfigs, type BiomeConfigFile } from './biome.js';
 import { parseEditorconfig, type EditorconfigFile } from './editorconfig.js';
+import { loadDprintConfigs, type DprintConfigFile } from './dprint.js';
 import { baseOf, dirOf, normalisePath } from './paths.js';
 import { parseIgnoreFile, type IgnoreFile, type IgnoreFlavour } from './ignore-file.js';
 import { loadPrettierConfigs, type PrettierConfigFile, type Trust } from './prettier.js';
@@ -32,6 +33,8 @@ export interface ProjectConfig {
   rustfmt: RustfmtConfig[];
   clangFormat: ClangFormatFile[];
   toml: Array<{ dir: string; file: string }>;
+  /** dprint configs that declare a plugin formatbox ships (toml, markdown, json). */
+  dprint: DprintConfigFile[];
   /** The root `.prettierignore` (Prettier reads it with the root `.gitignore`). */
   prettierignore?: IgnoreFile;
   /** Every `.gitignore` as git reads it, shallowest first (Prettier's CLI reads the root one). */
@@ -103,6 +106,7 @@ export function loadProjectConfig(files: ProjectFiles, options: { trust?: Trust 
     rustfmt,
     clangFormat: loadClangFormat(clean, ignored),
     toml: loadTomlDeclarations(clean),
+    dprint: loadDprintConfigs(clean, ignored),
     ignored,
   };
 }

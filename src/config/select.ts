@@ -6,6 +6,7 @@
 import type { FormatterChoice, IgnoredItem, SkipReason } from '../core/types.js';
 import { languageOf, extensionOf } from '../core/languages.js';
 import { biomeConfigFor, biomeExcludes, biomeVcsIgnore } from './biome.js';
+import type { DprintPluginName } from './dprint.js';
 import { editorconfigFor, editorconfigToPrettier } from './editorconfig.js';
 import { insideNodeModules, isIgnoredBy } from './ignore-file.js';
 import { isUnder, nearest, normalisePath } from './paths.js';
@@ -50,6 +51,9 @@ export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
   csharp: 'clang-format',
   toml: 'toml',
 };
+
+/** Languages a shipped dprint plugin formats, and the plugin (its dprint.json section name). */
+const DPRINT_LANGUAGES: Readonly<Record<string, DprintPluginName>> = { toml: 'toml', markdown: 'markdown', json: 'json', jsonc: 'json' };
 
 const NAMES: Record<string, string> = { prettier: 'Prettier', biome: 'Biome', ruff: 'Ruff', gofmt: 'gofmt', rustfmt: 'rustfmt', 'clang-format': 'clang-format', toml: 'the TOML formatter' };
 
@@ -106,6 +110,12 @@ type Declared = { formatter: string; because: string } | { skip: string };
 
 /** What the project's own config files say about `path`. */
 function declaredFormatter(project: ProjectConfig, path: string, language: string): Declared | undefined {
+  // A dprint config that lists the plugin for this language is the most specific declaration.
+  const dprintPlugin = DPRINT_LANGUAGES[language];
+  if (dprintPlugin && dprintPlugin !== 'toml') {
+    const dprint = nearest(project.dprint.filter((d) => d.plugins.has(dprintPlugin)), path);
+    if (dprint) return { formatter: `dprint:${dprintPlugin}`, because: `${dprint.file} declares dprint's ${dprintPlugin} plugin` };
+  }
   if (BIOME_LANGUAGES.has(language)) {
     const biome = biomeConfigFor(project.biome, path);
     if (biome) {
@@ -142,7 +152,7 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
     if (clang) return { formatter: 'clang-format', because: `${clang.file} declares clang-format` };
   }
   if (language === 'toml') {
-    const toml = nearest(project.toml, path);
+    const toml = nearest([...project.toml, ...project.dprint.filter((d) => d.plugins.has('toml'))], path);
     if (toml) return { formatter: 'toml', because: `${toml.file} declares TOML formatting` };
   }
   return undefined;
@@ -175,6 +185,16 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       return { settings: {}, ignored: project.ignored.filter((i) => i.file.endsWith('go.mod') && isUnder(dirOfFile(i.file), path)) };
     case 'clang-format':
       return { settings: clangFormatSettingsFor(project.clangFormat, path, language), ignored: [] };
+    case 'toml':
+    case 'dprint:markdown':
+    case 'dprint:json': {
+      // dprint.json settings (global keys and the plugin's section); taplo.toml is only a declaration.
+      const plugin = formatter === 'toml' ? 'toml' : (formatter.slice('dprint:'.length) as DprintPluginName);
+      const dprint = nearest(project.dprint.filter((d) => d.plugins.has(plugin)), path);
+      const taplo = plugin === 'toml' ? nearest(project.toml, path) : undefined;
+      if (!dprint || (taplo && taplo.dir.length > dprint.dir.length)) return { settings: {}, ignored: [] };
+      return { settings: dprint.settings[plugin], ignored: project.ignored.filter((i) => i.file === dprint.file) };
+    }
     default:
       return { settings: {}, ignored: [] };
   }

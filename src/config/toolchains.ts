@@ -1,6 +1,6 @@
 /**
  * The smaller declarations: go.mod (gofmt), Cargo.toml + rustfmt.toml (rustfmt), .clang-format,
- * and TOML formatting (taplo / dprint). Toolchain files are listed as ignored: they never redirect
+ * and TOML formatting declared by taplo.toml (dprint.json: see dprint.ts). Toolchain files are listed as ignored: they never redirect
  * which binary runs and never trigger a download.
  */
 import type { IgnoredItem } from '../core/types.js';
@@ -155,17 +155,9 @@ export function clangFormatSettingsFor(files: readonly ClangFormatFile[], path: 
 /** TOML formatting is declared by taplo's config or a dprint config with a TOML plugin. */
 export function loadTomlDeclarations(files: Record<string, string | null>): Array<{ dir: string; file: string }> {
   const out: Array<{ dir: string; file: string }> = [];
-  for (const [file, text] of Object.entries(files)) {
+  for (const file of Object.keys(files)) {
     const base = baseOf(file);
     if (base === 'taplo.toml' || base === '.taplo.toml') out.push({ dir: dirOf(file), file });
-    else if (/^\.?dprint\.jsonc?$/.test(base) && text) {
-      const parsed = parseData(text, 'jsonc');
-      if (parsed.ok && isRecord(parsed.value)) {
-        const plugins = parsed.value.plugins;
-        const hasToml = (Array.isArray(plugins) && plugins.some((p) => typeof p === 'string' && /toml/i.test(p))) || parsed.value.toml !== undefined;
-        if (hasToml) out.push({ dir: dirOf(file), file });
-      }
-    }
   }
   return out;
 }

@@ -88,6 +88,12 @@ export function createEngine(options: EngineOptions): Engine {
     if (typeof formatter === 'string') {
       return adaptersByName.get(formatter) ?? cachedChoiceAdapter(formatter, language);
     }
+    // `{dprint: 'markdown'}` names a dprint plugin; a registered adapter for it (`dprint:markdown`,
+    // or `toml` for the TOML plugin) runs it.
+    if ('dprint' in formatter) {
+      const shipped = adaptersByName.get(`dprint:${formatter.dprint}`) ?? (formatter.dprint === 'toml' ? adaptersByName.get('toml') : undefined);
+      if (shipped) return shipped;
+    }
     return cachedChoiceAdapter(formatter, language);
   }
 

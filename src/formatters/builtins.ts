@@ -11,6 +11,7 @@ import { gofmtFormatter } from './gofmt.js';
 import { prettierFormatter } from './prettier.js';
 import { ruffFormatter } from './ruff.js';
 import { tomlFormatter } from './toml.js';
+import { dprintPluginFormatter } from './dprint-plugin.js';
 
 /** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
 export const BUILTIN_WASM_FILES = {
@@ -19,7 +20,10 @@ export const BUILTIN_WASM_FILES = {
   ruff_fmt: 'ruff_fmt_bg.wasm',
   gofmt: 'gofmt.wasm',
   'clang-format': 'clang-format.wasm',
-  toml: 'plugin.wasm',
+  // The dprint plugins are all `plugin.wasm` in their packages; published under distinct names.
+  toml: 'dprint-toml.wasm',
+  'dprint-markdown': 'dprint-markdown.wasm',
+  'dprint-json': 'dprint-json.wasm',
 } as const;
 
 export type BuiltinWasmName = keyof typeof BUILTIN_WASM_FILES;
@@ -35,6 +39,9 @@ export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSourc
   if (wasm.gofmt) adapters.push(gofmtFormatter({ wasm: wasm.gofmt }));
   if (wasm['clang-format']) adapters.push(clangFormatFormatter({ wasm: wasm['clang-format'] }));
   if (wasm.toml) adapters.push(tomlFormatter({ wasm: wasm.toml }));
+  // Chosen by a project's dprint.json or the user's `{dprint: 'markdown' | 'json'}`, never by default.
+  if (wasm['dprint-markdown']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-markdown'], name: 'dprint:markdown', section: 'markdown', languages: ['markdown'] }));
+  if (wasm['dprint-json']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-json'], name: 'dprint:json', section: 'json', languages: ['json', 'jsonc'] }));
   return adapters;
 }
 

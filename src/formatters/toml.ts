@@ -1,148 +1,27 @@
 /**
- * TOML through dprint-plugin-toml (`@dprint/toml`, wasm with no imports at all) run by
- * `@dprint/formatter`. Chosen over `@taplo/lib` and `prettier-plugin-toml` by measurement
- * (test/bench/toml-choice.ts): it loads in milliseconds, stays fast on large files, and runs in
- * workerd from a `WebAssembly.Module`.
+ * TOML through dprint-plugin-toml (`@dprint/toml`), a dprint wasm plugin (see dprint-plugin.ts).
+ * Chosen over `@taplo/lib` and `prettier-plugin-toml` by measurement (test/bench/toml-choice.ts): it
+ * loads in milliseconds, stays fast on large files, and runs in workerd from a `WebAssembly.Module`.
  *
- * The adapter's config name is `toml`; `info()` reports the real formatter, `dprint-plugin-toml`
- * and its version, read from the plugin.
- *
- * `settings` is dprint configuration, flat (`{ lineWidth: 100, indentWidth: 4, spaceSurroundingEquals: false }`)
- * or in dprint.json shape (global keys plus a `toml: {…}` section). `lineWidth`, `indentWidth` and
- * `useTabs` are dprint's global keys; the rest goes to the plugin. `newLineKind` is forced to `lf`
- * (the engine restores the file's own line endings). Unknown keys are dropped; a known key with a
- * bad value is an error, as it is for the dprint CLI.
- *
+ * The adapter's config name is `toml`; `info()` reports the real formatter, `dprint-plugin-toml` and
+ * its version, read from the plugin. Settings are flat or in dprint.json shape (a `toml: {…}` section).
  * dprint's `cargo.applyConventions` (default true) reorders `[package]` keys of files named Cargo.toml.
- *
- * No range formatting: the plugin accepts a byte range but formats the whole file anyway.
  */
-import { createFromWasmModule, type Formatter, type GlobalConfiguration } from '@dprint/formatter';
-import { compileWasm, lazy } from '../core/wasm.js';
-import { messageOf } from '../core/errors.js';
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
+import type { FormatterAdapter, WasmSource } from '../core/types.js';
+import { dprintConfig, dprintPluginFormatter } from './dprint-plugin.js';
+
+export { locateDprintError } from './dprint-plugin.js';
 
 export interface TomlFormatterOptions {
   /** `plugin.wasm` of `@dprint/toml`. */
   wasm: WasmSource;
 }
 
-const GLOBAL_KEYS = new Set(['lineWidth', 'indentWidth', 'useTabs']);
-
-/** Splits adapter settings into dprint's global and plugin configuration. */
-export function dprintTomlConfig(settings: Record<string, unknown>): { global: GlobalConfiguration; plugin: Record<string, unknown> } {
-  const global: Record<string, unknown> = {};
-  const plugin: Record<string, unknown> = {};
-  const place = (key: string, value: unknown) => {
-    if (value === undefined || key === 'newLineKind') return;
-    (GLOBAL_KEYS.has(key) ? global : plugin)[key] = value;
-  };
-  for (const [key, value] of Object.entries(settings)) {
-    if (key === 'toml' && value && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [inner, innerValue] of Object.entries(value)) {
-        if (GLOBAL_KEYS.has(inner)) plugin[inner] = innerValue; // a plugin section may override global keys
-        else place(inner, innerValue);
-      }
-    } else if (key !== 'toml') {
-      place(key, value);
-    }
-  }
-  plugin['newLineKind'] = 'lf';
-  return { global: { ...global, newLineKind: 'lf' } as GlobalConfiguration, plugin };
+/** Splits adapter settings into dprint's global and plugin configuration (`toml` section). */
+export function dprintTomlConfig(settings: Record<string, unknown>): ReturnType<typeof dprintConfig> {
+  return dprintConfig(settings, 'toml');
 }
 
 export function tomlFormatter(options: TomlFormatterOptions): FormatterAdapter {
-  const module = lazy(() => compileWasm(options.wasm, 'dprint-plugin-toml'));
-  let formatter: Formatter | undefined;
-  let configKey: string | undefined;
-  let configError: string | undefined;
-
-  async function instance(): Promise<Formatter> {
-    if (formatter) return formatter;
-    const compiled = await module.get();
-    formatter = createFromWasmModule(compiled, { onOutput: () => {} });
-    configKey = undefined;
-    return formatter;
-  }
-
-  /** Sets the configuration when it changed; returns an error message for a bad value. */
-  function configure(target: Formatter, settings: Record<string, unknown>): string | undefined {
-    const key = JSON.stringify(settings);
-    if (key === configKey) return configError;
-    const { global, plugin } = dprintTomlConfig(settings);
-    // The plugin traps (wasm `unreachable`) on a mistyped global key instead of reporting it.
-    const mistyped = mistypedGlobalKey({ ...global, ...plugin });
-    if (mistyped) return `invalid toml settings: ${mistyped}`;
-    target.setConfig(global, plugin);
-    let diagnostics = target.getConfigDiagnostics();
-    const unknown = diagnostics.filter((d) => /unknown property/i.test(d.message));
-    if (unknown.length > 0) {
-      const globalRecord = global as Record<string, unknown>;
-      for (const { propertyName } of unknown) {
-        delete plugin[propertyName];
-        delete globalRecord[propertyName];
-      }
-      target.setConfig(global, plugin);
-      diagnostics = target.getConfigDiagnostics();
-    }
-    configKey = key;
-    configError = diagnostics.length > 0
-      ? `invalid toml settings: ${diagnostics.map((d) => `${d.propertyName}: ${d.message}`).join('; ')}`
-      : undefined;
-    return configError;
-  }
-
-  return {
-    name: 'toml',
-    via: 'wasm',
-    languages: ['toml'],
-    supportsRange: false,
-
-    async info(): Promise<FormatterInfo> {
-      const { name, version } = (await instance()).getPluginInfo();
-      return { name, version, via: 'wasm' };
-    },
-
-    async format(request: AdapterRequest): Promise<AdapterResult> {
-      const target = await instance();
-      try {
-        const invalid = configure(target, request.settings);
-        if (invalid) return { kind: 'error', message: invalid };
-        return { kind: 'ok', text: target.formatText({ filePath: request.path, fileText: request.text }) };
-      } catch (thrown) {
-        if (thrown instanceof WebAssembly.RuntimeError) {
-          // A trap leaves the plugin instance unusable; the next call makes a new one.
-          formatter = undefined;
-          return { kind: 'error', message: `dprint-plugin-toml failed: ${messageOf(thrown)}` };
-        }
-        return { kind: 'error', message: locateDprintError(messageOf(thrown)) };
-      }
-    },
-
-    dispose() {
-      formatter = undefined;
-      configKey = undefined;
-    },
-  };
-}
-
-/** dprint's global keys must be a positive integer (lineWidth, indentWidth) or a boolean (useTabs). */
-function mistypedGlobalKey(config: Record<string, unknown>): string | undefined {
-  for (const key of ['lineWidth', 'indentWidth']) {
-    const value = config[key];
-    if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0 && (value as number) <= (key === 'indentWidth' ? 255 : 1e6))) {
-      return `${key}: expected a positive integer, got ${JSON.stringify(value)}`;
-    }
-  }
-  if (config['useTabs'] !== undefined && typeof config['useTabs'] !== 'boolean') {
-    return `useTabs: expected true or false, got ${JSON.stringify(config['useTabs'])}`;
-  }
-  return undefined;
-}
-
-/** `Line 1, column 5: expected a value\n\n  a = = 1\n      ~` → `1:5: expected a value`. */
-export function locateDprintError(message: string): string {
-  const first = message.trim().split('\n', 1)[0] ?? message;
-  const match = /^Line (\d+), column (\d+): (.*)$/.exec(first);
-  return match ? `${match[1]}:${match[2]}: ${match[3]}` : first;
+  return dprintPluginFormatter({ wasm: options.wasm, name: 'toml', section: 'toml', languages: ['toml'] });
 }

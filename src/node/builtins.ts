@@ -16,6 +16,8 @@ export const BUILTIN_WASM: Readonly<Record<string, string>> = {
   gofmt: '@wasm-fmt/gofmt/gofmt.wasm',
   'clang-format': '@wasm-fmt/clang-format/clang-format.wasm',
   toml: '@dprint/toml/plugin.wasm',
+  'dprint-markdown': '@dprint/markdown/plugin.wasm',
+  'dprint-json': '@dprint/json/plugin.wasm',
 };
 
 /** Resolves a file inside an installed package, also when its package.json `exports` hides it. */

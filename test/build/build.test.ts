@@ -32,7 +32,7 @@ test('npm run build produces every entry, declarations and a wasm manifest match
   }
   assert.doesNotMatch(readFileSync(join(root, 'dist/index.js'), 'utf8'), /from ["']node:/);
   const manifest = JSON.parse(readFileSync(join(root, 'wasm/manifest.json'), 'utf8')) as Array<{ name: string; package: string; file: string; version: string; sha256: string }>;
-  assert.deepEqual(manifest.map((m) => m.name).sort(), ['biome', 'clang-format', 'gofmt', 'ruff', 'ruff_fmt', 'toml']);
+  assert.deepEqual(manifest.map((m) => m.name).sort(), ['biome', 'clang-format', 'dprint-json', 'dprint-markdown', 'gofmt', 'ruff', 'ruff_fmt', 'toml']);
   for (const entry of manifest) {
     const pkgJson = require.resolve(`${entry.package}/package.json`);
     const bytes = readFileSync(join(pkgJson, '..', entry.file));

@@ -80,6 +80,13 @@ export const CASES: RuntimeCase[] = [
     input: { oldText: 'name = "x"', newText: 'name="x"\nversion  =  "0.1.0"' },
   },
   {
+    name: 'dprint markdown plugin chosen by dprint.json',
+    projectFiles: { 'dprint.json': '{ "lineWidth": 40, "markdown": { "textWrap": "always" }, "plugins": ["https://plugins.dprint.dev/markdown-0.17.8.wasm"] }' },
+    path: 'docs/guide.md',
+    prior: '# Guide\n',
+    input: { content: '#  Guide\n\nA paragraph long enough that it has to wrap at forty columns.\n' },
+  },
+  {
     name: 'biome: syntax error is a failed receipt, the edit stands',
     projectFiles: { 'biome.json': '{}' },
     path: 'bad.ts',
