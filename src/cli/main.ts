@@ -9,16 +9,21 @@ import { runFormat } from './format.js';
 import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
 import { createRequestHandler, errorReply, type HandlerOptions } from './requests.js';
 import { loadUserConfig } from './user-config.js';
+import { connectHandler, serveSocket } from './socket.js';
 import type { DoctorReport } from '../node/index.js';
 
 const USAGE = `formatbox — a sandboxed, WebAssembly-first formatter runtime for coding agents
 
 usage:
   formatbox apply --json         one request {root?, path, input, prior?} on stdin → one receipt (JSON) on stdout
-  formatbox serve                JSON lines: one request per line → one receipt per line; wasm stays warm
+  formatbox serve [--socket PATH]
+                                 JSON lines: one request per line → one receipt per line; wasm stays warm.
+                                 With --socket, on a Unix socket (mode 0600) instead of stdin/stdout
   formatbox format [--check|--write] [--json] PATHS…
                                  format files and directories in place (default --write); --check writes nothing
-  formatbox hook claude-code     PostToolUse hook for Claude Code's Edit, MultiEdit and Write
+  formatbox hook claude-code [--socket PATH]
+                                 PostToolUse hook for Claude Code's Edit, MultiEdit and Write; with a socket
+                                 (or $FORMATBOX_SOCKET) that a serve answers on, the warm server formats
   formatbox doctor [--json]      which formatter each language would use and why, sandbox status, ignored config
   formatbox demo                 run the main job on an embedded example
 
@@ -39,6 +44,7 @@ interface Flags {
   trusted: boolean;
   root?: string;
   config?: string;
+  socket?: string;
 }
 
 function parseFlags(args: string[]): Flags {
@@ -56,6 +62,8 @@ function parseFlags(args: string[]): Flags {
     else if (arg === '--trusted') flags.trusted = true;
     else if (arg === '--root') flags.root = value();
     else if (arg === '--config') flags.config = value();
+    else if (arg === '--socket') flags.socket = value();
+    else if (arg.startsWith('--socket=')) flags.socket = arg.slice('--socket='.length);
     else if (arg.startsWith('--root=')) flags.root = arg.slice('--root='.length);
     else if (arg.startsWith('--config=')) flags.config = arg.slice('--config='.length);
     else if (arg.startsWith('-') && arg !== '-') throw new FormatboxError('INVALID_REQUEST', `unknown option ${arg}`);
@@ -96,12 +104,21 @@ async function main(argv: string[]): Promise<number> {
     case 'apply':
       return runApply(handlerOptions);
     case 'serve':
+      if (flags.socket) {
+        const handler = createRequestHandler(handlerOptions);
+        try {
+          await serveSocket(resolve(flags.socket), handler);
+          return 0;
+        } finally {
+          await handler.close();
+        }
+      }
       return runServe(handlerOptions);
     case 'format':
       return runFormat(root, flags, handlerOptions);
     case 'hook': {
       if (flags.positional[0] !== 'claude-code') throw new FormatboxError('INVALID_REQUEST', 'usage: formatbox hook claude-code');
-      return runClaudeCodeHook(handlerOptions);
+      return runClaudeCodeHook(handlerOptions, flags.socket ?? process.env.FORMATBOX_SOCKET);
     }
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
@@ -173,8 +190,9 @@ function writeLine(value: unknown): Promise<void> {
   return new Promise((done) => process.stdout.write(JSON.stringify(value) + '\n', () => done()));
 }
 
-async function runClaudeCodeHook(options: HandlerOptions): Promise<number> {
-  const handler = createRequestHandler(options);
+/** With a socket that answers, the warm server formats; otherwise this process does (cold). */
+async function runClaudeCodeHook(options: HandlerOptions, socket: string | undefined): Promise<number> {
+  const handler = (socket ? await connectHandler(resolve(socket)) : undefined) ?? createRequestHandler(options);
   try {
     let event: unknown;
     try {

@@ -3,7 +3,8 @@
  * in a Biome project:
  *   (a) anchor: today's hook, the native Biome CLI run as a process per edit (`biome format --write`);
  *   (b) `formatbox apply --json` as a process per edit (cold: Node start, runtime, wasm compile);
- *   (c) `formatbox serve`, one process for all edits (warm), JSON lines over a pipe.
+ *   (c) `formatbox serve`, one process for all edits (warm), JSON lines over a pipe;
+ *   (d) `formatbox hook claude-code` as a process per edit, handing the edit to `serve --socket`.
  * Prints medians, ratios against (a), and the serve process's resident memory once warm.
  *
  *   node --import tsx test/bench/cli-serve.ts [edits=20]
@@ -84,7 +85,26 @@ const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/stat
 // The format worker is a thread of the same process, so VmRSS counts the wasm instances too.
 child.stdin!.end();
 await new Promise((done) => child.on('close', done));
-for (const root of [rootA, rootB, rootC]) rmSync(root, { recursive: true, force: true });
+
+// (d) hook claude-code as a process per edit, handing the edit to a warm `serve --socket`.
+const rootD = project();
+const socketPath = join(rootD, '..', `${rootD.split('/').pop()}.sock`);
+const server = spawn(process.execPath, [CLI, 'serve', '--socket', socketPath], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+await new Promise<void>((ready) => server.stderr!.on('data', (chunk: Buffer) => chunk.toString().includes('serving on') && ready()));
+const hookMs: number[] = [];
+for (let i = 0; i <= EDITS; i++) {
+  const file = join(rootD, 'big.ts');
+  const { oldText, newText } = editFor(i);
+  writeFileSync(file, readFileSync(file, 'utf8').replace(oldText, newText));
+  const event = { hook_event_name: 'PostToolUse', cwd: rootD, tool_name: 'Edit', tool_input: { file_path: file, old_string: oldText, new_string: newText } };
+  const t = performance.now();
+  const run = spawnSync(process.execPath, [CLI, 'hook', 'claude-code', '--socket', socketPath], { input: JSON.stringify(event), encoding: 'utf8', env });
+  if (i > 0) hookMs.push(performance.now() - t); // The first one warms the server.
+  if (run.status !== 0 || !run.stdout.includes('formatted')) throw new Error(`hook: ${run.stdout} ${run.stderr}`);
+}
+server.kill('SIGTERM');
+await new Promise((done) => server.on('close', done));
+for (const root of [rootA, rootB, rootC, rootD]) rmSync(root, { recursive: true, force: true });
 
 const a = median(biomeMs);
 const b = median(applyMs);
@@ -93,4 +113,6 @@ console.log(`per-edit cost, ${corpus.split('\n').length}-line TypeScript file, B
 console.log(`  (a) native biome CLI process per edit (anchor):      ${a.toFixed(1)} ms   (formats only: no receipt)`);
 console.log(`  (b) formatbox apply --json, process per edit (cold): ${b.toFixed(1)} ms   ${(b / a).toFixed(2)}× (a)`);
 console.log(`  (c) formatbox serve, warm, receipt per edit:         ${c.toFixed(1)} ms   ${(c / a).toFixed(2)}× (a)   (first request, cold: ${firstServeMs.toFixed(0)} ms)`);
+const d = median(hookMs);
+console.log(`  (d) hook claude-code per edit via serve --socket:     ${d.toFixed(1)} ms   ${(d / a).toFixed(2)}× (a)   (Node start and the CLI, no wasm)`);
 console.log(`  serve process resident memory when warm (Biome loaded): ${(rssKb / 1024).toFixed(0)} MiB`);

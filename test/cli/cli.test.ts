@@ -3,7 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { applyInput } from '../../src/tools/index.js';
@@ -214,4 +214,43 @@ test('user config: --config (JSONC) changes selection; a broken one is a config 
   assert.equal(broken.code, 2);
   assert.match(broken.stderr, /formatbox\.json/);
   assert.equal(cli(['frobnicate']).code, 2);
+});
+
+test('serve --socket: a 0600 Unix socket; the hook hands its edit to the warm server, and falls back when none answers', async () => {
+  const root = project({ 'src/h.ts': 'export function f() {\n  return 1;\n}\n' });
+  const file = join(root, 'src/h.ts');
+  const socket = join(root, '..', `${root.split('/').pop()}.sock`);
+  roots.push(socket);
+  const env = { ...process.env, FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(tmpdir(), 'fb-cli-no-config') };
+  // The server's own user config turns TypeScript off, so an answer from it is told apart from the
+  // hook formatting in its own process.
+  const serverConfig = join(root, '..', `${root.split('/').pop()}-server.json`);
+  roots.push(serverConfig);
+  writeFileSync(serverConfig, '{ "formatters": { "typescript": false } }');
+  const server = spawn(process.execPath, [...CLI, 'serve', '--socket', socket, '--config', serverConfig], { cwd: REPO, env });
+  let stderr = '';
+  server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  try {
+    const started = Date.now();
+    while (!stderr.includes('serving on') && Date.now() - started < 60_000 && server.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+    assert.match(stderr, /serving on/);
+    assert.equal(statSync(socket).mode & 0o777, 0o600);
+    // A second server on the same live socket is refused.
+    assert.equal(cli(['serve', '--socket', socket]).code, 2);
+
+    const event = (newString: string) => JSON.stringify({ hook_event_name: 'PostToolUse', cwd: root, tool_name: 'Edit', tool_input: { file_path: file, old_string: 'return 1;', new_string: newString } });
+    writeFileSync(file, 'export function f() {\n  return {a:1};\n}\n');
+    const viaSocket = cli(['hook', 'claude-code', '--socket', socket], event('return {a:1};'));
+    assert.equal(viaSocket.code, 0, viaSocket.stderr);
+    assert.equal(viaSocket.stdout, '', 'the server (TypeScript off) answered: nothing formatted, nothing to say');
+    assert.equal(readFileSync(file, 'utf8'), 'export function f() {\n  return {a:1};\n}\n');
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((done) => server.on('close', done));
+  }
+  assert.equal(existsSync(socket), false, 'the socket file is removed on SIGTERM');
+  // No server: the hook formats in its own process, with the same answer.
+  writeFileSync(file, 'export function f() {\n  return {b:2};\n}\n');
+  const local = cli(['hook', 'claude-code'], JSON.stringify({ hook_event_name: 'PostToolUse', cwd: root, tool_name: 'Edit', tool_input: { file_path: file, old_string: 'return {a:1};', new_string: 'return {b:2};' } }), { FORMATBOX_SOCKET: socket });
+  assert.match(JSON.parse(local.stdout).hookSpecificOutput.additionalContext, /return \{ b: 2 \};/);
 });

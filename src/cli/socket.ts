@@ -1,0 +1,108 @@
+/**
+ * `formatbox serve --socket PATH`: the same JSON lines as `serve`, on a Unix socket, so short-lived
+ * clients (the Claude Code hook, run once per edit) reach a warm process instead of compiling the
+ * formatters' wasm again. The socket is created with mode 0600 (the user's own processes only); a
+ * stale socket file left by a dead server is replaced, a live one is an error.
+ */
+import { existsSync, lstatSync, unlinkSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import { FormatboxError } from '../core/errors.js';
+import { errorReply, type CliResult, type RequestHandler } from './requests.js';
+
+/** Listens on `path` until the process is told to stop; resolves when the server has closed. */
+export async function serveSocket(path: string, handler: RequestHandler): Promise<void> {
+  if (existsSync(path)) {
+    if (!lstatSync(path).isSocket()) throw new FormatboxError('INVALID_REQUEST', `${path} exists and is not a socket`);
+    if (await reachable(path)) throw new FormatboxError('INVALID_REQUEST', `a formatbox server is already listening on ${path}`);
+    unlinkSync(path);
+  }
+  const server: Server = createServer((socket) => serveConnection(socket, handler));
+  const previous = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => resolve());
+    });
+  } finally {
+    process.umask(previous);
+  }
+  process.stderr.write(`formatbox: serving on ${path}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => server.close(() => resolve());
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+/** One connection: requests answered in order, one line each. */
+function serveConnection(socket: Socket, handler: RequestHandler): void {
+  const lines = createInterface({ input: socket, crlfDelay: Infinity });
+  let queue = Promise.resolve();
+  lines.on('line', (line) => {
+    if (line.trim() === '') return;
+    queue = queue.then(async () => {
+      let id: unknown;
+      let reply: unknown;
+      try {
+        const request = JSON.parse(line) as unknown;
+        id = request && typeof request === 'object' ? (request as { id?: unknown }).id : undefined;
+        const result = await handler.handle(request);
+        reply = id !== undefined ? { id, ...result } : result;
+      } catch (error) {
+        reply = errorReply(id, error);
+      }
+      if (!socket.destroyed) socket.write(JSON.stringify(reply) + '\n');
+    });
+  });
+  socket.on('error', () => socket.destroy());
+}
+
+function reachable(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * A handler that forwards requests to the server on `path`, or undefined when none answers there.
+ * Error replies come back as FormatboxErrors with the server's code.
+ */
+export async function connectHandler(path: string, timeoutMs = 60_000): Promise<RequestHandler | undefined> {
+  const socket = await new Promise<Socket | undefined>((resolve) => {
+    const attempt = connect(path);
+    attempt.once('connect', () => resolve(attempt));
+    attempt.once('error', () => resolve(undefined));
+  });
+  if (!socket) return undefined;
+  const replies = createInterface({ input: socket, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  return {
+    async handle(request: unknown): Promise<CliResult> {
+      socket.write(JSON.stringify(request) + '\n');
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const next = await Promise.race([
+        replies.next(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new FormatboxError('INVALID_REQUEST', `no answer from ${path} within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      if (next.done) throw new FormatboxError('INVALID_REQUEST', `the server on ${path} closed the connection`);
+      const reply = JSON.parse(next.value as string) as CliResult & { error?: { code: string; message: string } };
+      if (reply.error) throw new FormatboxError(reply.error.code as never, reply.error.message);
+      return reply;
+    },
+    async close(): Promise<void> {
+      socket.end();
+    },
+  };
+}
