@@ -7,7 +7,7 @@ import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { runDemo } from './demo.js';
 import { runFormat } from './format.js';
 import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
-import { createRequestHandler, errorReply, type HandlerOptions } from './requests.js';
+import { answerLine, createRequestHandler, errorReply, type HandlerOptions } from './requests.js';
 import { loadUserConfig } from './user-config.js';
 import { connectHandler, serveSocket } from './socket.js';
 import type { DoctorReport } from '../node/index.js';
@@ -163,22 +163,7 @@ async function runServe(options: HandlerOptions): Promise<number> {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   try {
     for await (const line of lines) {
-      if (line.trim() === '') continue;
-      let request: unknown;
-      let id: unknown;
-      try {
-        request = JSON.parse(line);
-        id = request && typeof request === 'object' ? (request as { id?: unknown }).id : undefined;
-      } catch (error) {
-        await writeLine(errorReply(undefined, new FormatboxError('INVALID_REQUEST', `not JSON: ${messageOf(error)}`)));
-        continue;
-      }
-      try {
-        const result = await handler.handle(request);
-        await writeLine(id !== undefined ? { id, ...result } : result);
-      } catch (error) {
-        await writeLine(errorReply(id, error));
-      }
+      if (line.trim() !== '') await writeLine(await answerLine(line, handler));
     }
     return 0;
   } finally {

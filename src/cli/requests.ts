@@ -143,6 +143,26 @@ function requirePath(request: CliRequest): string {
   return request.path;
 }
 
+/**
+ * One JSON line in, one reply out (`serve` on stdin and on a socket): the result with the request's
+ * `id`, or `{id?, error}`. Never throws.
+ */
+export async function answerLine(line: string, handler: RequestHandler): Promise<unknown> {
+  let request: unknown;
+  try {
+    request = JSON.parse(line);
+  } catch (error) {
+    return errorReply(undefined, new FormatboxError('INVALID_REQUEST', `not JSON: ${messageOf(error)}`));
+  }
+  const id = request && typeof request === 'object' ? (request as { id?: unknown }).id : undefined;
+  try {
+    const result = await handler.handle(request);
+    return id !== undefined ? { id, ...result } : result;
+  } catch (error) {
+    return errorReply(id, error);
+  }
+}
+
 /** The reply for a failed request: the error's stable code, or INTERNAL for a bug. */
 export function errorReply(id: unknown, error: unknown): CliErrorReply {
   const code = isFormatboxError(error) ? error.code : 'INTERNAL';

@@ -8,7 +8,7 @@ import { existsSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { FormatboxError } from '../core/errors.js';
-import { errorReply, type CliResult, type RequestHandler } from './requests.js';
+import { answerLine, type CliResult, type RequestHandler } from './requests.js';
 
 /** Listens on `path` until the process is told to stop; resolves when the server has closed. */
 export async function serveSocket(path: string, handler: RequestHandler): Promise<void> {
@@ -47,16 +47,7 @@ function serveConnection(socket: Socket, handler: RequestHandler): void {
   lines.on('line', (line) => {
     if (line.trim() === '') return;
     queue = queue.then(async () => {
-      let id: unknown;
-      let reply: unknown;
-      try {
-        const request = JSON.parse(line) as unknown;
-        id = request && typeof request === 'object' ? (request as { id?: unknown }).id : undefined;
-        const result = await handler.handle(request);
-        reply = id !== undefined ? { id, ...result } : result;
-      } catch (error) {
-        reply = errorReply(id, error);
-      }
+      const reply = await answerLine(line, handler);
       if (!socket.destroyed) socket.write(JSON.stringify(reply) + '\n');
     });
   });
