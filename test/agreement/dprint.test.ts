@@ -8,8 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createEngine } from '../../src/core/engine.js';
-import { createFormatters } from '../../src/formatters/builtins.js';
-import { BUILTIN_WASM, resolvePackageFile } from '../../src/node/builtins.js';
+import { createBuiltinAdapters, resolvePackageFile } from '../../src/node/builtins.js';
 
 const DPRINT = resolve('node_modules/.bin/dprint');
 const LONG = process.env.FORMATBOX_LONG === '1';
@@ -71,7 +70,7 @@ test('the dprint plugins give byte-identical output to the dprint CLI with the s
     const unparsable = new Set([...run.stderr.matchAll(/Error formatting (\S+)/g)].map((m) => (m[1] as string).replace(`${root}/`, '')));
 
     const engine = createEngine({
-      formatters: createFormatters(Object.fromEntries(Object.keys(BUILTIN_WASM).map((name) => [name, async () => readFileSync(resolvePackageFile(BUILTIN_WASM[name]!))]))),
+      formatters: createBuiltinAdapters(),
       projectFiles: { 'dprint.json': dprintJson },
     });
     const stats = { identical: 0, changed: 0, failedBoth: 0, crlfKept: 0, codeBlocks: 0 };

@@ -2,11 +2,9 @@
 // is never followed; the user's `{dprint: name}` choice selects a shipped plugin.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../src/config/index.js';
 import { createEngine } from '../../src/core/engine.js';
-import { createFormatters } from '../../src/formatters/builtins.js';
-import { BUILTIN_WASM, resolvePackageFile } from '../../src/node/builtins.js';
+import { createBuiltinAdapters } from '../../src/node/builtins.js';
 
 const DPRINT_JSON = JSON.stringify({
   lineWidth: 40,
@@ -32,7 +30,7 @@ test('dprint.json: the plugins it lists choose the formatter, with the global ke
 });
 
 test("the user's {dprint: 'json'} runs the shipped JSON plugin; an unknown plugin name is skipped with the reason", async () => {
-  const formatters = createFormatters(Object.fromEntries(Object.keys(BUILTIN_WASM).map((name) => [name, async () => readFileSync(resolvePackageFile(BUILTIN_WASM[name]!))])));
+  const formatters = createBuiltinAdapters();
   const engine = createEngine({ formatters, config: { formatters: { json: { dprint: 'json' }, markdown: { dprint: 'asciidoc' } } } });
   const json = await engine.format({ path: 'a.json', text: '{"a":[1,2],"b":{"c":true}}' });
   assert.equal(json.status, 'formatted', json.line);

@@ -4,16 +4,15 @@
 // The worker is bundled with esbuild (the adapters' own sources) and run with `workerd test`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { clangFormatFormatter } from '../../src/formatters/clang-format.js';
 import { gofmtFormatter } from '../../src/formatters/gofmt.js';
 import { ruffFormatter } from '../../src/formatters/ruff.js';
 import { tomlFormatter } from '../../src/formatters/toml.js';
 import type { AdapterRequest, FormatterAdapter, WasmSource } from '../../src/core/types.js';
+import { bundleForHost, resultsIn, runWorkerd } from '../runtimes/hosts.js';
 
 const WORKERD = 'node_modules/.bin/workerd';
 const skip = existsSync(WORKERD) || process.env['CI'] ? false : 'workerd is not installed';
@@ -98,26 +97,11 @@ test('the Ruff, gofmt, clang-format and TOML adapters give the same results in w
   const cases = inputs();
   const dir = mkdtempSync(join(tmpdir(), 'formatbox-workerd-'));
   try {
-    await build({
-      stdin: { contents: WORKER_ENTRY, resolveDir: process.cwd(), sourcefile: 'worker-entry.js', loader: 'js' },
-      bundle: true,
-      format: 'esm',
-      platform: 'neutral',
-      mainFields: ['browser', 'module', 'main'],
-      conditions: ['browser', 'worker'],
-      external: ['./*.wasm', './inputs.txt'],
-      outfile: join(dir, 'worker.js'),
-      logLevel: 'silent',
-    });
+    await bundleForHost(WORKER_ENTRY, join(dir, 'worker.js'), { conditions: ['browser', 'worker'], external: ['./*.wasm', './inputs.txt'] });
     for (const [name, file] of Object.entries(WASM)) copyFileSync(file, join(dir, `${name}.wasm`));
     writeFileSync(join(dir, 'inputs.json'), JSON.stringify(cases));
     writeFileSync(join(dir, 'config.capnp'), CONFIG);
-    const run = spawnSync(join(process.cwd(), WORKERD), ['test', 'config.capnp'], { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-    const output = `${run.stdout}\n${run.stderr}`;
-    assert.equal(run.status, 0, output.slice(-2000));
-    const line = output.split('\n').find((l) => l.startsWith('RESULTS '));
-    assert.ok(line, output.slice(-2000));
-    const inWorkerd = JSON.parse(line.slice('RESULTS '.length)) as { results: unknown[]; infos: Record<string, unknown> };
+    const inWorkerd = resultsIn<{ results: unknown[]; infos: Record<string, unknown> }>(runWorkerd(dir));
 
     const inNode = adapters({
       ruff: readFileSync(WASM.ruff),

@@ -7,10 +7,10 @@ import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
-import * as formatbox from '../../src/index.js';
 import { BUILTIN_WASM, resolvePackageFile } from '../../src/node/builtins.js';
 import { BUILTIN_WASM_FILES } from '../../src/formatters/builtins.js';
-import { runCases, CASES } from './cases.js';
+import { CASES } from './cases.js';
+import { nodeReceipts } from './hosts.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) || process.env.CI ? false : `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`;
@@ -51,9 +51,7 @@ before(async () => {
   const address = server.address();
   origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-  nodeResults = await runCases(formatbox, () => formatbox.createFormatters(Object.fromEntries(
-    Object.keys(BUILTIN_WASM_FILES).map((name) => [name, async () => readFileSync(resolvePackageFile(BUILTIN_WASM[name]!))]),
-  )));
+  nodeResults = await nodeReceipts();
 });
 
 after(async () => {

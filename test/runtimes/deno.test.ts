@@ -3,14 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import * as formatbox from '../../src/index.js';
 import { BUILTIN_WASM, resolvePackageFile } from '../../src/node/builtins.js';
 import { BUILTIN_WASM_FILES } from '../../src/formatters/builtins.js';
-import { runCases } from './cases.js';
+import { bundleForHost, nodeReceipts, resultsIn } from './hosts.js';
 
 const DENO = 'node_modules/.bin/deno';
 const skip = existsSync(DENO) || process.env['CI'] ? false : 'deno is not installed (npm ci installs it)';
@@ -28,16 +26,7 @@ console.log('RESULTS ' + JSON.stringify(results));
 test('Deno: the whole engine with every built-in formatter gives Node\'s receipts', { skip, timeout: 300_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'formatbox-deno-'));
   try {
-    await build({
-      stdin: { contents: ENTRY, resolveDir: process.cwd(), sourcefile: 'deno-entry.js', loader: 'js' },
-      bundle: true,
-      format: 'esm',
-      platform: 'neutral',
-      mainFields: ['browser', 'module', 'main'],
-      conditions: ['browser', 'deno'],
-      outfile: join(dir, 'main.js'),
-      logLevel: 'silent',
-    });
+    await bundleForHost(ENTRY, join(dir, 'main.js'), { conditions: ['browser', 'deno'] });
     mkdirSync(join(dir, 'wasm'));
     for (const [name, file] of Object.entries(BUILTIN_WASM_FILES)) copyFileSync(resolvePackageFile(BUILTIN_WASM[name]!), join(dir, 'wasm', file));
     writeFileSync(join(dir, 'deno.json'), '{}');
@@ -49,10 +38,8 @@ test('Deno: the whole engine with every built-in formatter gives Node\'s receipt
     });
     const output = `${run.stdout}\n${run.stderr}`;
     assert.equal(run.status, 0, output.slice(-3000));
-    const line = output.split('\n').find((l) => l.startsWith('RESULTS '));
-    assert.ok(line, output.slice(-3000));
-    const inDeno = JSON.parse(line.slice('RESULTS '.length)) as unknown[];
-    const inNode = await runCases(formatbox, () => formatbox.createFormatters(Object.fromEntries(Object.keys(BUILTIN_WASM_FILES).map((name) => [name, async () => readFileSync(resolvePackageFile(BUILTIN_WASM[name]!))]))));
+    const inDeno = resultsIn<unknown[]>(output);
+    const inNode = await nodeReceipts();
     assert.deepEqual(inDeno, inNode);
   } finally {
     rmSync(dir, { recursive: true, force: true });

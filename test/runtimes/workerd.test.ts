@@ -3,15 +3,12 @@
 // formatter, the shared cases of test/runtimes/cases.ts, receipts byte-identical to Node's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import * as formatbox from '../../src/index.js';
 import { BUILTIN_WASM, resolvePackageFile } from '../../src/node/builtins.js';
 import { BUILTIN_WASM_FILES } from '../../src/formatters/builtins.js';
-import { runCases } from './cases.js';
+import { bundleForHost, nodeReceipts, resultsIn, runWorkerd } from './hosts.js';
 
 const WORKERD = 'node_modules/.bin/workerd';
 const skip = existsSync(WORKERD) || process.env['CI'] ? false : 'workerd is not installed';
@@ -48,26 +45,11 @@ ${NAMES.map((name) => `    (name = "${name}.wasm", wasm = embed "${name}.wasm"),
 test('workerd: the whole engine with every built-in formatter gives Node\'s receipts', { skip, timeout: 300_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'formatbox-workerd-engine-'));
   try {
-    await build({
-      stdin: { contents: WORKER_ENTRY, resolveDir: process.cwd(), sourcefile: 'worker-entry.js', loader: 'js' },
-      bundle: true,
-      format: 'esm',
-      platform: 'neutral',
-      mainFields: ['browser', 'module', 'main'],
-      conditions: ['browser', 'worker'],
-      external: ['./*.wasm'],
-      outfile: join(dir, 'worker.js'),
-      logLevel: 'silent',
-    });
+    await bundleForHost(WORKER_ENTRY, join(dir, 'worker.js'), { conditions: ['browser', 'worker'], external: ['./*.wasm'] });
     for (const name of NAMES) copyFileSync(resolvePackageFile(BUILTIN_WASM[name]!), join(dir, `${name}.wasm`));
     writeFileSync(join(dir, 'config.capnp'), CONFIG);
-    const run = spawnSync(join(process.cwd(), WORKERD), ['test', 'config.capnp'], { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-    const output = `${run.stdout}\n${run.stderr}`;
-    assert.equal(run.status, 0, output.slice(-3000));
-    const line = output.split('\n').find((l) => l.includes('RESULTS '));
-    assert.ok(line, output.slice(-3000));
-    const inWorkerd = JSON.parse(line.slice(line.indexOf('RESULTS ') + 'RESULTS '.length)) as unknown[];
-    const inNode = await runCases(formatbox, () => formatbox.createFormatters(Object.fromEntries(NAMES.map((name) => [name, async () => readFileSync(resolvePackageFile(BUILTIN_WASM[name]!))]))));
+    const inWorkerd = resultsIn<unknown[]>(runWorkerd(dir));
+    const inNode = await nodeReceipts();
     assert.deepEqual(inWorkerd, inNode);
   } finally {
     rmSync(dir, { recursive: true, force: true });
