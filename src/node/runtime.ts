@@ -399,10 +399,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await refreshConfigIfNeeded(eng, files.map((f) => targets.get(f.finalPath)!.realRel));
       const priorMap: Record<string, string | null> = {};
       const writtenMap: Record<string, string | null> = {};
-      for (const file of files) {
-        priorMap[file.path] = file.prior;
-        writtenMap[file.finalPath] = file.written;
-      }
+      // The disk before the patch (the engine runs the operations again, in order), and each path's final W.
+      for (const path of targets.keys()) priorMap[path] = priors.get(path) ?? null;
+      for (const [path, content] of final) writtenMap[path] = content;
       const result = (await eng.afterEdit({ path: files[0]?.finalPath ?? '', prior: priorMap, input: request, written: writtenMap })) as PatchReceipt;
       const receipts: Receipt[] = [];
       const parts: string[] = [];
