@@ -9,8 +9,8 @@
  *   `git apply --unidiff-zero` would (neither rule; the hunk goes where its header says);
  * - an added file must not exist, a deleted file must be exactly what the hunks remove, a rename
  *   must not overwrite; `diff --git` headers give pure renames and empty added or deleted files.
- * One leniency, documented in README.md: a patch with no CR at all applies to a CRLF file as if the
- *   patch had the file's CRs (git refuses it); lines it writes then take CRLF.
+ * One leniency, documented in README.md: when a patch with no CR at all does not apply to a CRLF file,
+ *   it is tried again as if its lines had the file's CRs (git refuses it); lines it writes then take CRLF.
  */
 import { diffLineChanges } from '../../core/diff.js';
 import { bad, type AppliedChunk, type FilePatch, type HunkRow, type PatchChunk, type UnifiedHunk } from './model.js';
@@ -162,12 +162,23 @@ interface ImageLine {
   patched: boolean;
 }
 
-/** Applies one file's unified hunks to its prior text, as `git apply` does. */
+/**
+ * Applies one file's unified hunks to its prior text, as `git apply` does. Only when that fails, a
+ * patch without any CR is tried again on a CRLF file as if its lines had the file's CRs.
+ */
 export function applyUnifiedHunks(prior: string, chunks: readonly PatchChunk[], path: string): { text: string; applied: AppliedChunk[] } {
+  try {
+    return applyHunks(prior, chunks, path, false);
+  } catch (error) {
+    const patchHasCr = chunks.some((c) => c.unified!.rows.some((r) => r.text.includes('\r')));
+    if (patchHasCr || !prior.includes('\r\n')) throw error;
+    return applyHunks(prior, chunks, path, true);
+  }
+}
+
+function applyHunks(prior: string, chunks: readonly PatchChunk[], path: string, loose: boolean): { text: string; applied: AppliedChunk[] } {
   const priorLines = linesAtLf(prior);
   let image: ImageLine[] = priorLines.map((text, index) => ({ text, prior: index, patched: false }));
-  const patchHasCr = chunks.some((c) => c.unified!.rows.some((r) => r.text.includes('\r')));
-  const loose = !patchHasCr && prior.includes('\r\n');
   const eol = loose ? dominantEol(prior) : '\n';
   const comparable = loose ? (text: string) => (text.endsWith('\r\n') ? text.slice(0, -2) + '\n' : text) : (text: string) => text;
   for (const [index, chunk] of chunks.entries()) {
