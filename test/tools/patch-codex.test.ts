@@ -282,3 +282,17 @@ test('runtime: the same path twice is applied in order and written once', async 
   assert.equal(replay.get('b.txt'), 'X\nY\n');
   assert.equal(replay.get('c.txt'), '2\n');
 });
+
+test('runtime: deleting a directory is refused and the directory stays (Codex scenario: delete of a directory fails)', async () => {
+  const { root, rt } = project({ 'dir/foo.txt': 'foo\n' });
+  await assert.rejects(rt.applyPatch({ patch: wrap('*** Delete File: dir') }), { code: 'PATH_REFUSED' });
+  assert.equal(readFileSync(join(root, 'dir/foo.txt'), 'utf8'), 'foo\n');
+});
+
+test('runtime: Add File and Move to create missing parent directories', async () => {
+  const { root, rt } = project({ 'old/name.txt': 'n\n' });
+  await rt.applyPatch({ patch: wrap('*** Add File: deep/er/new.txt\n+hi\n*** Update File: old/name.txt\n*** Move to: renamed/dir/name.txt\n@@\n-n\n+m') });
+  assert.equal(readFileSync(join(root, 'deep/er/new.txt'), 'utf8'), 'hi\n');
+  assert.equal(readFileSync(join(root, 'renamed/dir/name.txt'), 'utf8'), 'm\n');
+  assert.equal(existsSync(join(root, 'old/name.txt')), false);
+});
