@@ -67,6 +67,7 @@ export function parseUnifiedDiff(lines: readonly string[]): FilePatch[] {
         else if (row.startsWith('rename from ')) header.renameFrom = row.slice('rename from '.length);
         else if (row.startsWith('rename to ')) header.renameTo = row.slice('rename to '.length);
         else if (row.startsWith('Binary files ') || row === 'GIT binary patch') throw bad(`${header.gitTo ?? 'a file'}: binary patches are not supported`);
+        else if (row.startsWith('copy from ') || row.startsWith('copy to ')) throw bad(`${header.gitTo ?? 'a file'}: copies (git diff -C) are not supported; send the new file as an added file`);
       }
     }
     if ((lines[i] ?? '').startsWith('--- ')) {
