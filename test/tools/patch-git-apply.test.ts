@@ -15,22 +15,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyPatchText } from '../../src/tools/index.js';
+import { gitEnv, skipWithoutGit } from './git.js';
 
 const CASES = process.env.FORMATBOX_LONG ? 30_000 : 5_000;
 const BATCH = 250;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-const gitMissing = spawnSync('git', ['--version']).status !== 0;
-function skipWithoutGit(): string | undefined {
-  if (!gitMissing) return undefined;
-  if (process.env.CI) throw new Error('CI must run the git apply differential test: git is missing');
-  console.log('# skipped: git is not installed');
-  return 'git is not installed';
-}
 
 /** Scratch space: tmpfs when there is one (the test writes ~10 files per case, three times). */
 const SCRATCH = existsSync('/dev/shm') && statSync('/dev/shm').isDirectory() ? '/dev/shm' : tmpdir();
-const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CEILING_DIRECTORIES: `${tmpdir()}:${SCRATCH}`, LC_ALL: 'C' };
+const GIT_ENV = gitEnv(SCRATCH);
 
 function git(cwd: string, args: string[], input?: string): { status: number; stdout: string; stderr: string } {
   const result = spawnSync('git', ['-c', 'core.quotepath=false', '-c', 'core.autocrlf=false', '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {

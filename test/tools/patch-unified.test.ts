@@ -8,18 +8,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { applyPatchText, parsePatch } from '../../src/tools/index.js';
+import { gitEnv, skipWithoutGit } from './git.js';
 
 type Files = Record<string, string>;
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-const gitMissing = spawnSync('git', ['--version']).status !== 0;
-function skipWithoutGit(): string | undefined {
-  if (!gitMissing) return undefined;
-  if (process.env.CI) throw new Error('CI must run the git apply tests: git is missing');
-  console.log('# skipped: git is not installed');
-  return 'git is not installed';
-}
 
 function ours(files: Files, patch: string): Files | string {
   try {
@@ -43,7 +37,7 @@ function theirs(files: Files, patch: string): Files | string {
   }
   const zero = parsePatch(patch).unidiffZero === true;
   const result = spawnSync('git', ['apply', ...(zero ? ['--unidiff-zero'] : []), '-'], {
-    cwd: dir, input: patch, encoding: 'utf8', env: { ...process.env, GIT_CEILING_DIRECTORIES: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    cwd: dir, input: patch, encoding: 'utf8', env: gitEnv(),
   });
   if (result.status !== 0) return `refused: ${result.stderr.trim()}`;
   const out: Files = {};
