@@ -37,10 +37,6 @@ export interface PatchChunk {
   newLines: string[];
   /** `*** End of File`: the chunk ends at the end of the file. */
   endOfFile: boolean;
-  /** Unified diffs: 0-based line where the old lines start (for an insertion, the line before which it goes). */
-  hintLine?: number;
-  /** Unified diffs: the new side's last line has no newline. */
-  newNoEol?: boolean;
   /** Unified diffs: the hunk's rows and header, as `git apply` reads them. */
   unified?: UnifiedHunk;
 }

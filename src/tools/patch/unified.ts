@@ -143,11 +143,8 @@ function parseHunk(lines: readonly string[], at: number, path: string): { chunk:
     oldLines: rows.filter((r) => r.tag !== '+').map((r) => r.text),
     newLines: rows.filter((r) => r.tag !== '-').map((r) => r.text),
     endOfFile: false,
-    hintLine: oldLeft === 0 && rows.every((r) => r.tag === '+') ? oldStart : Math.max(0, oldStart - 1),
     unified,
   };
-  const lastNew = [...rows].reverse().find((r) => r.tag !== '-');
-  if (lastNew?.noEol) chunk.newNoEol = true;
   return { chunk, next: i };
 }
 
