@@ -30,7 +30,7 @@ import type {
   WriteInput,
 } from '../core/types.js';
 import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES } from '../config/index.js';
-import { applyInput, applyParsedPatch, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
+import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { flushDirectorySyncs, readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
@@ -347,9 +347,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // All or nothing: every file op is checked before anything is written.
       const files = withPath(undefined, () => applyParsedPatch(parsed, (path) => priors.get(path)));
       for (const file of files) {
-        if (file.finalPath !== file.path && snapshots.get(file.finalPath)) {
-          throw new FormatboxError('FILE_EXISTS', `${file.finalPath} already exists; cannot move ${file.path} onto it`);
-        }
+        // Delete, Move (both ends) and replacing a file act on the file itself, never through a link.
+        if (file.kind === 'delete' || file.finalPath !== file.path) refuseLink(targets.get(file.path)!, file.kind === 'delete' ? 'delete' : 'move');
+        if (file.finalPath !== file.path || file.replaced) refuseLink(targets.get(file.finalPath)!, 'replace');
       }
       for (const file of files) {
         const target = targets.get(file.path)!;
@@ -360,30 +360,30 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         }
       }
 
-      // Write W for every file; on a failure, put back what was already written.
+      // Write each path's final state (a path may be named twice); on a failure, put back what was already written.
+      const final = finalStates(files);
       const undo: Array<() => void | Promise<void>> = [];
       try {
-        for (const file of files) {
-          const source = targets.get(file.path)!;
-          const snapshot = snapshots.get(file.path) ?? null;
-          if (file.kind === 'delete' || file.finalPath !== file.path) {
-            if (file.finalPath !== file.path) {
-              const dest = targets.get(file.finalPath)!;
-              const bytes = encoder.encode(file.written ?? '');
-              await writeAtomic(dest.abs, bytes, { expect: null, shown: dest.rel, ...(snapshot ? { keep: snapshot } : {}) });
-              undo.push(() => removeIfSame(dest.abs, bytes));
-            }
-            removeAtomic(source, snapshot!.bytes);
-            undo.push(() => writeAtomic(source.abs, snapshot!.bytes, { expect: null, shown: source.rel, keep: snapshot! }));
-            continue;
-          }
-          const bytes = encoder.encode(file.written ?? '');
-          await writeAtomic(source.abs, bytes, { expect: snapshot?.bytes ?? null, shown: source.rel, ...(snapshot ? { keep: snapshot } : {}) });
+        for (const [path, content] of final) {
+          if (content === null) continue;
+          const target = targets.get(path)!;
+          const snapshot = snapshots.get(path) ?? null;
+          const movedFrom = files.find((f) => f.finalPath === path && f.path !== path);
+          const keep = snapshot ?? (movedFrom ? snapshots.get(movedFrom.path) ?? null : null);
+          const bytes = encoder.encode(content);
+          await writeAtomic(target.abs, bytes, { expect: snapshot?.bytes ?? null, shown: target.rel, ...(keep ? { keep } : {}) });
           undo.push(() =>
             snapshot
-              ? writeAtomic(source.abs, snapshot.bytes, { expect: bytes, shown: source.rel, keep: snapshot })
-              : removeIfSame(source.abs, bytes),
+              ? writeAtomic(target.abs, snapshot.bytes, { expect: bytes, shown: target.rel, keep: snapshot })
+              : removeIfSame(target.abs, bytes),
           );
+        }
+        for (const [path, content] of final) {
+          const snapshot = snapshots.get(path) ?? null;
+          if (content !== null || !snapshot) continue;
+          const target = targets.get(path)!;
+          removeAtomic(target, snapshot.bytes);
+          undo.push(() => writeAtomic(target.abs, snapshot.bytes, { expect: null, shown: target.rel, keep: snapshot }));
         }
       } catch (error) {
         for (const step of undo.reverse()) {
@@ -399,10 +399,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await refreshConfigIfNeeded(eng, files.map((f) => targets.get(f.finalPath)!.realRel));
       const priorMap: Record<string, string | null> = {};
       const writtenMap: Record<string, string | null> = {};
-      for (const file of files) {
-        priorMap[file.path] = file.prior;
-        writtenMap[file.finalPath] = file.written;
-      }
+      // The disk before the patch (the engine runs the operations again, in order), and each path's final W.
+      for (const path of targets.keys()) priorMap[path] = priors.get(path) ?? null;
+      for (const [path, content] of final) writtenMap[path] = content;
       const result = (await eng.afterEdit({ path: files[0]?.finalPath ?? '', prior: priorMap, input: request, written: writtenMap })) as PatchReceipt;
       const receipts: Receipt[] = [];
       const parts: string[] = [];
@@ -410,7 +409,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       for (const [index, file] of files.entries()) {
         const finalTarget = targets.get(file.finalPath)!;
         let receipt = result.receipts[index]!;
-        if (file.written !== null) {
+        if (file.written !== null && !file.superseded) {
           const before = receipt;
           receipt = await commitFinal(finalTarget, receipt, file.written, encoder.encode(file.written), snapshots.get(file.path) ?? undefined, { patch: wrapPatch(parsed.format, [file.patch.source ?? '']) });
           if (receipt !== before) changed = true;
@@ -585,6 +584,16 @@ function unwrapPatch(patch: string, format: 'codex' | 'unified'): string {
   const head = '*** Begin Patch\n';
   const tail = '*** End Patch\n';
   return patch.startsWith(head) && patch.endsWith(tail) ? patch.slice(head.length, patch.length - tail.length) : patch;
+}
+
+/**
+ * Delete, Move (both ends) and replacing an existing file act on the named file itself. A path that
+ * is a symlink, or lies under one, is refused: the link's target is never deleted, moved or replaced.
+ */
+function refuseLink(target: ResolvedPath, action: 'delete' | 'move' | 'replace'): void {
+  if (target.realRel === target.rel) return;
+  const what = action === 'delete' ? 'delete the link itself with your shell' : 'name the real path';
+  throw new FormatboxError('PATH_REFUSED', `${target.rel} is a symlink or lies under one (it leads to ${target.realRel}); applyPatch does not ${action} through a link, so its target is never touched: ${what}`);
 }
 
 function removeAtomic(target: ResolvedPath, expect: Uint8Array): void {

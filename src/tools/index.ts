@@ -61,6 +61,6 @@ export { applyEdit, applyEdits, occurrences, type AppliedEdits, type EditSite } 
 export { applyMultiEdit } from './multi-edit.js';
 export { applyWrite } from './write.js';
 export {
-  parsePatch, applyParsedPatch, applyPatchText, applyChunks, renderFilePatch, wrapPatch, seekSequence,
+  parsePatch, applyParsedPatch, applyPatchText, finalStates, applyChunks, renderFilePatch, wrapPatch, seekSequence,
   type ParsedPatch, type FilePatch, type PatchChunk, type PatchedFile, type AppliedChunk, type RenderFile, type RenderRegion,
 } from './apply-patch.js';

@@ -92,7 +92,8 @@ test('edit errors are clear and leave the file untouched', async () => {
     'EDIT_NOT_APPLICABLE',
     /src\/a\.ts/,
   );
-  await rejects(() => rt.applyPatch({ patch: '*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** End Patch\n' }), 'FILE_EXISTS', /src\/a\.ts already exists/);
+  // A unified diff adding an existing file is refused, as git apply refuses it (the Codex dialect overwrites: test/tools/patch-codex.test.ts).
+  await rejects(() => rt.applyPatch({ patch: '--- /dev/null\n+++ b/src/a.ts\n@@ -0,0 +1 @@\n+x\n' }), 'FILE_EXISTS', /src\/a\.ts already exists/);
   // A patch where the second file fails touches neither.
   await rejects(
     () => rt.applyPatch({ patch: '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-let a = 1;\n+let a = 2;\n*** Update File: src/nope.ts\n@@\n-x\n+y\n*** End Patch\n' }),
