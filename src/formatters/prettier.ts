@@ -156,6 +156,11 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
       }
     },
 
+    async preload() {
+      await loader.get();
+    },
+
+
     dispose() {
       core.reset();
       loader.reset();

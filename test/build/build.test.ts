@@ -6,9 +6,11 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { BUILTIN_WASM_FILES } from '../../src/formatters/builtins.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string>; exports: Record<string, unknown> };
 
 test('the universal bundle rejects a node: import anywhere in its graph', async () => {
   const { buildUniversal } = await import(join(root, 'build.mjs'));
@@ -31,14 +33,24 @@ test('npm run build produces every entry, declarations and a wasm manifest match
     assert.ok(existsSync(join(root, file)), `${file} is built`);
   }
   assert.doesNotMatch(readFileSync(join(root, 'dist/index.js'), 'utf8'), /from ["']node:/);
-  const manifest = JSON.parse(readFileSync(join(root, 'wasm/manifest.json'), 'utf8')) as Array<{ name: string; package: string; file: string; version: string; sha256: string }>;
+  const manifest = JSON.parse(readFileSync(join(root, 'wasm/manifest.json'), 'utf8')) as Array<{ name: string; package: string; file: string; source: string; version: string; sha256: string }>;
   assert.deepEqual(manifest.map((m) => m.name).sort(), ['biome', 'clang-format', 'dprint-json', 'dprint-markdown', 'gofmt', 'ruff', 'ruff_fmt', 'toml']);
   for (const entry of manifest) {
     const pkgJson = require.resolve(`${entry.package}/package.json`);
-    const bytes = readFileSync(join(pkgJson, '..', entry.file));
+    const bytes = readFileSync(join(pkgJson, '..', entry.source));
     assert.equal(createHash('sha256').update(bytes).digest('hex'), entry.sha256, `${entry.name} hash`);
     assert.equal(JSON.parse(readFileSync(pkgJson, 'utf8')).version, entry.version, `${entry.name} version`);
+    // Shipped in the package under the name the code expects, byte-identical to the package's file.
+    assert.equal(createHash('sha256').update(readFileSync(join(root, 'wasm', entry.file))).digest('hex'), entry.sha256, `wasm/${entry.file}`);
+    assert.equal(BUILTIN_WASM_FILES[entry.name as keyof typeof BUILTIN_WASM_FILES], entry.file, `${entry.name} file name`);
+    // Pinned exactly: a newer wasm never meets older glue.
+    assert.equal(pkg.dependencies[entry.package], entry.version, `${entry.package} pinned`);
   }
+  for (const subpath of ['./wasm/*', './wasm/manifest.json', './core', './biome', './prettier', './ruff', './gofmt', './toml', './node']) assert.ok(pkg.exports[subpath], `exports ${subpath}`);
+  for (const entry of ['core', 'biome', 'prettier', 'ruff', 'gofmt', 'clang-format', 'toml', 'dprint']) assert.ok(existsSync(join(root, `dist/${entry}.js`)), `dist/${entry}.js`);
+  // The sizes are printed per entry and per profile.
+  assert.match(result.stdout, /formatbox\/biome all +[\d.]+ MB raw +[\d.]+ MB gzip +[\d.]+ MB brotli/);
+  assert.match(result.stdout, /edge \(Prettier, ruff_fmt, gofmt, TOML\) +[\d.]+ MB raw/);
 });
 
 test('the built universal bundle formats with wasm passed in as bytes', { timeout: 120_000 }, async () => {
