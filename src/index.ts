@@ -26,3 +26,4 @@ export { dprintPluginFormatter } from './formatters/dprint-plugin.js';
 export { createFormatters, wasmUrls, BUILTIN_WASM_FILES } from './formatters/builtins.js';
 export type { BuiltinWasmName } from './formatters/builtins.js';
 export { BUILTIN_WASM_IDENTITY } from './formatters/wasm-identity.js';
+export { checkedWasm } from './formatters/checked.js';

@@ -13,3 +13,5 @@ export type { ErrorCode } from '../core/errors.js';
 export { compileWasm } from '../core/wasm.js';
 export type { WasmIdentity } from '../core/wasm.js';
 export { LANGUAGE_BY_EXTENSION, languageOf } from '../core/languages.js';
+export { checkedWasm } from '../formatters/checked.js';
+export { BUILTIN_WASM_IDENTITY } from '../formatters/wasm-identity.js';

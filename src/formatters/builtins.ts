@@ -13,9 +13,8 @@ import { ruffFormatter } from './ruff.js';
 import { tomlFormatter } from './toml.js';
 import { dprintPluginFormatter } from './dprint-plugin.js';
 import { ruffFmtFormatter } from './ruff-fmt.js';
-import { compileWasm } from '../core/wasm.js';
 import { FormatboxError } from '../core/errors.js';
-import { BUILTIN_WASM_IDENTITY } from './wasm-identity.js';
+import { checkedWasm } from './checked.js';
 
 /** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
 export const BUILTIN_WASM_FILES = {
@@ -58,8 +57,7 @@ function checkedSources(given: Partial<Record<BuiltinWasmName, WasmSource>>): Pa
   const out: Partial<Record<BuiltinWasmName, WasmSource>> = {};
   for (const [name, source] of Object.entries(given) as Array<[BuiltinWasmName, WasmSource | undefined]>) {
     if (!source) continue;
-    const identity = BUILTIN_WASM_IDENTITY[name];
-    out[name] = identity ? () => compileWasm(source, name, identity) : source;
+    out[name] = checkedWasm(name, source);
   }
   return out;
 }
