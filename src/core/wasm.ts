@@ -30,7 +30,7 @@ export async function compileWasm(source: WasmSource, what: string, identity?: W
     module = await compileResolved(resolved, identity);
   } catch (error) {
     if (error instanceof FormatboxError) throw error;
-    throw loadFailed(`could not load the ${named}: ${messageOf(error)}`, identity);
+    throw loadFailed(`could not load the ${named}: ${messageOf(error)}${cspHint(error)}`, identity);
   }
   if (identity) checkExports(module, named, identity);
   return module;
@@ -77,6 +77,13 @@ async function compileResponse(response: Response, identity: WasmIdentity | unde
     if (error instanceof FormatboxError) throw error;
     throw new Error(`${where} (served as ${type || 'no content-type'}) is not a wasm module formatbox can compile: ${messageOf(error)}`);
   }
+}
+
+/** A page's Content-Security-Policy blocks wasm compilation unless script-src allows 'wasm-unsafe-eval'. */
+function cspHint(error: unknown): string {
+  return /disallowed by embedder|Content Security Policy|unsafe-eval/i.test(messageOf(error))
+    ? " (the page's Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src)"
+    : '';
 }
 
 function checkSize(bytes: number, identity: WasmIdentity, seen: string): void {
