@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, symlinkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { build } from 'esbuild';
@@ -43,8 +43,14 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
 
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'formatbox-packed-'));
-  // prepack runs the build, so the tarball holds this tree's dist/ and wasm/.
-  run('npm', ['pack', '--pack-destination', work, '--silent'], root);
+  // Packed from a staging copy of the sources (node_modules linked), so this build never races another
+  // test file's build of the repository's own dist/. prepack builds dist/ and wasm/ there.
+  const stage = join(work, 'stage');
+  mkdirSync(stage);
+  for (const entry of ['package.json', 'README.md', 'build.mjs', 'tsconfig.json', 'src']) cpSync(join(root, entry), join(stage, entry), { recursive: true });
+  mkdirSync(join(stage, 'wasm'));
+  symlinkSync(join(root, 'node_modules'), join(stage, 'node_modules'));
+  run('npm', ['pack', '--pack-destination', work, '--silent'], stage);
   const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'))!;
   project = join(work, 'project');
   mkdirSync(project);
