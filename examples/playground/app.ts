@@ -47,6 +47,8 @@ async function run(): Promise<void> {
 }
 
 $('run').addEventListener('click', () => void run());
+// For scripts (the bench): one edit through the same worker, resolving to its reply.
+Object.assign(globalThis, { formatboxPlaygroundEdit: edit });
 $<HTMLInputElement>('whole').addEventListener('change', (event) => {
   $('old-row').hidden = (event.target as HTMLInputElement).checked;
 });
