@@ -70,3 +70,26 @@ test('the built universal bundle formats with wasm passed in as bytes', { timeou
   assert.equal(run.status, 0, run.stderr);
   assert.deepEqual(JSON.parse(run.stdout.trim()), ['formatted', 'biome', 'const a = { b: 1 };\n', 'prettier', '# T\n\n- x\n']);
 });
+
+test('pay for what you use: a Biome-only app ships no Prettier code, and Prettier\'s plugins are lazy chunks', { timeout: 120_000 }, async () => {
+  assert.ok(existsSync(join(root, 'dist/core.js')), 'run after the build test');
+  const { build } = await import('esbuild');
+  const dir = mkdtempSync(join(tmpdir(), 'formatbox-app-'));
+  try {
+    // Bundled as an app would (format esm, code splitting), importing the built package by name.
+    const bundle = async (contents: string) => {
+      const result = await build({ stdin: { contents, resolveDir: root, loader: 'js' }, bundle: true, format: 'esm', splitting: true, outdir: join(dir, String(Math.random()).slice(2)), platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+      return result.outputFiles.map((file) => ({ path: file.path, text: file.text }));
+    };
+    const PRETTIER_CORE = "Couldn't resolve parser";
+    const biomeOnly = await bundle("import { createEngine } from 'formatbox/core'; import { biomeFormatter } from 'formatbox/biome'; export const e = createEngine({ formatters: [biomeFormatter({ wasm: new URL('https://x/b.wasm') })] });");
+    assert.ok(biomeOnly.every((file) => !file.text.includes(PRETTIER_CORE) && !file.text.includes('prettier/plugins')), 'no Prettier in a Biome-only app');
+    const prettierApp = await bundle("import { createEngine } from 'formatbox/core'; import { prettierFormatter } from 'formatbox/prettier'; export const e = createEngine({ formatters: [prettierFormatter()] });");
+    const [entry, ...chunks] = prettierApp;
+    assert.ok(!entry!.text.includes(PRETTIER_CORE), 'Prettier is not in the entry chunk');
+    assert.ok(chunks.some((file) => file.text.includes(PRETTIER_CORE)), 'Prettier is a lazy chunk');
+    assert.ok(chunks.length >= 8, `one chunk per plugin (got ${chunks.length})`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
