@@ -17,6 +17,28 @@ export const PROFILES = ['edge', 'full'];
 /** Goals of issue 12, gzip bytes summed per module. */
 export const GZIP_LIMITS = { edge: 3e6, full: 10e6 };
 
+/**
+ * Prettier's optional parsers (used only when a project sets `parser` to one of them), left out of the
+ * edge profile: workerd compiles every listed module when the isolate starts, so each chunk costs
+ * start time even if never imported. A project asking for one gets an `unsupported` receipt saying so.
+ */
+export const EDGE_OMITTED_PRETTIER_PLUGINS = ['acorn', 'angular', 'flow', 'glimmer', 'meriyah'];
+
+/** Resolves the omitted plugins (by package path, or by their chunk name in formatbox's dist/) to an empty plugin. */
+function omitPrettierPlugins(names) {
+  const pattern = new RegExp(`^(?:prettier/plugins/(${names.join('|')})|(?:.*/)?(${names.join('|')})-[A-Z0-9]{8}\\.js)$`);
+  return {
+    name: 'omit-prettier-plugins',
+    setup(build) {
+      build.onResolve({ filter: pattern }, (args) => ({ path: args.path, namespace: 'omitted-prettier-plugin' }));
+      build.onLoad({ filter: /.*/, namespace: 'omitted-prettier-plugin' }, () => ({
+        contents: 'export const parsers = {}; export const formatboxOmitted = true;',
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** Keeps every `*.wasm` import as its own module next to worker.js, as Workers require. */
 function wasmModules(outdir, copied) {
   return {
@@ -71,7 +93,7 @@ export async function buildProfile(entry, outdir, profile) {
     target: 'es2022',
     mainFields: ['browser', 'module', 'main'],
     conditions: ['workerd', 'worker', 'browser'],
-    plugins: [wasmModules(outdir, wasm)],
+    plugins: [wasmModules(outdir, wasm), ...(profile === 'edge' ? [omitPrettierPlugins(EDGE_OMITTED_PRETTIER_PLUGINS)] : [])],
     logLevel: 'warning',
     legalComments: 'none',
   });

@@ -150,6 +150,11 @@ test('workerd: the edge and full workers built from the tarball answer /edit and
       const formatted = (await (await fetch(`${served.origin}/format`, { method: 'POST', body: JSON.stringify({ path: 'a.py', text: "x = {'a':1}\n" }) })).json()) as { content: string; formatter: { version: string } };
       assert.equal(formatted.content, 'x = {"a": 1}\n');
       assert.equal(formatted.formatter.version, profile === 'edge' ? '0.15.20' : '0.16.9');
+      // The edge profile leaves Prettier's optional parsers out, and says so instead of formatting otherwise.
+      const flow = (await (await fetch(`${served.origin}/format`, { method: 'POST', body: JSON.stringify({ path: 'a.js', text: 'let a=1\n', projectFiles: { '.prettierrc': '{"parser":"flow"}' }, config: {} }) })).json()) as { status: string; reason?: string; content: string };
+      if (profile === 'edge') assert.deepEqual([flow.status, flow.reason], ['skipped', 'prettier parser "flow" is left out of this build of formatbox (its optional parsers are not bundled)']);
+      // Prettier's flow plugin compiles wasm from bytes at run time, which workerd forbids: a failed receipt.
+      else assert.deepEqual([flow.status, flow.reason], ['failed', 'WebAssembly.Module(): Wasm code generation disallowed by embedder']);
     } finally {
       await served.stop();
     }
