@@ -3,7 +3,7 @@
 // then each recipe there, with every receipt compared to Node's for the same cases and formatters:
 //   Node (universal entry + wasmFiles() from formatbox/node), types under four moduleResolution modes,
 //   workerd (examples/worker edge and full, built from the installed package), headless Chromium
-//   (an esbuild app under a strict CSP, on a page and in a module Web Worker), and Deno (file: URLs).
+//   (an esbuild app and a Vite app under a strict CSP, on a page and in a module Web Worker), and Deno (file: URLs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -231,6 +231,54 @@ else onmessage = async () => { try { postMessage({ ok: true, results: await run(
     assert.equal(report.ok, false);
     assert.deepEqual(report.problems.map((p) => [p.formatter, p.wasm]), [['gofmt', 'gofmt.wasm']]);
     assert.match(report.problems[0]!.problem, /'wasm-unsafe-eval'/);
+  } finally {
+    await browser?.close();
+    await new Promise((done) => server.close(done));
+  }
+});
+
+test('Chromium: a Vite app (vite build, module worker) with the wasm in public/, under a strict CSP', { skip: skipChromium, timeout: 300_000 }, async () => {
+  const app = join(project, 'vite-app');
+  mkdirSync(join(app, 'public/wasm'), { recursive: true });
+  for (const file of readdirSync(join(project, 'node_modules/formatbox/wasm'))) {
+    if (file.endsWith('.wasm')) copyFileSync(join(project, 'node_modules/formatbox/wasm', file), join(app, 'public/wasm', file));
+  }
+  // The recipe: public/wasm/ is served at /wasm/; an absolute URL, since Vite rewrites new URL('./…', import.meta.url) as an asset.
+  const recipe = `import * as formatbox from 'formatbox';
+import { runCases } from '../cases.mjs';
+export const runAll = () => runCases(formatbox, () => formatbox.createFormatters(formatbox.wasmUrls(new URL('/wasm/', location.href))));
+`;
+  writeFileSync(join(app, 'run.js'), recipe);
+  writeFileSync(join(app, 'worker.js'), "import { runAll } from './run.js';\nonmessage = async () => { try { postMessage({ ok: true, results: await runAll() }); } catch (error) { postMessage({ ok: false, error: String(error?.stack ?? error) }); } };\n");
+  writeFileSync(
+    join(app, 'main.js'),
+    `import { runAll } from './run.js';
+const inWorker = () => new Promise((resolve) => {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  worker.onmessage = (event) => resolve(event.data);
+  worker.onerror = (event) => resolve({ ok: false, error: event.message });
+  worker.postMessage('run');
+});
+Object.assign(globalThis, { runFormatboxCases: runAll, runInWorker: inWorker });
+`,
+  );
+  writeFileSync(join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./main.js"></script>');
+  writeFileSync(join(app, 'vite.config.mjs'), "export default { logLevel: 'warn', build: { target: 'es2022' }, worker: { format: 'es' } };\n");
+  run(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build'], app);
+  const { server, origin } = await serveSite(join(app, 'dist'));
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    await page.goto(`${origin}/`);
+    await page.waitForFunction(() => typeof (globalThis as { runInWorker?: unknown }).runInWorker === 'function');
+    assert.deepEqual(await page.evaluate(() => (globalThis as unknown as { runFormatboxCases(): Promise<unknown[]> }).runFormatboxCases()), inNode);
+    const reply = await page.evaluate(() => (globalThis as unknown as { runInWorker(): Promise<{ ok: boolean; results?: unknown[]; error?: string }> }).runInWorker());
+    assert.ok(reply.ok, reply.error);
+    assert.deepEqual(reply.results, inNode);
+    assert.deepEqual(errors, []);
   } finally {
     await browser?.close();
     await new Promise((done) => server.close(done));
