@@ -291,9 +291,14 @@ test('Deno: the tarball from node_modules, wasm by file: URL (Deno\'s fetch read
     `import * as formatbox from 'formatbox';
 import { runCases } from './cases.mjs';
 const wasm = formatbox.wasmUrls(new URL('./node_modules/formatbox/wasm/', import.meta.url));
-console.log('RESULTS ' + JSON.stringify(await runCases(formatbox, () => formatbox.createFormatters(wasm))));
+const all = await runCases(formatbox, () => formatbox.createFormatters(wasm));
+// The edge profile's builds (Prettier, ruff_fmt, gofmt, TOML) give the same receipts here as in Node and workerd.
+const edge = await runCases(formatbox, () => formatbox.createFormatters({ ruff_fmt: wasm.ruff_fmt, gofmt: wasm.gofmt, toml: wasm.toml }));
+console.log('RESULTS ' + JSON.stringify({ all, edge }));
 `,
   );
   const output = run(DENO, ['run', '--no-prompt', `--allow-read=${project}`, 'deno-recipe.mjs'], project, { DENO_DIR: join(work, '.deno'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' });
-  assert.deepEqual(resultsIn(output), inNode);
+  const inDeno = resultsIn<{ all: unknown[]; edge: unknown[] }>(output);
+  assert.deepEqual(inDeno.all, inNode);
+  assert.deepEqual(inDeno.edge, await runCases({ createEngine }, () => profileAdapters('edge')));
 });
