@@ -12,12 +12,14 @@ import type {
   SingleFileInput,
   UserConfig,
   Utf16Range,
+  WasmCheck,
 } from './types.js';
 import { FormatboxError, messageOf } from './errors.js';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
+import { problemsOf } from './wasm.js';
 import { normaliseForFormatter, rangeToNormalised, restoreText, utf8ByteLength } from './text.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
@@ -57,6 +59,13 @@ export interface Engine {
   afterEdit(request: AfterEditRequest & { input: SingleFileInput }): Promise<Receipt>;
   afterEdit(request: AfterEditRequest & { input: ApplyPatchInput }): Promise<PatchReceipt>;
   afterEdit(request: AfterEditRequest): Promise<Receipt | PatchReceipt>;
+  /**
+   * Loads the formatters for these language ids (all when omitted) now, so the first receipt does not
+   * wait for a download and compile. Rejects with the first load error.
+   */
+  preload(languages?: readonly string[]): Promise<void>;
+  /** Loads every formatter and names each wasm that is missing, unloadable or not the shipped build. */
+  check(): Promise<WasmCheck>;
   /** Which formatter a path would use, and why (for `doctor()`). */
   explain(path: string): Selection;
   /** Every project config item that was ignored or refused. */
@@ -210,6 +219,25 @@ export function createEngine(options: EngineOptions): Engine {
         },
         request,
       )) as Engine['afterEdit'],
+    async preload(languages) {
+      const wanted = options.formatters.filter((adapter) => !languages || adapter.languages.some((language) => languages.includes(language)));
+      await Promise.all(wanted.map((adapter) => adapter.preload?.()));
+    },
+    async check() {
+      const problems = (
+        await Promise.all(
+          options.formatters.map(async (adapter) => {
+            try {
+              await adapter.preload?.();
+              return [];
+            } catch (error) {
+              return problemsOf(error).map((problem) => ({ formatter: adapter.name, ...problem }));
+            }
+          }),
+        )
+      ).flat();
+      return { ok: problems.length === 0, problems };
+    },
     explain: (path) => (user.enabled ? selectFormatter(project, user, path) : { kind: 'skip', reason: 'disabled' }),
     get ignored() {
       return project.ignored;

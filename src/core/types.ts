@@ -98,8 +98,16 @@ export interface FormatterAdapter {
   /** Real name/version/via of the formatter (may load the module). */
   info(): Promise<FormatterInfo>;
   format(request: AdapterRequest): Promise<AdapterResult>;
+  /** Loads (downloads, compiles, instantiates) everything `format` needs now instead of on first use. */
+  preload?(): Promise<void>;
   /** Frees instances. The adapter may be used again afterwards (it reloads lazily). */
   dispose?(): void | Promise<void>;
+}
+
+/** `engine.check()`: every formatter whose wasm is missing, unloadable or not the shipped build. */
+export interface WasmCheck {
+  ok: boolean;
+  problems: Array<{ formatter: string; wasm: string; problem: string }>;
 }
 
 /**

@@ -156,6 +156,11 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       }
     },
 
+    async preload() {
+      await state.get();
+    },
+
+
     dispose() {
       live?.workspace.free();
       live = undefined;

@@ -115,6 +115,10 @@ export function clangFormatFormatter(options: ClangFormatFormatterOptions): Form
         formatter?.delete();
       }
     },
+
+    async preload() {
+      await module.get();
+    },
   };
 }
 

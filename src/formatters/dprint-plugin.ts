@@ -121,6 +121,11 @@ export function dprintPluginFormatter(options: DprintPluginOptions): FormatterAd
       }
     },
 
+    async preload() {
+      await instance();
+    },
+
+
     dispose() {
       formatter = undefined;
       configKey = undefined;

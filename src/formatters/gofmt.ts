@@ -157,6 +157,11 @@ export function gofmtFormatter(options: GofmtFormatterOptions): GofmtAdapter {
       };
     },
 
+    async preload() {
+      await instance();
+    },
+
+
     dispose() {
       live = undefined;
     },

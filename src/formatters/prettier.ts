@@ -94,7 +94,7 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
   });
 
   /** The plugin list for one call: the base set, plus an optional built-in plugin if `parser` needs it. */
-  async function pluginsFor(loaded: Loaded, parser: string | undefined): Promise<Plugin[] | undefined> {
+  async function pluginsFor(loaded: Loaded, parser: string | undefined): Promise<Plugin[] | 'omitted' | undefined> {
     if (parser === undefined || loaded.parsers.has(parser)) return loaded.plugins;
     const load = OPTIONAL_PLUGINS[parser];
     if (!load) return undefined;
@@ -103,6 +103,8 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
       plugin = (await load()) as Plugin;
       optionalLoaded.set(parser, plugin);
     }
+    // A bundle may leave an optional plugin out (the edge worker profile): then the parser is not here.
+    if ((plugin as { formatboxOmitted?: boolean }).formatboxOmitted) return 'omitted';
     return [...loaded.plugins, plugin];
   }
 
@@ -130,6 +132,9 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         parser = settings.parser;
       }
       const plugins = await pluginsFor(loaded, parser);
+      if (plugins === 'omitted') {
+        return { kind: 'unsupported', reason: `prettier parser "${parser}" is left out of this build of formatbox (its optional parsers are not bundled)` };
+      }
       if (!plugins) {
         return {
           kind: 'unsupported',
@@ -155,6 +160,11 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         return resultOfError(error);
       }
     },
+
+    async preload() {
+      await loader.get();
+    },
+
 
     dispose() {
       core.reset();

@@ -23,7 +23,7 @@
 import init, { PositionEncoding, Workspace } from '@astral-sh/ruff-wasm-web';
 import initRuffFmt, { format as ruffFmtFormat, format_range as ruffFmtFormatRange } from '@wasm-fmt/ruff_fmt/web';
 import { byteToUtf16Offset, utf16ToByteOffset } from '../core/text.js';
-import { compileWasm, lazy } from '../core/wasm.js';
+import { compileWasm, lazy, preloadAll } from '../core/wasm.js';
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, Utf16Range, WasmSource } from '../core/types.js';
 
@@ -165,6 +165,10 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
       }
     },
 
+    preload() {
+      return preloadAll([module.get(), ...(options.ruffFmtWasm ? [ruffFmtModule.get()] : [])]);
+    },
+
     dispose() {
       for (const workspace of workspaces.values()) workspace.free();
       workspaces.clear();
@@ -195,7 +199,7 @@ export function ruffFmtConfig(settings: Record<string, unknown>): Record<string,
  * way in, and splice its answer (the code for the byte range it chose, widened to whole statements)
  * back on the way out.
  */
-function formatRange(text: string, path: string, range: Utf16Range, settings: Record<string, unknown>): AdapterResult {
+export function formatRange(text: string, path: string, range: Utf16Range, settings: Record<string, unknown>): AdapterResult {
   const byteStart = utf16ToByteOffset(text, range.utf16Start);
   const byteEnd = utf16ToByteOffset(text, range.utf16End);
   let printed: { code: string; source_range: { start: number; end: number } };

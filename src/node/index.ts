@@ -4,6 +4,7 @@
  */
 export { createRuntime } from './runtime.js';
 export { createWorkerPool } from './worker-pool.js';
+export { wasmFiles } from './wasm-files.js';
 export type { WorkerPool, WorkerPoolOptions, PoolEvent } from './worker-pool.js';
 export type {
   AfterWriteEvent,

@@ -17,6 +17,7 @@ const BENCHES: Record<string, string[]> = {
   'sandbox-overhead': ['test/bench/sandbox-overhead.ts', '--rounds', '5'],
   'toml-choice': ['test/bench/toml-choice.ts', '--runs', '5', '--budget-ms', '60000'],
   'cli-serve': ['test/bench/cli-serve.ts', '20'],
+  delivery: ['test/bench/delivery.ts', '--runs', '10'],
 };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
