@@ -4,7 +4,7 @@
 //                         The build FAILS if anything in its graph imports a `node:` module or a Node builtin.
 //   dist/node.js          formatbox/node (dependencies external, resolved from node_modules)
 //   dist/format-worker.js the worker thread that hosts formatters for formatbox/node
-//   dist/cli.js           the `formatbox` bin
+//   dist/cli.js           the `formatbox` bin: a thin entry (daemon client); dist/cli-{main,local,mcp}.js load on demand
 //   dist/types/**         declarations (tsc --emitDeclarationOnly)
 //   wasm/manifest.json    name, package, version, sha256 of every wasm module formatbox loads
 import * as esbuild from 'esbuild';
@@ -33,6 +33,19 @@ export const forbidNodeBuiltins = {
   },
 };
 
+/**
+ * The bin (dist/cli.js) is a thin entry: a dynamic import of main, local or mcp stays a separate
+ * file (dist/cli-<name>.js) loaded only when needed, so a hooked edit loads no formatter and no engine.
+ */
+const cliChunks = {
+  name: 'cli-chunks',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(main|local|mcp)\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: `./cli-${args.path.slice(2, -3)}.js`, external: true } : undefined,
+    );
+  },
+};
+
 /** Bundles the universal entry; rejects Node builtins anywhere in its graph. */
 export function buildUniversal(entry, outfile, logLevel = 'warning') {
   return esbuild.build({
@@ -55,10 +68,19 @@ async function main() {
 
   await esbuild.build({
     ...common,
-    entryPoints: { node: 'src/node/index.ts', 'format-worker': 'src/node/format-worker.ts', 'trusted-prettier': 'src/node/trusted-prettier.ts', cli: 'src/cli/main.ts' },
+    entryPoints: {
+      node: 'src/node/index.ts',
+      'format-worker': 'src/node/format-worker.ts',
+      'trusted-prettier': 'src/node/trusted-prettier.ts',
+      cli: 'src/cli/entry.ts',
+      'cli-main': 'src/cli/main.ts',
+      'cli-local': 'src/cli/local.ts',
+      'cli-mcp': 'src/cli/mcp.ts',
+    },
     outdir: 'dist',
     platform: 'node',
     external,
+    plugins: [cliChunks],
     banner: { js: "import { createRequire as __fbCreateRequire } from 'node:module'; const require = __fbCreateRequire(import.meta.url);" },
   });
 
