@@ -21,6 +21,7 @@ import type { DaemonEnvelope, DaemonReply, DaemonSettings } from './daemon-clien
 import { checkPrivateDir } from './daemon-paths.js';
 import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
 import { createRequestHandler, errorReply, type RequestHandler } from './requests.js';
+import { listenPrivately } from './socket.js';
 import { parseUserConfig } from './user-config.js';
 
 /** 15 minutes. */
@@ -59,15 +60,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   const done = new Promise<void>((resolve) => (stopped = resolve));
 
   const server: Server = createServer((socket) => serve(socket));
-  const previous = process.umask(0o177);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.socket, () => resolve());
-    });
-  } finally {
-    process.umask(previous);
-  }
+  await listenPrivately(server, options.socket);
   const ownInode = lstatSync(options.socket).ino;
   process.stderr.write(`formatbox daemon ${options.version} (pid ${process.pid}): serving on ${options.socket}, idle exit after ${options.idleMs} ms\n`);
   armIdle();
