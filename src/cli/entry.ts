@@ -94,8 +94,7 @@ async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<numbe
     let output: unknown;
     try {
       const reply = await callDaemon(envelope('hook', flags, env, { hook }), callOptions(env, hookTimeoutMs(env)));
-      output = unwrap(reply) as { output?: unknown };
-      output = (output as { output?: unknown }).output;
+      output = (unwrap(reply) as { output?: unknown }).output;
     } catch (error) {
       if (!(error instanceof DaemonUnavailable)) throw error;
       process.stderr.write(`formatbox: no daemon (${error.message}); formatting in this process\n`);
@@ -104,7 +103,8 @@ async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<numbe
     }
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (error) {
-    process.stderr.write(`formatbox: hook: ${describe(error)}\n`);
+    const code = (error as { code?: unknown }).code;
+    process.stderr.write(`formatbox: hook: ${describe(error)}${typeof code === 'string' ? ` (${code})` : ''}\n`);
   }
   return 0;
 }

@@ -238,7 +238,7 @@ async function runHookNeverFailing(rest: string[]): Promise<number> {
     const options = { defaultRoot: resolve(flags.root ?? process.cwd()), ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
     return await runClaudeCodeHook(options, flags.socket ?? process.env.FORMATBOX_SOCKET);
   } catch (error) {
-    process.stderr.write(`formatbox: hook: ${messageOf(error)}\n`);
+    process.stderr.write(`formatbox: hook: ${messageOf(error)}${isFormatboxError(error) ? ` (${error.code})` : ''}\n`);
     return 0;
   }
 }
