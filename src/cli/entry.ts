@@ -12,6 +12,7 @@ import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
+import { COMMAND_HELP } from './help.js';
 import { formatboxVersion } from './version.js';
 
 interface ThinFlags {
@@ -34,7 +35,11 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
     process.stdout.write(`${formatboxVersion()}\n`);
     return 0;
   }
-  if (rest.includes('--help') || rest.includes('-h')) return undefined;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    if (!command || !(command in COMMAND_HELP)) return undefined;
+    process.stdout.write(`${COMMAND_HELP[command]}\n`);
+    return 0;
+  }
   if (command === 'daemon' && (rest[0] === 'status' || rest[0] === 'stop')) return daemonCommand(rest[0], env);
   const noDaemon = rest.includes('--no-daemon') || /^(1|true|yes)$/i.test(env.FORMATBOX_NO_DAEMON ?? '');
   if (noDaemon) return undefined;
