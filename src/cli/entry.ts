@@ -5,7 +5,8 @@
  * daemon (started on first use), and `daemon status|stop` only talk to it. Everything else, and
  * these with --no-daemon or FORMATBOX_NO_DAEMON=1, runs the full CLI (main.ts) in this process.
  */
-import { resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { askRunningDaemon, callDaemon, DaemonUnavailable, settingsFor, type DaemonEnvelope, type DaemonReply } from './daemon-client.js';
 import { daemonPaths } from './daemon-paths.js';
@@ -19,6 +20,8 @@ interface ThinFlags {
   positional: string[];
   unknown: string[];
   json: boolean;
+  write: boolean;
+  check: boolean;
   trusted: boolean;
   root?: string;
   config?: string;
@@ -48,16 +51,21 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
   if (flags.unknown.length > 0) return undefined; // the full CLI names the bad option
   if (command === 'apply' && flags.json) return thinApply(flags, env);
   if (command === 'format' && flags.stdinFilepath !== undefined) return thinStdinFilepath(flags, env);
+  if (command === 'format' && !flags.json && namedFilesOnly(flags.positional) && (flags.write || flags.check) && !(flags.write && flags.check)) {
+    return thinFormatFiles(flags, env);
+  }
   return undefined;
 }
 
 function parseThinFlags(args: string[]): ThinFlags {
-  const flags: ThinFlags = { positional: [], unknown: [], json: false, trusted: false };
+  const flags: ThinFlags = { positional: [], unknown: [], json: false, write: false, check: false, trusted: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const value = (): string | undefined => inline ?? args[++i];
     if (name === '--json') flags.json = true;
+    else if (name === '--write') flags.write = true;
+    else if (name === '--check') flags.check = true;
     else if (name === '--trusted') flags.trusted = true;
     else if (name === '--no-daemon') continue;
     else if (name === '--root') flags.root = value();
@@ -152,6 +160,38 @@ async function thinStdinFilepath(flags: ThinFlags, env: NodeJS.ProcessEnv): Prom
     process.stderr.write(`formatbox: ${message} (${code})\n`);
     return EXIT_CODE_BY_ERROR[code as keyof typeof EXIT_CODE_BY_ERROR] ?? EXIT_INTERNAL;
   }
+}
+
+/** Up to 64 named regular files (an editor's or opencode's `format --write $FILE`); directories go to the full CLI's walk. */
+function namedFilesOnly(paths: string[]): boolean {
+  return paths.length > 0 && paths.length <= 64 && paths.every((path) => statSync(resolve(path), { throwIfNoEntry: false })?.isFile() === true);
+}
+
+/**
+ * `format --write|--check FILE…` through the daemon, with format.ts's plain output: a line per file
+ * that was (or would be) reformatted or failed, a summary on stderr. Exit 0, 1 (--check: would
+ * change) or 2 (a file failed).
+ */
+async function thinFormatFiles(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+  const root = resolve(flags.root ?? process.cwd());
+  const counts = { formatted: 0, unchanged: 0, skipped: 0, failed: 0 };
+  for (const named of flags.positional) {
+    const path = relative(root, resolve(named)).split(sep).join('/');
+    try {
+      const receipt = (await requestThroughDaemon({ method: 'format', path, check: flags.check }, flags, env)) as { status: string; line: string };
+      const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
+      counts[kind]++;
+      if (kind === 'formatted') process.stdout.write(`${flags.check ? `would reformat: ${path}` : receipt.line}\n`);
+      if (kind === 'failed') process.stdout.write(`${receipt.line}\n`);
+    } catch (error) {
+      counts.failed++;
+      process.stdout.write(`error: ${path}: ${describe(error)}\n`);
+    }
+  }
+  const verb = flags.check ? 'would change' : 'formatted';
+  process.stderr.write(`${flags.positional.length} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted, ${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed\n`);
+  if (counts.failed > 0) return EXIT_USAGE;
+  return flags.check && counts.formatted > 0 ? 1 : 0;
 }
 
 async function requestThroughDaemon(request: unknown, flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<unknown> {

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { cleanUp, installCopy, isolatedEnv, project, REPO, runCli } from './built-cli.js';
+import { cleanUp, daemonPids, installCopy, isolatedEnv, project, REPO, runCli } from './built-cli.js';
 
 const built = installCopy();
 const iso = isolatedEnv();
@@ -86,6 +86,13 @@ test('format: no paths and no --write prints usage; --check --json says would-ch
   const check = await run(['format', '--check', '--json', 'a.ts'], '', root);
   assert.equal(check.code, 1, check.stderr);
   assert.equal(JSON.parse(check.stdout).status, 'would-change');
+  assert.equal(readFileSync(join(root, 'a.ts'), 'utf8'), messy);
+
+  // Named files (an editor's or opencode's `format --write $FILE`) go through the daemon.
+  const thinCheck = await run(['format', '--check', 'a.ts'], '', root);
+  assert.equal(thinCheck.code, 1, thinCheck.stderr);
+  assert.equal(thinCheck.stdout, 'would reformat: a.ts\n');
+  assert.equal(daemonPids(iso.runtimeDir).length, 1, 'the daemon answered');
   assert.equal(readFileSync(join(root, 'a.ts'), 'utf8'), messy);
 
   const missing = await run(['format', '--write', 'nope.ts'], '', root);
