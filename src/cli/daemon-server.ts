@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, unlinkSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_LIMITS } from '../core/engine.js';
@@ -21,7 +21,7 @@ import type { DaemonEnvelope, DaemonReply, DaemonSettings } from './daemon-clien
 import { checkPrivateDir } from './daemon-paths.js';
 import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
 import { createRequestHandler, errorReply, type RequestHandler } from './requests.js';
-import { listenPrivately } from './socket.js';
+import { listenPrivately, reachable } from './socket.js';
 import { parseUserConfig } from './user-config.js';
 
 /** 15 minutes. */
@@ -43,7 +43,7 @@ interface SettingsState {
 /** Runs until idle, stopped or replaced. Resolves once the socket is closed and removed. */
 export async function runDaemon(options: DaemonOptions): Promise<void> {
   checkPrivateDir(dirname(options.socket));
-  if (await answers(options.socket)) {
+  if (await reachable(options.socket)) {
     process.stderr.write(`formatbox daemon: one already answers on ${options.socket}\n`);
     return;
   }
@@ -207,15 +207,4 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   }
 
   await done;
-}
-
-function answers(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
 }

@@ -69,7 +69,8 @@ function serveConnection(socket: Socket, handler: RequestHandler): void {
   socket.on('error', () => socket.destroy());
 }
 
-function reachable(path: string): Promise<boolean> {
+/** Whether something answers a connect on `path`. */
+export function reachable(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = connect(path);
     probe.once('connect', () => {

@@ -174,3 +174,26 @@ test('settings travel with each request: one caller\'s --config never applies to
   const afterBad = await runCli(current.cli, ['format', '--stdin-filepath', 'x.ts', '--root', root], { env, cwd: root, input: 'function f(){return 1}\n' });
   assert.equal(afterBad.stdout, plain.stdout, 'a broken config of one caller leaves the next caller alone');
 });
+
+test('the thin entry loads no formatter and no engine; --no-daemon and FORMATBOX_NO_DAEMON=1 format in-process', { timeout: 120_000 }, async () => {
+  const entry = readFileSync(current.cli, 'utf8');
+  const staticImports = [...entry.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1] as string);
+  assert.ok(staticImports.length > 0);
+  assert.deepEqual(staticImports.filter((s) => !s.startsWith('node:')), [], 'only Node builtins are imported statically');
+  const dynamicImports = [...new Set([...entry.matchAll(/import\(["']([^"']+)["']\)/g)].map((m) => m[1]))].sort();
+  assert.deepEqual(dynamicImports, ['./cli-local.js', './cli-main.js']);
+  // esbuild names each bundled module in a comment: the client, its paths, and the error class only.
+  const modules = [...entry.matchAll(/^\/\/ (src\/\S+)$/gm)].map((m) => m[1] as string);
+  assert.ok(modules.includes('src/cli/entry.ts') && modules.includes('src/cli/daemon-client.ts'), modules.join(' '));
+  assert.deepEqual(modules.filter((m) => !m.startsWith('src/cli/') && m !== 'src/core/errors.ts'), [], 'no engine, runtime, config or formatter module');
+
+  for (const [name, args, extra] of [['--no-daemon', ['--no-daemon'], {}], ['FORMATBOX_NO_DAEMON=1', [], { FORMATBOX_NO_DAEMON: '1' }]] as const) {
+    const { env, runtimeDir } = isolated(extra);
+    const root = tracked(project({ ...BIOME, 'a.ts': 'export const a = 1;\n' }));
+    const run = await runCli(current.cli, [...applyArgs(root), ...args], { env, input: editOf('a.ts', 'a = 1;', 'a=[1]') });
+    assert.equal(run.code, 0, `${name}: ${run.stderr}`);
+    assert.equal(readFileSync(join(root, 'a.ts'), 'utf8'), 'export const a = [1];\n');
+    assert.deepEqual(daemonPids(runtimeDir), [], `${name}: no daemon`);
+    assert.ok(!existsSync(join(runtimeDir, 'formatbox')), `${name}: no daemon directory`);
+  }
+});
