@@ -135,6 +135,10 @@ async function thinApply(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<numb
   } catch (error) {
     return printError({ code: 'INVALID_REQUEST', message: `stdin is not one JSON request: ${describe(error)}` });
   }
+  // The daemon's working directory is `/`: a relative root means the caller's, so resolve it here.
+  if (request && typeof request === 'object' && typeof (request as { root?: unknown }).root === 'string') {
+    request = { ...(request as object), root: resolve((request as { root: string }).root) };
+  }
   try {
     const result = await requestThroughDaemon(request, flags, env);
     process.stdout.write(JSON.stringify(result) + '\n');

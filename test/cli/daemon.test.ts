@@ -4,7 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chownSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { cleanUp, daemonPids, installCopy, isolatedEnv, project, runCli, waitFor } from './built-cli.js';
 
 const current = installCopy();
@@ -171,6 +171,10 @@ test('settings travel with each request: one caller\'s --config never applies to
   const bad = await runCli(current.cli, ['format', '--stdin-filepath', 'x.ts', '--root', root, '--config', broken], { env, cwd: root, input: 'x\n' });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /INVALID_CONFIG/);
+  // A relative root in the request is the caller's, not the daemon's (whose working directory is /).
+  const relative = await runCli(current.cli, ['apply', '--json'], { env, cwd: join(root, '..'), input: JSON.stringify({ root: basename(root), path: 'b.ts', input: { content: 'export const b={b:1}\n' } }) });
+  assert.equal(relative.code, 0, relative.stderr);
+  assert.equal(readFileSync(join(root, 'b.ts'), 'utf8'), 'export const b={b:1}\n', 'no project config: written as given');
   const afterBad = await runCli(current.cli, ['format', '--stdin-filepath', 'x.ts', '--root', root], { env, cwd: root, input: 'function f(){return 1}\n' });
   assert.equal(afterBad.stdout, plain.stdout, 'a broken config of one caller leaves the next caller alone');
 });
