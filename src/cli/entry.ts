@@ -78,13 +78,8 @@ function parseThinFlags(args: string[]): ThinFlags {
   return flags;
 }
 
-function callOptions(env: NodeJS.ProcessEnv, replyTimeoutMs?: number) {
-  return {
-    paths: daemonPaths(env),
-    startArgs: [fileURLToPath(import.meta.url), 'daemon', 'run'],
-    env,
-    ...(replyTimeoutMs !== undefined ? { replyTimeoutMs } : {}),
-  };
+function callOptions(env: NodeJS.ProcessEnv, timeouts: { replyTimeoutMs?: number; startTimeoutMs?: number } = {}) {
+  return { paths: daemonPaths(env), startArgs: [fileURLToPath(import.meta.url), 'daemon', 'run'], env, ...timeouts };
 }
 
 function envelope(op: DaemonEnvelope['op'], flags: ThinFlags, env: NodeJS.ProcessEnv, extra: Partial<DaemonEnvelope>): DaemonEnvelope {
@@ -106,7 +101,7 @@ async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<numbe
     const hook = { event, cwd: process.cwd(), ...(env.CLAUDE_PROJECT_DIR ? { projectDir: env.CLAUDE_PROJECT_DIR } : {}) };
     let output: unknown;
     try {
-      const reply = await callDaemon(envelope('hook', flags, env, { hook }), callOptions(env, hookTimeoutMs(env)));
+      const reply = await callDaemon(envelope('hook', flags, env, { hook }), callOptions(env, { replyTimeoutMs: hookTimeoutMs(env), startTimeoutMs: 10_000 }));
       output = (unwrap(reply) as { output?: unknown }).output;
     } catch (error) {
       if (!(error instanceof DaemonUnavailable)) throw error;
@@ -124,7 +119,8 @@ async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<numbe
 
 function hookTimeoutMs(env: NodeJS.ProcessEnv): number {
   const ms = Number(env.FORMATBOX_HOOK_TIMEOUT_MS);
-  return Number.isFinite(ms) && ms > 0 ? ms : 50_000;
+  // Claude Code's own hook timeout is 60 s; starting the daemon may take up to 10 s of it.
+  return Number.isFinite(ms) && ms > 0 ? ms : 45_000;
 }
 
 /** `apply --json` through the daemon: same output and exit codes as in-process. */
