@@ -31,7 +31,10 @@ const MAX_SETTINGS = 8;
 
 export interface DaemonOptions {
   socket: string;
+  /** The package version (shown by `daemon status`). */
   version: string;
+  /** What clients must match (the version and the build, see formatboxBuildId). */
+  build: string;
   idleMs: number;
 }
 
@@ -62,7 +65,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   const server: Server = createServer((socket) => serve(socket));
   await listenPrivately(server, options.socket);
   const ownInode = lstatSync(options.socket).ino;
-  process.stderr.write(`formatbox daemon ${options.version} (pid ${process.pid}): serving on ${options.socket}, idle exit after ${options.idleMs} ms\n`);
+  process.stderr.write(`formatbox daemon ${options.build} (pid ${process.pid}): serving on ${options.socket}, idle exit after ${options.idleMs} ms\n`);
   armIdle();
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
@@ -100,10 +103,10 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     } catch (error) {
       return { error: { code: 'INVALID_REQUEST', message: `not a daemon request: ${messageOf(error)}` } };
     }
-    if (envelope.v !== options.version) {
+    if (envelope.v !== options.build) {
       // Another formatbox install: act on nothing, make way for a daemon of the caller's version.
       setImmediate(() => void stop(`replaced by formatbox ${String(envelope.v)}`));
-      return { mismatch: { version: options.version } };
+      return { mismatch: { version: options.build } };
     }
     requests++;
     try {
@@ -174,6 +177,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   function status(): Record<string, unknown> {
     return {
       version: options.version,
+      build: options.build,
       pid: process.pid,
       socket: options.socket,
       uptimeMs: Date.now() - started,

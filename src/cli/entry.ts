@@ -14,7 +14,7 @@ import { quietOnEpipe } from './epipe.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
 import { COMMAND_HELP } from './help.js';
-import { formatboxVersion } from './version.js';
+import { formatboxBuildId, formatboxVersion } from './version.js';
 
 interface ThinFlags {
   positional: string[];
@@ -83,7 +83,7 @@ function callOptions(env: NodeJS.ProcessEnv, timeouts: { replyTimeoutMs?: number
 }
 
 function envelope(op: DaemonEnvelope['op'], flags: ThinFlags, env: NodeJS.ProcessEnv, extra: Partial<DaemonEnvelope>): DaemonEnvelope {
-  return { v: formatboxVersion(), op, settings: settingsFor(flags, env), root: resolve(flags.root ?? process.cwd()), ...extra };
+  return { v: formatboxBuildId(), op, settings: settingsFor(flags, env), root: resolve(flags.root ?? process.cwd()), ...extra };
 }
 
 /** PostToolUse hook: always exit 0 (Claude Code blocks the session on exit 2); problems go to stderr. */
@@ -209,7 +209,7 @@ async function daemonCommand(sub: 'status' | 'stop', env: NodeJS.ProcessEnv): Pr
   const paths = daemonPaths(env);
   let reply: DaemonReply | undefined;
   try {
-    reply = await askRunningDaemon({ v: formatboxVersion(), op: sub }, paths);
+    reply = await askRunningDaemon({ v: formatboxBuildId(), op: sub }, paths);
   } catch (error) {
     process.stderr.write(`formatbox: daemon ${sub}: ${describe(error)}\n`);
     return EXIT_INTERNAL;
@@ -219,7 +219,7 @@ async function daemonCommand(sub: 'status' | 'stop', env: NodeJS.ProcessEnv): Pr
     return sub === 'status' ? 1 : 0;
   }
   if ('mismatch' in reply) {
-    process.stdout.write(`a formatbox ${reply.mismatch.version} daemon answered on ${paths.socket}; it is exiting to make way for ${formatboxVersion()}\n`);
+    process.stdout.write(`a formatbox ${reply.mismatch.version} daemon answered on ${paths.socket}; it is exiting to make way for ${formatboxBuildId()}\n`);
     return sub === 'status' ? 1 : 0;
   }
   if ('error' in reply) return printError(reply.error);

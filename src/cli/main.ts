@@ -12,7 +12,7 @@ import { loadUserConfig } from './user-config.js';
 import { connectHandler, serveSocket } from './socket.js';
 import type { DoctorReport } from '../node/index.js';
 import { COMMAND_HELP } from './help.js';
-import { formatboxVersion } from './version.js';
+import { formatboxBuildId, formatboxVersion } from './version.js';
 import { checkFormatArgs, stdinRequest, writeStdinResult } from './format-args.js';
 import { DEFAULT_IDLE_MS, runDaemon } from './daemon-server.js';
 import { daemonPaths } from './daemon-paths.js';
@@ -221,7 +221,7 @@ async function runDaemonCommand(flags: Flags): Promise<number> {
   const envIdle = Number(process.env.FORMATBOX_DAEMON_IDLE_MS);
   const idleMs = flags.idleMs ?? (Number.isFinite(envIdle) && envIdle > 0 ? envIdle : DEFAULT_IDLE_MS);
   if (!Number.isFinite(idleMs) || idleMs <= 0) throw new FormatboxError('INVALID_REQUEST', '--idle-ms needs a positive number');
-  await runDaemon({ socket: resolve(flags.socket ?? daemonPaths().socket), version: formatboxVersion(), idleMs });
+  await runDaemon({ socket: resolve(flags.socket ?? daemonPaths().socket), version: formatboxVersion(), build: formatboxBuildId(), idleMs });
   return 0;
 }
 

@@ -31,8 +31,6 @@ const BIOME_BIN = join(REPO, 'node_modules/.bin/biome');
 const require = createRequire(import.meta.url);
 const BIOME_NATIVE = join(require.resolve('@biomejs/biome/package.json'), '..', '..', 'cli-linux-x64', 'biome');
 if (!existsSync(CLI)) spawnSync(process.execPath, ['build.mjs'], { cwd: REPO, stdio: 'inherit' });
-const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
-
 const rxjs = join(require.resolve('rxjs/package.json'), '..', 'src', 'internal');
 const corpus = ['Observable.ts', 'ajax/ajax.ts'].map((f) => readFileSync(join(rxjs, f), 'utf8')).join('\n').replace(/^import .*$/gm, '').replace(/^export \* from .*$/gm, '');
 const cleanup: string[] = [];
@@ -137,6 +135,8 @@ for (let i = 0; i <= EDITS; i++) {
 // (e) Inside the warm daemon (same one as (d)) on one open connection, against the runtime's own
 // edit receipt in this process; alternating, after both are warm.
 const socketPath = join(hookEnv.XDG_RUNTIME_DIR as string, 'formatbox', 'daemon.sock');
+// The daemon acts only on requests of its own build (version and bundle, see src/cli/version.ts).
+const BUILD = (JSON.parse(spawnSync(process.execPath, [CLI, 'daemon', 'status'], { env: hookEnv, encoding: 'utf8' }).stdout) as { build: string }).build;
 const socket = connect(socketPath);
 await new Promise<void>((ready, fail) => socket.once('connect', () => ready()).once('error', fail));
 const replies = createInterface({ input: socket })[Symbol.asyncIterator]();
@@ -149,7 +149,7 @@ const runtimeMs: number[] = [];
 const WARM = 10;
 for (let i = 0; i < WARM + EDITS; i++) {
   let t = performance.now();
-  socket.write(JSON.stringify({ v: VERSION, op: 'request', root: rootE, request: { path: 'big.ts', input: editFor(i) } }) + '\n');
+  socket.write(JSON.stringify({ v: BUILD, op: 'request', root: rootE, request: { path: 'big.ts', input: editFor(i) } }) + '\n');
   const reply = JSON.parse((await replies.next()).value as string) as { ok?: { status: string } };
   const server = performance.now() - t;
   if (reply.ok?.status !== 'formatted') throw new Error(`daemon: ${JSON.stringify(reply).slice(0, 300)}`);

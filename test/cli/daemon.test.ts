@@ -3,7 +3,7 @@
 // unsafe socket directories are refused, and settings travel with each request.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chownSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { cleanUp, daemonPids, installCopy, isolatedEnv, project, runCli, waitFor } from './built-cli.js';
 
@@ -92,6 +92,14 @@ test('a daemon of another formatbox version is replaced, without acting on the r
   assert.equal(now?.version, current.version);
   assert.notEqual(now?.pid, oldPid);
   assert.deepEqual(daemonPids(runtimeDir), [now?.pid]);
+
+  // Same version, rebuilt bundle (another mtime): replaced too.
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(join(current.dir, 'dist', 'cli-main.js'), later, later);
+  const rebuilt = await runCli(current.cli, applyArgs(root), { env, input: editOf('a.ts', 'a = 3;', 'a=4') });
+  assert.equal(rebuilt.code, 0, rebuilt.stderr);
+  await waitFor(() => !daemonPids(runtimeDir).includes(now?.pid as number), 15_000, 'the daemon of the earlier build to exit');
+  assert.notEqual((await status(env))?.pid, now?.pid);
 });
 
 test('a killed daemon (stale socket left behind) is recovered by the next call', { timeout: 120_000 }, async () => {
