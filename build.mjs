@@ -60,12 +60,12 @@ export function buildUniversal(entry, outfile, logLevel = 'warning') {
   });
 }
 
-async function main() {
-  rmSync('dist', { recursive: true, force: true });
-  mkdirSync('dist', { recursive: true });
-
-  await buildUniversal('src/index.ts', 'dist/index.js');
-
+/**
+ * The Node-side bundles (formatbox/node, the format worker, trusted-mode Prettier, the CLI) into
+ * `outdir`. The CLI tests build their own copy with it, so a concurrent `npm run build` cannot pull
+ * dist/ away from under them.
+ */
+export async function buildNode(outdir) {
   await esbuild.build({
     ...common,
     entryPoints: {
@@ -77,16 +77,25 @@ async function main() {
       'cli-local': 'src/cli/local.ts',
       'cli-mcp': 'src/cli/mcp.ts',
     },
-    outdir: 'dist',
+    outdir,
     platform: 'node',
     external,
     plugins: [cliChunks],
     banner: { js: "import { createRequire as __fbCreateRequire } from 'node:module'; const require = __fbCreateRequire(import.meta.url);" },
   });
 
-  // The CLI needs a shebang; esbuild keeps the one in src/cli/main.ts.
+  // The CLI needs a shebang; esbuild keeps the one in src/cli/entry.ts.
   // The macOS sandbox profile is read next to the bundle (src/node/sandbox/sandbox-exec.ts).
-  copyFileSync('src/node/sandbox/formatbox.sb', 'dist/formatbox.sb');
+  copyFileSync('src/node/sandbox/formatbox.sb', `${outdir}/formatbox.sb`);
+}
+
+async function main() {
+  rmSync('dist', { recursive: true, force: true });
+  mkdirSync('dist', { recursive: true });
+
+  await buildUniversal('src/index.ts', 'dist/index.js');
+
+  await buildNode('dist');
 
   // Wasm manifest: what the Node runtime loads from the installed packages, with hashes, so hosts
   // (browsers, workerd) can pin the exact modules. The bytes stay in their packages (no copies).

@@ -1,41 +1,23 @@
 /**
- * The real built CLI for the daemon, hook, conventions and MCP tests: `npm run build` output
- * (dist/cli.js), rebuilt when older than the sources, then copied with package.json into a private
- * directory (node_modules linked), so a concurrent `npm run build` elsewhere cannot pull it away,
- * and so a second copy can carry another version. Each test gets its own XDG_RUNTIME_DIR: no test
- * touches a real user daemon or another test's.
+ * The real built CLI for the daemon, hook, conventions and MCP tests: the bundles `npm run build`
+ * makes (build.mjs `buildNode`), built into a private directory with package.json beside them and
+ * node_modules linked, so a concurrent `npm run build` (test/build) cannot pull dist/ away, and so a
+ * second copy can carry another version. Each test gets its own XDG_RUNTIME_DIR: no test touches a
+ * real user daemon or another test's.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const REPO = resolve('.');
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    const stats = statSync(full);
-    newest = Math.max(newest, stats.isDirectory() ? newestMtime(full) : stats.mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds dist/ when missing or stale. */
-export function ensureBuilt(): void {
-  const cli = join(REPO, 'dist/cli.js');
-  const needed = ['cli.js', 'cli-main.js', 'cli-local.js', 'cli-mcp.js', 'format-worker.js', 'node.js'].map((f) => join(REPO, 'dist', f));
-  if (needed.every((f) => existsSync(f)) && statSync(cli).mtimeMs >= newestMtime(join(REPO, 'src'))) return;
-  const run = spawnSync(process.execPath, ['build.mjs'], { cwd: REPO, encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`npm run build failed: ${run.stderr}${run.stdout}`);
-}
-
-/** A private copy of the built package (dist + package.json, node_modules linked); `version` overrides package.json's. */
-export function installCopy(version?: string): { dir: string; cli: string; version: string } {
-  ensureBuilt();
+/** A private build of the package (dist + package.json, node_modules linked); `version` overrides package.json's. */
+export async function installCopy(version?: string): Promise<{ dir: string; cli: string; version: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'fb-built-'));
-  cpSync(join(REPO, 'dist'), join(dir, 'dist'), { recursive: true, filter: (src) => !src.includes(`${join(REPO, 'dist', 'types')}`) });
+  const { buildNode } = (await import(pathToFileURL(join(REPO, 'build.mjs')).href)) as { buildNode: (outdir: string) => Promise<void> };
+  await buildNode(join(dir, 'dist'));
   const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
   if (version) pkg.version = version;
   writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { cleanUp, daemonPids, installCopy, isolatedEnv, project, REPO, runCli } from './built-cli.js';
 
-const built = installCopy();
+const built = await installCopy();
 const iso = isolatedEnv();
 const roots: string[] = [];
 after(() => cleanUp(iso.runtimeDir, built.dir, ...roots));

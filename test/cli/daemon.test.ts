@@ -7,7 +7,7 @@ import { chownSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, r
 import { basename, join } from 'node:path';
 import { cleanUp, daemonPids, installCopy, isolatedEnv, project, runCli, waitFor } from './built-cli.js';
 
-const current = installCopy();
+const current = await installCopy();
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
   for (const clean of cleanups) await clean();
@@ -73,7 +73,7 @@ test('the daemon exits after its idle time and removes its socket; the next call
 });
 
 test('a daemon of another formatbox version is replaced, without acting on the request', { timeout: 120_000 }, async () => {
-  const old = installCopy('0.0.0-old');
+  const old = await installCopy('0.0.0-old');
   cleanups.push(async () => rmSync(old.dir, { recursive: true, force: true }));
   const { env, runtimeDir } = isolated();
   const root = tracked(project({ ...BIOME, 'a.ts': 'export const a = 1;\n' }));

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { cleanUp, installCopy, isolatedEnv, project, runCli } from './built-cli.js';
 
-const built = installCopy();
+const built = await installCopy();
 const iso = isolatedEnv();
 const roots: string[] = [];
 after(async () => {

@@ -15,7 +15,7 @@ import { applyUnifiedDiff } from '../../src/core/diff.js';
 import type { Receipt, SingleFileInput } from '../../src/core/types.js';
 import { cleanUp, installCopy, isolatedEnv, project } from './built-cli.js';
 
-const built = installCopy();
+const built = await installCopy();
 const iso = isolatedEnv();
 const roots: string[] = [];
 after(() => cleanUp(iso.runtimeDir, built.dir, ...roots));
