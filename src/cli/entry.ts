@@ -89,7 +89,10 @@ function envelope(op: DaemonEnvelope['op'], flags: ThinFlags, env: NodeJS.Proces
 /** PostToolUse hook: always exit 0 (Claude Code blocks the session on exit 2); problems go to stderr. */
 async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
   try {
-    if (flags.positional[0] !== 'claude-code') process.stderr.write('formatbox: usage: formatbox hook claude-code\n');
+    if (flags.positional[0] !== 'claude-code') {
+      process.stderr.write('formatbox: usage: formatbox hook claude-code\n');
+      return 0; // Still never a blocking error for the agent.
+    }
     for (const option of flags.unknown) process.stderr.write(`formatbox: hook: ignoring unknown option ${option}\n`);
     let event: unknown;
     try {
