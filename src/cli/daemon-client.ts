@@ -39,6 +39,8 @@ export interface DaemonEnvelope {
 /** One line from daemon to client. */
 export type DaemonReply = { ok: unknown } | { error: { code: string; message: string } } | { mismatch: { version: string } };
 
+const MAX_SOCKET_PATH_BYTES = 103;
+
 /** No daemon could be reached or started: nothing was sent, so the caller may work in-process. */
 export class DaemonUnavailable extends Error {
   override name = 'DaemonUnavailable';
@@ -74,6 +76,8 @@ export function settingsFor(flags: { config?: string; trusted?: boolean }, env: 
  */
 export async function callDaemon(envelope: DaemonEnvelope, options: CallOptions): Promise<DaemonReply> {
   const { paths } = options;
+  // Unix socket paths are limited to about 104 bytes; a longer one could never be listened on.
+  if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH_BYTES) throw new DaemonUnavailable(`the socket path ${paths.socket} is too long for a Unix socket`);
   try {
     preparePrivateDir(paths.dir);
   } catch (error) {
@@ -115,9 +119,10 @@ async function startAndConnect(options: CallOptions, deadline: number): Promise<
         const already = await tryConnect(paths.socket);
         if (already) return already;
         removeStaleSocket(paths.socket);
-        await spawnDaemon(options);
-        const socket = await connectWhenUp(paths.socket, deadline);
+        const started = await spawnDaemon(options);
+        const socket = await connectWhenUp(paths.socket, deadline, started);
         if (socket) return socket;
+        if (started.exited) throw new DaemonUnavailable(`the formatbox daemon exited as it started; see ${paths.log}`);
       } finally {
         releaseLock(paths.lock);
       }
@@ -131,7 +136,12 @@ async function startAndConnect(options: CallOptions, deadline: number): Promise<
   throw new DaemonUnavailable(`the formatbox daemon did not start in time; see ${paths.log}`);
 }
 
-async function spawnDaemon(options: CallOptions): Promise<void> {
+/** Whether the daemon process this caller spawned has exited (it exits at once when it cannot listen). */
+interface Started {
+  exited: boolean;
+}
+
+async function spawnDaemon(options: CallOptions): Promise<Started> {
   // Loaded only here: every call but the first needs no child_process (about 1.5 ms of Node's start).
   const { spawn } = await import('node:child_process');
   const log = openSync(options.paths.log, 'a', 0o600);
@@ -142,16 +152,22 @@ async function spawnDaemon(options: CallOptions): Promise<void> {
       cwd: '/',
       env: options.env ?? process.env,
     });
+    const started: Started = { exited: false };
+    child.once('exit', () => (started.exited = true));
+    child.once('error', () => (started.exited = true));
     child.unref();
+    return started;
   } finally {
     closeSync(log);
   }
 }
 
-async function connectWhenUp(path: string, deadline: number): Promise<Socket | undefined> {
+async function connectWhenUp(path: string, deadline: number, started: Started): Promise<Socket | undefined> {
   while (Date.now() < deadline) {
+    const exitedBefore = started.exited;
     const socket = await tryConnect(path);
     if (socket) return socket;
+    if (exitedBefore) return undefined; // It exited and nobody else answers: it will not come up.
     await sleep(10);
   }
   return undefined;

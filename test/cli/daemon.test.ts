@@ -220,3 +220,19 @@ test('a warm daemon follows project config changed on disk', { timeout: 120_000,
   const tabs = await runCli(current.cli, ['format', '--stdin-filepath', 'x.ts'], { env, cwd: root, input: text });
   assert.equal(tabs.stdout, 'function f() {\n\treturn 1;\n}\n');
 });
+
+test('a daemon that cannot start (a plain file where its socket goes) is noticed at once: the call formats in-process', { timeout: 120_000 }, async () => {
+  const { env, runtimeDir } = isolated();
+  const dir = join(runtimeDir, 'formatbox');
+  mkdirSync(dir, { mode: 0o700 });
+  writeFileSync(join(dir, 'daemon.sock'), 'not a socket');
+  const root = tracked(project({ ...BIOME }));
+  const started = Date.now();
+  const run = await runCli(current.cli, ['format', '--stdin-filepath', 'a.ts', '--root', root], { env, cwd: root, input: 'export const a=[1,2]\n' });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, 'export const a = [1, 2];\n');
+  assert.match(run.stderr, /exited as it started.*formatting in this process/s);
+  assert.ok(Date.now() - started < 14_000, 'well before the 15 s start timeout');
+  assert.equal(readFileSync(join(dir, 'daemon.sock'), 'utf8'), 'not a socket', 'the file is left alone');
+  assert.match(readFileSync(join(dir, 'daemon.log'), 'utf8'), /cannot listen on/);
+});
