@@ -102,7 +102,7 @@ export async function runMcp(flags: McpFlags): Promise<number> {
 
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((done) => {
-    transport.onclose = () => done();
+    server.onclose = () => done();
     process.stdin.once('end', () => done());
   });
   await server.connect(transport);
