@@ -7,7 +7,7 @@
 //                         The build FAILS if anything in their graph imports a `node:` module or a Node builtin.
 //   dist/node.js          formatbox/node (dependencies external, resolved from node_modules)
 //   dist/format-worker.js the worker thread that hosts formatters for formatbox/node
-//   dist/cli.js           the `formatbox` bin
+//   dist/cli.js           the `formatbox` bin: a thin entry (daemon client); dist/cli-{main,local,mcp}.js load on demand
 //   dist/types/**         declarations (tsc --emitDeclarationOnly)
 //   wasm/*.wasm           every wasm module the built-ins load, copied from its package under the name
 //                         the code expects (BUILTIN_WASM_FILES); not committed
@@ -61,7 +61,10 @@ export const NODE_ENTRIES = {
   node: 'src/node/index.ts',
   'format-worker': 'src/node/format-worker.ts',
   'trusted-prettier': 'src/node/trusted-prettier.ts',
-  cli: 'src/cli/main.ts',
+  cli: 'src/cli/entry.ts',
+  'cli-main': 'src/cli/main.ts',
+  'cli-local': 'src/cli/local.ts',
+  'cli-mcp': 'src/cli/mcp.ts',
 };
 
 /**
@@ -86,6 +89,19 @@ export const forbidNodeBuiltins = {
       }
       return undefined;
     });
+  },
+};
+
+/**
+ * The bin (dist/cli.js) is a thin entry: a dynamic import of main, local or mcp stays a separate
+ * file (dist/cli-<name>.js) loaded only when needed, so a hooked edit loads no formatter and no engine.
+ */
+const cliChunks = {
+  name: 'cli-chunks',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(main|local|mcp)\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: `./cli-${args.path.slice(2, -3)}.js`, external: true } : undefined,
+    );
   },
 };
 
@@ -205,6 +221,27 @@ export function printSizes(metafile, outdir, manifest) {
   }
 }
 
+/**
+ * The Node-side bundles (formatbox/node, the format worker, trusted-mode Prettier, the CLI) into
+ * `outdir`. The CLI tests build their own copy with it, so a concurrent `npm run build` cannot pull
+ * dist/ away from under them.
+ */
+export async function buildNode(outdir) {
+  await esbuild.build({
+    ...common,
+    entryPoints: NODE_ENTRIES,
+    outdir,
+    platform: 'node',
+    external,
+    plugins: [cliChunks],
+    banner: { js: "import { createRequire as __fbCreateRequire } from 'node:module'; const require = __fbCreateRequire(import.meta.url);" },
+  });
+
+  // The CLI needs a shebang; esbuild keeps the one in src/cli/entry.ts.
+  // The macOS sandbox profile is read next to the bundle (src/node/sandbox/sandbox-exec.ts).
+  copyFileSync('src/node/sandbox/formatbox.sb', `${outdir}/formatbox.sb`);
+}
+
 async function main() {
   rmSync('dist', { recursive: true, force: true });
   mkdirSync('dist', { recursive: true });
@@ -216,18 +253,7 @@ async function main() {
 
   const metafile = await buildUniversalEntries(UNIVERSAL_ENTRIES, 'dist');
 
-  await esbuild.build({
-    ...common,
-    entryPoints: NODE_ENTRIES,
-    outdir: 'dist',
-    platform: 'node',
-    external,
-    banner: { js: "import { createRequire as __fbCreateRequire } from 'node:module'; const require = __fbCreateRequire(import.meta.url);" },
-  });
-
-  // The CLI needs a shebang; esbuild keeps the one in src/cli/main.ts.
-  // The macOS sandbox profile is read next to the bundle (src/node/sandbox/sandbox-exec.ts).
-  copyFileSync('src/node/sandbox/formatbox.sb', 'dist/formatbox.sb');
+  await buildNode('dist');
 
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], { stdio: 'inherit' });
   if (tsc.status !== 0) {

@@ -12,6 +12,7 @@ import { languageOf } from '../core/languages.js';
 import type { Receipt } from '../core/types.js';
 import { SKIPPED_DIRS } from '../node/discover.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
+import { formatJsonStatus } from './format-args.js';
 import { createRequestHandler, type HandlerOptions } from './requests.js';
 
 interface FormatFlags {
@@ -45,7 +46,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
       const kind = receipt.status === 'formatted' ? 'formatted' : receipt.status === 'unchanged' ? 'unchanged' : receipt.status === 'skipped' ? 'skipped' : 'failed';
       counts[kind]++;
       if (flags.json) {
-        process.stdout.write(JSON.stringify({ path, status: receipt.status, line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}) }) + '\n');
+        process.stdout.write(JSON.stringify({ path, status: formatJsonStatus(receipt.status, flags.check), line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}) }) + '\n');
       } else if (kind === 'formatted' || kind === 'failed') {
         const text = kind === 'formatted' && flags.check ? `would reformat: ${path}` : receipt.line;
         process.stdout.write(`${tty ? '\r\x1b[K' : ''}${text}\n`);

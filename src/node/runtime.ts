@@ -156,6 +156,11 @@ export interface Runtime {
    * input is a `write` of F. `check: true` writes nothing and runs no observers (`formatbox format --check`).
    */
   format(request: { path: string; check?: boolean }): Promise<Receipt>;
+  /**
+   * Formats `text` as if it were the file at `path` (which need not exist): the same selection and
+   * config as for that path, nothing read from it or written (`formatbox format --stdin-filepath`).
+   */
+  formatText(request: { path: string; text: string }): Promise<Receipt>;
   doctor(): Promise<DoctorReport>;
   close(): Promise<void>;
 }
@@ -474,6 +479,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     });
   }
 
+  async function formatText(request: { path: string; text: string }): Promise<Receipt> {
+    const started = performance.now();
+    const eng = await engine();
+    const target = resolveInside(rootReal, request.path);
+    const input: WriteInput = { content: request.text };
+    return { ...(await eng.afterEdit({ path: target.realRel, prior: request.text, input, written: request.text })), ms: elapsed(started) };
+  }
+
   async function doctor(): Promise<DoctorReport> {
     const eng = await engine();
     const languages: DoctorLanguage[] = [];
@@ -511,6 +524,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     applyPatch,
     afterWrite,
     format,
+    formatText,
     doctor,
     async close() {
       if (closed) return;

@@ -5,7 +5,7 @@
  * CLI per edit) and prints ratios;
  * absolute times on shared machines are noisy.
  *
- *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, cli-serve
+ *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, cli-serve, per-edit
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -18,6 +18,7 @@ const BENCHES: Record<string, string[]> = {
   'toml-choice': ['test/bench/toml-choice.ts', '--runs', '5', '--budget-ms', '60000'],
   'cli-serve': ['test/bench/cli-serve.ts', '20'],
   delivery: ['test/bench/delivery.ts', '--runs', '10'],
+  'per-edit': ['test/bench/per-edit.ts', '20'],
 };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
