@@ -9,7 +9,6 @@
  */
 import { trustedPrettierModuleUrl } from './trusted-prettier.js';
 import { createHash } from 'node:crypto';
-import { unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createEngine, DEFAULT_LIMITS, type Engine } from '../core/engine.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
@@ -33,8 +32,9 @@ import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES } from '../config/index.j
 import { applyInput, applyParsedPatch, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
-import { flushDirectorySyncs, readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
+import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
+import { swapped } from './pinned-dir.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
 import { createSubprocessFormatters, type ApprovalRequest, type SubprocessFormatters, type SubprocessStatus } from './subprocess.js';
 import { detectSandbox } from './sandbox/index.js';
@@ -237,6 +237,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return target;
   }
 
+  /**
+   * Takes the locks of `paths` and resolves them again under the locks: a directory swapped for a
+   * symlink while the call waited is caught here (and, after this, by the pinned-directory file
+   * operations of fs.ts, which never follow a symlink).
+   */
+  async function withResolved<T>(paths: readonly string[], run: (targets: ResolvedPath[]) => Promise<T>): Promise<T> {
+    const before = paths.map(resolve);
+    return locks.with(before.map((t) => t.abs), async () => {
+      const now = paths.map((path) => resolveInside(rootReal, path));
+      now.forEach((target, index) => {
+        if (target.abs !== before[index]!.abs) throw swapped(target.rel, 'it resolved to another file while the call waited for its lock');
+      });
+      return run(now);
+    });
+  }
+
+  /** Untrusted mode refuses files with several hard links (one name may be outside the project). */
+  const readOptions = { refuseHardLinks: trust === 'untrusted' };
+
   /** After a project config file was written, formatter selection must see the new config. */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
     if (!paths.some(isConfigFile)) return;
@@ -272,7 +291,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     try {
       if (receipt.content !== written) {
         await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.rel, ...(keep ? { keep } : {}) });
-      } else if (!sameBytes(readCurrentSync(target.abs), writtenBytes)) {
+      } else if (!sameBytes(readCurrentSync(target.abs, target.rel), writtenBytes)) {
         throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} changed while it was being formatted`);
       }
       return receipt;
@@ -285,9 +304,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function single(tool: 'edit' | 'multiEdit' | 'write', path: string, input: SingleFileInput): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
-    const target = resolve(path);
-    return locks.with([target.abs], async () => {
-      const snapshot = await readSnapshot(target.abs, target.rel);
+    return withResolved([path], async ([target]) => {
+      if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
+      const snapshot = await readSnapshot(target.abs, target.rel, readOptions);
       if (!snapshot && tool !== 'write') {
         throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist; create it with write`);
       }
@@ -328,16 +347,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const started = performance.now();
     const eng = await engine();
     const parsed = withPath(undefined, () => parsePatch(request.patch));
-    const targets = new Map<string, ResolvedPath>();
+    const named: string[] = [];
     for (const file of parsed.files) {
-      targets.set(file.path, resolve(file.path));
-      if (file.kind === 'update' && file.moveTo) targets.set(file.moveTo, resolve(file.moveTo));
+      named.push(file.path);
+      if (file.kind === 'update' && file.moveTo) named.push(file.moveTo);
     }
-    return locks.with([...targets.values()].map((t) => t.abs), async () => {
+    return withResolved(named, async (resolved) => {
+      const targets = new Map<string, ResolvedPath>(named.map((path, index) => [path, resolved[index]!]));
       const snapshots = new Map<string, FileSnapshot | null>();
       const priors = new Map<string, string>();
       for (const [path, target] of targets) {
-        const snapshot = await readSnapshot(target.abs, target.rel);
+        const snapshot = await readSnapshot(target.abs, target.rel, readOptions);
         snapshots.set(path, snapshot);
         if (!snapshot) continue;
         const text = decode(snapshot.bytes);
@@ -432,14 +452,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function afterWrite(request: AfterWriteRequest): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
-    const target = resolve(request.path);
     const tool = toolKind(request.input);
     if (tool === 'applyPatch') throw new FormatboxError('INVALID_REQUEST', 'afterWrite takes one file; for a patch, call it once per file with a write input');
     if (request.prior === undefined && tool !== 'write') {
       throw new FormatboxError('INVALID_REQUEST', `afterWrite needs prior (the file before the ${tool}) to reconcile the edit`);
     }
-    return locks.with([target.abs], async () => {
-      const snapshot = await readSnapshot(target.abs, target.rel);
+    return withResolved([request.path], async ([target]) => {
+      if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
+      const snapshot = await readSnapshot(target.abs, target.rel, readOptions);
       if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist; afterWrite runs after the file was written`);
       const written = decode(snapshot.bytes);
       if (written === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text`);
@@ -454,9 +474,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function format(request: { path: string; check?: boolean }): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
-    const target = resolve(request.path);
-    return locks.with([target.abs], async () => {
-      const snapshot = await readSnapshot(target.abs, target.rel);
+    return withResolved([request.path], async ([target]) => {
+      if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
+      const snapshot = await readSnapshot(target.abs, target.rel, readOptions);
       if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist`);
       const prior = decode(snapshot.bytes);
       if (prior === undefined) {
@@ -588,13 +608,11 @@ function unwrapPatch(patch: string, format: 'codex' | 'unified'): string {
 }
 
 function removeAtomic(target: ResolvedPath, expect: Uint8Array): void {
-  const current = readCurrentSync(target.abs);
-  if (!sameBytes(current, expect)) throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} was modified since it was read; read it again and redo the patch`);
-  unlinkSync(target.abs);
+  if (!removeFileSync(target.abs, target.rel, expect)) throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} was modified since it was read; read it again and redo the patch`);
 }
 
 function removeIfSame(abs: string, bytes: Uint8Array): void {
-  if (sameBytes(readCurrentSync(abs), bytes)) unlinkSync(abs);
+  removeFileSync(abs, abs, bytes);
 }
 
 /** Config files found but never read (code configs such as prettier.config.js), unless already reported. */
