@@ -52,6 +52,16 @@ export function resolveRoot(root: string): string {
  * (for `write` and `*** Add File`) when its nearest existing ancestor is a directory inside the root.
  */
 export function resolveInside(rootReal: string, path: string): ResolvedPath {
+  try {
+    return resolveInsideOnce(rootReal, path);
+  } catch (error) {
+    if (error instanceof FormatboxError) throw error;
+    // A component vanished or changed between two steps (a directory being moved or swapped).
+    throw refused(path, `it changed while it was being resolved (${codeOf(error)})`);
+  }
+}
+
+function resolveInsideOnce(rootReal: string, path: string): ResolvedPath {
   if (typeof path !== 'string' || path.trim() === '') throw refused(String(path), 'the path is empty');
   if (path.includes('\0')) throw refused(path, 'the path contains a NUL byte');
   const lexical = resolve(rootReal, path);
@@ -181,6 +191,9 @@ export async function writeAtomic(abs: string, bytes: Uint8Array, options: Write
     dir = openPinnedDir(dirname(abs), options.shown, options.expect === null);
   } catch (error) {
     if (error instanceof FormatboxError) throw error;
+    if (codeOf(error) === 'ENOENT' && options.expect !== null) {
+      throw new FormatboxError('MODIFIED_SINCE_READ', `${options.shown} was deleted since it was read (its directory is gone); read it again and redo the edit`);
+    }
     throw new FormatboxError('WRITE_FAILED', `cannot open the directory of ${options.shown}: ${describeErrno(error)}`, { errno: codeOf(error) });
   }
   try {
@@ -274,16 +287,27 @@ export async function flushDirectorySyncs(): Promise<void> {
  * symlink (a name that is now a symlink, FIFO or directory counts as "not the file we wrote").
  */
 export function readCurrentSync(abs: string, shown = abs): Uint8Array | null {
-  return withPinnedFile(abs, shown, (dir, name) => readAt(dir.at(name), shown));
+  try {
+    return withPinnedFile(abs, shown, (dir, name) => readAt(dir.at(name), shown));
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return null; // its directory is gone, so is the file
+    throw error;
+  }
 }
 
 /** Removes the file `abs` (the name itself, never a symlink's target) when it holds `expect`. */
 export function removeFileSync(abs: string, shown: string, expect: Uint8Array): boolean {
-  return withPinnedFile(abs, shown, (dir, name) => {
-    if (!sameBytes(readAt(dir.at(name), shown), expect)) return false;
-    unlinkSync(dir.at(name));
-    return true;
-  });
+  try {
+    return withPinnedFile(abs, shown, (dir, name) => {
+      if (!sameBytes(readAt(dir.at(name), shown), expect)) return false;
+      unlinkSync(dir.at(name));
+      return true;
+    });
+  } catch (error) {
+    if (error instanceof FormatboxError) throw error;
+    if (codeOf(error) === 'ENOENT') return false;
+    throw new FormatboxError('WRITE_FAILED', `cannot remove ${shown}: ${describeErrno(error)}`, { errno: codeOf(error) });
+  }
 }
 
 function readAt(path: string, shown: string): Uint8Array | null {
@@ -464,6 +488,7 @@ const ERRNO_TEXT: Record<string, string> = {
   EEXIST: 'already exists',
   ENAMETOOLONG: 'name too long',
   EIO: 'input/output error',
+  ENOENT: 'no such file or directory (it was removed meanwhile)',
   EFBIG: 'file too large',
 };
 
