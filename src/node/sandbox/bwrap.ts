@@ -375,7 +375,11 @@ const fs = require('fs');
 const os = require('os');
 const [fdText, file, ...argv] = process.argv.slice(1);
 const fd = Number(fdText);
-const r = spawnSync(argv[0], argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] });
+// The read-back pipe has no close-on-exec: in the formatter's fd table its slot is /dev/null, so the
+// formatter gets stdin, stdout and stderr and nothing that leads back to the host.
+const stdio = ['ignore', 'inherit', 'inherit'];
+for (let slot = 3; slot <= fd; slot++) stdio.push(slot === fd ? fs.openSync('/dev/null', 'r') : 'ignore');
+const r = spawnSync(argv[0], argv.slice(1), { stdio });
 let status = 127;
 if (r.error) process.stderr.write(String(r.error.message) + '\\n');
 else if (r.status !== null) status = r.status;
