@@ -12,6 +12,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
+import { loneSurrogateIndex } from '../tools/index.js';
 import { openPinnedDir, swapped, withPinnedFile, type PinnedDir } from './pinned-dir.js';
 import { macMatches, tempMac } from './temp-key.js';
 
@@ -64,6 +65,8 @@ export function resolveInside(rootReal: string, path: string): ResolvedPath {
 function resolveInsideOnce(rootReal: string, path: string): ResolvedPath {
   if (typeof path !== 'string' || path.trim() === '') throw refused(String(path), 'the path is empty');
   if (path.includes('\0')) throw refused(path, 'the path contains a NUL byte');
+  // A lone surrogate would reach the file system as U+FFFD: the file named would not be the file touched.
+  if (loneSurrogateIndex(path) >= 0) throw refused(path, 'the path is not well-formed Unicode (a lone surrogate)');
   const lexical = resolve(rootReal, path);
   if (!isInside(lexical, rootReal)) {
     const why = isAbsolute(path) ? 'it is outside the project root' : 'it leaves the project root';

@@ -46,6 +46,8 @@ export interface BwrapOptions {
 }
 
 const SCRATCH_DIR = '/tmp/formatbox';
+/** The working directory of every run that names none: empty, read-only. */
+export const EMPTY_CWD = '/tmp/formatbox-cwd';
 /** util-linux's prlimit (Debian's essential util-linux package), visible in the sandbox under /usr. */
 const PRLIMIT = '/usr/bin/prlimit';
 const SANDBOX_UID = '65534';
@@ -102,6 +104,8 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   // The tmpfs comes before any bind under /tmp (a project may live in /tmp).
   args.push('--size', String(tmpfsBytes), '--tmpfs', '/tmp');
   args.push('--perms', '0777', '--dir', SCRATCH_DIR);
+  // The default working directory: empty and read-only, so nothing is found relative to it.
+  args.push('--perms', '0555', '--dir', EMPTY_CWD);
 
   // Before the command starts, bwrap reports its child's pid on the info fd and blocks on the block
   // fd: meanwhile both processes join the pids cgroup, and (temp-file mode, `proc` read-back) the
@@ -140,8 +144,8 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   if (supervisor?.bind) readOnly.add(supervisor.bind);
   for (const path of readOnly) args.push('--ro-bind', path, path);
   if (request.root) args.push('--ro-bind', request.root, request.root);
-  // The file's directory, when it exists inside the bound root; else the root; else the scratch dir.
-  const cwd = request.cwd && request.root && isInside(request.cwd, request.root) && existsSync(request.cwd) ? request.cwd : (request.root ?? SCRATCH_DIR);
+  // An explicit working directory inside the bound root, else the empty one (never the project by default).
+  const cwd = request.cwd && request.root && isInside(request.cwd, request.root) && existsSync(request.cwd) ? request.cwd : EMPTY_CWD;
   args.push('--chdir', cwd);
   args.push('--remount-ro', '/');
 
