@@ -5,6 +5,7 @@
  * Exit 0: ok. 1: `--check` found files that would change. 2: a file could not be formatted (syntax
  * error, timeout, refusal) or a path is bad.
  */
+import { shownPath } from '../core/shown.js';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
@@ -31,7 +32,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   try {
     for (let i = 0; i < files.length; i++) {
       const path = files[i] as string;
-      if (tty) process.stderr.write(`\r\x1b[K[${i + 1}/${files.length}] ${path}`);
+      if (tty) process.stderr.write(`\r\x1b[K[${i + 1}/${files.length}] ${shownPath(path)}`);
       let receipt: Receipt;
       try {
         receipt = (await handler.handle({ method: 'format', path, check: flags.check })) as Receipt;
@@ -39,7 +40,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
         counts.failed++;
         const code = isFormatboxError(error) ? error.code : 'INTERNAL';
         if (flags.json) process.stdout.write(JSON.stringify({ path, error: { code, message: messageOf(error) } }) + '\n');
-        else process.stdout.write(`${tty ? '\r\x1b[K' : ''}error: ${path}: ${messageOf(error)}\n`);
+        else process.stdout.write(`${tty ? '\r\x1b[K' : ''}error: ${shownPath(path)}: ${messageOf(error)}\n`);
         continue;
       }
       const kind = receipt.status === 'formatted' ? 'formatted' : receipt.status === 'unchanged' ? 'unchanged' : receipt.status === 'skipped' ? 'skipped' : 'failed';
@@ -47,7 +48,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
       if (flags.json) {
         process.stdout.write(JSON.stringify({ path, status: receipt.status, line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}) }) + '\n');
       } else if (kind === 'formatted' || kind === 'failed') {
-        const text = kind === 'formatted' && flags.check ? `would reformat: ${path}` : receipt.line;
+        const text = kind === 'formatted' && flags.check ? `would reformat: ${shownPath(path)}` : receipt.line;
         process.stdout.write(`${tty ? '\r\x1b[K' : ''}${text}\n`);
       }
     }

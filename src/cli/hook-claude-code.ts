@@ -8,6 +8,7 @@
  * and a bounded diff (or a reread hint) for changes elsewhere. Nothing is printed when the formatter
  * changed nothing. A hook never fails the edit: problems become a short context line, exit code 0.
  */
+import { shownPath } from '../core/shown.js';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { unifiedDiff } from '../core/diff.js';
@@ -61,7 +62,7 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
     const context = contextFor(receipt, input, written, prior, path);
     return context ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: context } } : undefined;
   } catch (error) {
-    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: `formatbox: ${path} was not formatted: ${messageOf(error)}` } };
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: `formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}` } };
   }
 }
 
@@ -126,5 +127,5 @@ function contextFor(receipt: Receipt, input: SingleFileInput, written: string, p
 
 function boundedDiff(diff: string, path: string, before: string, after: string, heading: string): string {
   if (diff.length <= MAX_CONTEXT_DIFF_CHARS) return `${heading}:\n${diff.replace(/\n$/, '')}`;
-  return rereadHint(path, before, after) || `${heading} more than fits here; reread ${path}`;
+  return rereadHint(path, before, after) || `${heading} more than fits here; reread ${shownPath(path)}`;
 }

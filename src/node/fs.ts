@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
 import { loneSurrogateIndex } from '../tools/index.js';
+import { shownPath } from '../core/shown.js';
 import { openPinnedDir, swapped, withPinnedFile, type PinnedDir } from './pinned-dir.js';
 import { macMatches, tempMac } from './temp-key.js';
 
@@ -24,6 +25,8 @@ export interface ResolvedPath {
   abs: string;
   /** The real path, project-relative POSIX. Used for formatter selection and locking. */
   realRel: string;
+  /** `rel` as shown in messages (control characters escaped, see core/shown.ts). */
+  shown: string;
 }
 
 /** The file as read: its bytes and the stat the write keeps (mode, owner). */
@@ -93,7 +96,7 @@ function resolveInsideOnce(rootReal: string, path: string): ResolvedPath {
     if (!isInside(real, rootReal) || real === rootReal) throw refused(path, 'it resolves (through a symlink) to outside the project root');
     const target = statSync(real);
     if (!target.isFile()) throw refused(path, `it is ${kindOf(target)}, not a regular file`);
-    return { rel, abs: real, realRel: toPosix(relative(rootReal, real)) };
+    return { rel, abs: real, realRel: toPosix(relative(rootReal, real)), shown: shownPath(rel) };
   }
 
   // Missing: the nearest existing ancestor must be a directory inside the root (after symlinks).
@@ -118,7 +121,7 @@ function resolveInsideOnce(rootReal: string, path: string): ResolvedPath {
     throw refused(path, 'its directory resolves (through a symlink) to outside the project root');
   }
   const abs = join(realAncestor, ...missing);
-  return { rel, abs, realRel: toPosix(relative(rootReal, abs)) };
+  return { rel, abs, realRel: toPosix(relative(rootReal, abs)), shown: shownPath(rel) };
 }
 
 export interface ReadOptions {
@@ -457,7 +460,7 @@ function toPosix(path: string): string {
 }
 
 function refused(path: string, why: string): FormatboxError {
-  return new FormatboxError('PATH_REFUSED', `refused ${JSON.stringify(path)}: ${why}`, { path });
+  return new FormatboxError('PATH_REFUSED', `refused ${shownPath(path)}: ${why}`, { path });
 }
 
 function kindOf(stats: Stats): string {

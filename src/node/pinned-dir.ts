@@ -93,7 +93,7 @@ export function withPinnedFile<T>(abs: string, shown: string, fn: (dir: PinnedDi
 
 /** The error for a path that changed under the call (a directory swapped for a symlink, …). */
 export function swapped(shown: string, why: string): FormatboxError {
-  return new FormatboxError('PATH_REFUSED', `refused ${JSON.stringify(shown)}: ${why} (it changed after it was resolved); nothing was read or written through it`, { path: shown });
+  return new FormatboxError('PATH_REFUSED', `refused ${shown}: ${why} (it changed after it was resolved); nothing was read or written through it`, { path: shown });
 }
 
 function fallbackDir(dir: string, shown: string, create: boolean): PinnedDir {

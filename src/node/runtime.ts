@@ -35,6 +35,7 @@ import { discoverProjectFiles } from './discover.js';
 import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
 import { swapped } from './pinned-dir.js';
+import { shownPath } from '../core/shown.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
 import { createSubprocessFormatters, type ApprovalRequest, type SubprocessFormatters, type SubprocessStatus } from './subprocess.js';
 import { detectSandbox } from './sandbox/index.js';
@@ -247,7 +248,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return locks.with(before.map((t) => t.abs), async () => {
       const now = paths.map((path) => resolveInside(rootReal, path));
       now.forEach((target, index) => {
-        if (target.abs !== before[index]!.abs) throw swapped(target.rel, 'it resolved to another file while the call waited for its lock');
+        if (target.abs !== before[index]!.abs) throw swapped(target.shown, 'it resolved to another file while the call waited for its lock');
       });
       return run(now);
     });
@@ -290,9 +291,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput): Promise<Receipt> {
     try {
       if (receipt.content !== written) {
-        await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.rel, ...(keep ? { keep } : {}) });
-      } else if (!sameBytes(readCurrentSync(target.abs, target.rel), writtenBytes)) {
-        throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} changed while it was being formatted`);
+        await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.shown, ...(keep ? { keep } : {}) });
+      } else if (!sameBytes(readCurrentSync(target.abs, target.shown), writtenBytes)) {
+        throw new FormatboxError('MODIFIED_SINCE_READ', `${target.shown} changed while it was being formatted`);
       }
       return receipt;
     } catch (error) {
@@ -306,24 +307,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const eng = await engine();
     return withResolved([path], async ([target]) => {
       if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
-      const snapshot = await readSnapshot(target.abs, target.rel, readOptions);
+      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
       if (!snapshot && tool !== 'write') {
-        throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist; create it with write`);
+        throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; create it with write`);
       }
       let prior = '';
       if (snapshot) {
         const decoded = decode(snapshot.bytes);
         if (decoded === undefined) {
-          if (tool !== 'write') throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text; edit works on UTF-8 files only (use write to replace it)`);
+          if (tool !== 'write') throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text; edit works on UTF-8 files only (use write to replace it)`);
           prior = new TextDecoder('latin1').decode(snapshot.bytes);
         } else {
           prior = decoded;
         }
       }
-      const written = withPath(target.rel, () => applyInput(prior, input));
+      const written = withPath(target.shown, () => applyInput(prior, input));
       await runBefore({ path: target.rel, absolutePath: target.abs, tool, prior: snapshot ? prior : null, written });
       const writtenBytes = encoder.encode(written);
-      const writeW = () => writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.rel, ...(snapshot ? { keep: snapshot } : {}) });
+      const writeW = () => writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, ...(snapshot ? { keep: snapshot } : {}) });
       let pending: Promise<Receipt>;
       if (isConfigFile(target.realRel)) {
         await writeW();
@@ -357,11 +358,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const snapshots = new Map<string, FileSnapshot | null>();
       const priors = new Map<string, string>();
       for (const [path, target] of targets) {
-        const snapshot = await readSnapshot(target.abs, target.rel, readOptions);
+        const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
         snapshots.set(path, snapshot);
         if (!snapshot) continue;
         const text = decode(snapshot.bytes);
-        if (text === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text; applyPatch works on UTF-8 files only`);
+        if (text === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text; applyPatch works on UTF-8 files only`);
         priors.set(path, text);
       }
       // All or nothing: every file op is checked before anything is written.
@@ -390,18 +391,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             if (file.finalPath !== file.path) {
               const dest = targets.get(file.finalPath)!;
               const bytes = encoder.encode(file.written ?? '');
-              await writeAtomic(dest.abs, bytes, { expect: null, shown: dest.rel, ...(snapshot ? { keep: snapshot } : {}) });
+              await writeAtomic(dest.abs, bytes, { expect: null, shown: dest.shown, ...(snapshot ? { keep: snapshot } : {}) });
               undo.push(() => removeIfSame(dest.abs, bytes));
             }
             removeAtomic(source, snapshot!.bytes);
-            undo.push(() => writeAtomic(source.abs, snapshot!.bytes, { expect: null, shown: source.rel, keep: snapshot! }));
+            undo.push(() => writeAtomic(source.abs, snapshot!.bytes, { expect: null, shown: source.shown, keep: snapshot! }));
             continue;
           }
           const bytes = encoder.encode(file.written ?? '');
-          await writeAtomic(source.abs, bytes, { expect: snapshot?.bytes ?? null, shown: source.rel, ...(snapshot ? { keep: snapshot } : {}) });
+          await writeAtomic(source.abs, bytes, { expect: snapshot?.bytes ?? null, shown: source.shown, ...(snapshot ? { keep: snapshot } : {}) });
           undo.push(() =>
             snapshot
-              ? writeAtomic(source.abs, snapshot.bytes, { expect: bytes, shown: source.rel, keep: snapshot })
+              ? writeAtomic(source.abs, snapshot.bytes, { expect: bytes, shown: source.shown, keep: snapshot })
               : removeIfSame(source.abs, bytes),
           );
         }
@@ -459,10 +460,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
     return withResolved([request.path], async ([target]) => {
       if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
-      const snapshot = await readSnapshot(target.abs, target.rel, readOptions);
-      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist; afterWrite runs after the file was written`);
+      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
+      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; afterWrite runs after the file was written`);
       const written = decode(snapshot.bytes);
-      if (written === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text`);
+      if (written === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text`);
       await refreshConfigIfNeeded(eng, [target.realRel]);
       let receipt = await eng.afterEdit({ path: target.realRel, prior: request.prior ?? '', input: request.input, written });
       receipt = await commitFinal(target, receipt, written, snapshot.bytes, snapshot, request.input);
@@ -476,8 +477,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const eng = await engine();
     return withResolved([request.path], async ([target]) => {
       if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
-      const snapshot = await readSnapshot(target.abs, target.rel, readOptions);
-      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist`);
+      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
+      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist`);
       const prior = decode(snapshot.bytes);
       if (prior === undefined) {
         const outcome = await eng.format({ path: target.realRel, bytes: snapshot.bytes });
@@ -579,7 +580,7 @@ function sha256(text: string): { sha256: string; bytes: number } {
 }
 
 function concurrentReceipt(path: string, formatted: Receipt, written: string, input: ToolInput): Receipt {
-  const line = `not formatted (concurrent modification): ${path}`;
+  const line = `not formatted (concurrent modification): ${shownPath(path)}`;
   return {
     path,
     status: 'skipped',
@@ -608,7 +609,7 @@ function unwrapPatch(patch: string, format: 'codex' | 'unified'): string {
 }
 
 function removeAtomic(target: ResolvedPath, expect: Uint8Array): void {
-  if (!removeFileSync(target.abs, target.rel, expect)) throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} was modified since it was read; read it again and redo the patch`);
+  if (!removeFileSync(target.abs, target.shown, expect)) throw new FormatboxError('MODIFIED_SINCE_READ', `${target.shown} was modified since it was read; read it again and redo the patch`);
 }
 
 function removeIfSame(abs: string, bytes: Uint8Array): void {

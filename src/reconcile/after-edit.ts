@@ -9,6 +9,7 @@
  *   In both, `reconciled: false` tells a harness that the agent's view may be stale.
  */
 import { unifiedDiff } from '../core/diff.js';
+import { shownPath } from '../core/shown.js';
 import { FormatboxError } from '../core/errors.js';
 import { fileRecord } from '../core/text.js';
 import type {
@@ -161,7 +162,7 @@ async function afterPatch(deps: AfterEditDeps, request: AfterEditRequest & { inp
       parts.push(part);
       receipts.push({
         path: file.path, status: 'skipped', input: { patch: wrapPatch(parsed.format, [part]) }, reconciled: true,
-        content: '', line: `deleted: ${file.path}`, note: report === 'none' ? '' : `deleted: ${file.path}`,
+        content: '', line: `deleted: ${shownPath(file.path)}`, note: report === 'none' ? '' : `deleted: ${shownPath(file.path)}`,
         record: await fileRecord(''), ms: Math.round((now() - fileStarted) * 10) / 10,
       });
       continue;

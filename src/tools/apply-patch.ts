@@ -12,6 +12,7 @@
  * unless a chunk rewrites its last line.
  */
 import { FormatboxError } from '../core/errors.js';
+import { shownPath } from '../core/shown.js';
 import { detectEol } from '../core/text.js';
 import { diffLineChanges } from '../core/diff.js';
 
@@ -110,7 +111,7 @@ function parseCodex(lines: string[]): FilePatch[] {
           chunk.context = first.slice(3);
           i++;
         } else if (chunks.length > 0) {
-          throw bad(`expected '@@' to start a chunk in ${path}, got: ${first.slice(0, 60)}`);
+          throw bad(`expected '@@' to start a chunk in ${shownPath(path)}, got: ${first.slice(0, 60)}`);
         }
         let count = 0;
         while (i < body.length) {
@@ -128,15 +129,15 @@ function parseCodex(lines: string[]): FilePatch[] {
             chunk.newLines.push(row.slice(1));
           } else if (row[0] === '-') chunk.oldLines.push(row.slice(1));
           else if (row[0] === '+') chunk.newLines.push(row.slice(1));
-          else if (count === 0) throw bad(`unexpected line in ${path}: ${row.slice(0, 60)}`);
+          else if (count === 0) throw bad(`unexpected line in ${shownPath(path)}: ${row.slice(0, 60)}`);
           else break;
           count++;
           i++;
         }
-        if (count === 0) throw bad(`empty chunk in ${path}`);
+        if (count === 0) throw bad(`empty chunk in ${shownPath(path)}`);
         chunks.push(chunk);
       }
-      if (chunks.length === 0 && moveTo === undefined) throw bad(`Update File ${path} has no chunks`);
+      if (chunks.length === 0 && moveTo === undefined) throw bad(`Update File ${shownPath(path)} has no chunks`);
       files.push(moveTo === undefined ? { kind: 'update', path, chunks } : { kind: 'update', path, moveTo, chunks });
     } else {
       throw bad(`expected '*** Add File:', '*** Delete File:' or '*** Update File:', got: ${line.slice(0, 60)}`);
@@ -200,7 +201,7 @@ function parseUnified(lines: string[]): FilePatch[] {
           if (last === 'new' || last === 'both') chunk.newNoEol = true;
         } else throw bad(`unexpected diff line: ${row.slice(0, 60)}`);
       }
-      if (oldLeft > 0 || newLeft > 0) throw bad(`hunk at line ${oldStart} of ${to ?? from} is shorter than its header says`);
+      if (oldLeft > 0 || newLeft > 0) throw bad(`hunk at line ${oldStart} of ${shownPath(to ?? from ?? '')} is shorter than its header says`);
       chunks.push(chunk);
     }
     if (from === null && to !== null) {
@@ -293,7 +294,7 @@ export function applyChunks(prior: string, chunks: readonly PatchChunk[], path: 
   for (const [index, chunk] of chunks.entries()) {
     if (chunk.context !== undefined) {
       const at = seekSequence(contents, [chunk.context], cursor, false);
-      if (at < 0) throw bad(`${path}: chunk ${index + 1}: context line not found: ${chunk.context.slice(0, 60)}`);
+      if (at < 0) throw bad(`${shownPath(path)}: chunk ${index + 1}: context line not found: ${chunk.context.slice(0, 60)}`);
       cursor = at + 1;
     }
     let old = chunk.oldLines;
@@ -312,7 +313,7 @@ export function applyChunks(prior: string, chunks: readonly PatchChunk[], path: 
         at = seekSequence(contents, old, cursor, chunk.endOfFile);
       }
       if (at < 0) {
-        throw bad(`${path}: chunk ${index + 1} not found; the lines to replace must match the file (reread it): ${(old[0] ?? '').slice(0, 60)}`);
+        throw bad(`${shownPath(path)}: chunk ${index + 1} not found; the lines to replace must match the file (reread it): ${(old[0] ?? '').slice(0, 60)}`);
       }
     }
     replacements.push({ at, remove: old.length, old, add, noEol: chunk.newNoEol === true });
@@ -322,7 +323,7 @@ export function applyChunks(prior: string, chunks: readonly PatchChunk[], path: 
   const applied: AppliedChunk[] = [];
   let i = 0;
   for (const r of replacements) {
-    if (r.at < i) throw bad(`${path}: chunks overlap; order them by position in the file`);
+    if (r.at < i) throw bad(`${shownPath(path)}: chunks overlap; order them by position in the file`);
     for (; i < r.at; i++) out.push(lines[i] as string);
     const start = out.length;
     // Context lines (in both the chunk's old and new lines) keep the file's bytes, even when they
@@ -374,7 +375,7 @@ export function applyParsedPatch(parsed: ParsedPatch, read: (path: string) => st
   const out: PatchedFile[] = [];
   const seen = new Set<string>();
   for (const file of parsed.files) {
-    if (seen.has(file.path)) throw bad(`${file.path} appears twice in the patch; merge its changes`);
+    if (seen.has(file.path)) throw bad(`${shownPath(file.path)} appears twice in the patch; merge its changes`);
     seen.add(file.path);
     const prior = read(file.path);
     if (file.kind === 'add') {

@@ -61,9 +61,9 @@ test('paths inside the root resolve, through symlinks that stay inside', () => {
   writeFileSync(join(root, 'src', 'a.ts'), 'x');
   symlinkSync('src/a.ts', join(root, 'alias.ts'));
   symlinkSync('src', join(root, 'lib'));
-  assert.deepEqual(resolveInside(root, 'src/a.ts'), { rel: 'src/a.ts', abs: join(root, 'src/a.ts'), realRel: 'src/a.ts' });
+  assert.deepEqual(resolveInside(root, 'src/a.ts'), { rel: 'src/a.ts', abs: join(root, 'src/a.ts'), realRel: 'src/a.ts', shown: 'src/a.ts' });
   assert.deepEqual(resolveInside(root, join(root, 'src/a.ts')).realRel, 'src/a.ts');
-  assert.deepEqual(resolveInside(root, 'alias.ts'), { rel: 'alias.ts', abs: join(root, 'src/a.ts'), realRel: 'src/a.ts' });
+  assert.deepEqual(resolveInside(root, 'alias.ts'), { rel: 'alias.ts', abs: join(root, 'src/a.ts'), realRel: 'src/a.ts', shown: 'alias.ts' });
   assert.equal(resolveInside(root, 'lib/new/deeper.ts').abs, join(root, 'src/new/deeper.ts'));
   assert.equal(resolveInside(root, './src/./a.ts').rel, 'src/a.ts');
   rmSync(root, { recursive: true, force: true });
