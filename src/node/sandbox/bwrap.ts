@@ -23,6 +23,7 @@ import { launch, type ExtraPipe, type LaunchControl } from './run-process.js';
 import { sandboxEnv } from './env.js';
 import { openPidsLimit, pidsLimitAvailable, type PidsLimit } from './cgroup.js';
 import { isInside, safeRealpath } from '../fs.js';
+import { credentialsInside, hideArgs } from './credentials.js';
 
 export interface BwrapOptions {
   /** Absolute path of bwrap. Default: the first of /usr/bin/bwrap, /usr/local/bin/bwrap, /bin/bwrap. */
@@ -144,6 +145,10 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   if (supervisor?.bind) readOnly.add(supervisor.bind);
   for (const path of readOnly) args.push('--ro-bind', path, path);
   if (request.root) args.push('--ro-bind', request.root, request.root);
+  // Second layer: credentials inside any bound directory are hidden (an empty tmpfs, /dev/null).
+  for (const dir of [...readOnly, ...(request.root ? [request.root] : [])]) {
+    if (isDirectory(dir)) args.push(...hideArgs(credentialsInside(dir)));
+  }
   // An explicit working directory inside the bound root, else the empty one (never the project by default).
   const cwd = request.cwd && request.root && isInside(request.cwd, request.root) && existsSync(request.cwd) ? request.cwd : EMPTY_CWD;
   args.push('--chdir', cwd);
@@ -398,3 +403,11 @@ while (offset < out.length) {
 }
 process.exit(status);
 `;
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
