@@ -13,6 +13,7 @@
  */
 import { FormatboxError } from '../core/errors.js';
 import { shownPath } from '../core/shown.js';
+import { assertWellFormedInput } from './well-formed.js';
 import { detectEol } from '../core/text.js';
 import { diffLineChanges } from '../core/diff.js';
 
@@ -55,6 +56,7 @@ function bad(message: string): FormatboxError {
 /** Parses either patch format. Throws EDIT_NOT_APPLICABLE with the offending line. */
 export function parsePatch(patch: string): ParsedPatch {
   if (typeof patch !== 'string') throw new FormatboxError('INVALID_REQUEST', 'patch must be a string');
+  assertWellFormedInput({ patch });
   const lines = patch.split(/\r?\n/);
   // Only empty lines: a line holding one space is an empty context line.
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
