@@ -4,14 +4,15 @@
  * A path the runtime touches was resolved to its real path (no symlinks) and checked to be inside
  * the root. Between that check and the read, temp file or rename, another process may replace a
  * directory on the path with a symlink that leaves the root. So every file operation first opens
- * the file's directory from `/`, one component at a time, each with O_NOFOLLOW|O_DIRECTORY through
- * the previous component's fd (`/proc/self/fd/<fd>/<name>`, which is `openat(fd, name)`): a
- * component that is now a symlink fails with ELOOP/ENOTDIR instead of being followed. The file
- * itself is then opened, created, renamed or unlinked through that directory fd, again with
- * O_NOFOLLOW on the last component. Where `/proc/self/fd` is missing (not Linux), the walk falls
+ * the file's directory and checks, through `/proc/self/fd/<fd>`, that the kernel's path of what was
+ * opened is exactly the real path that was resolved (a followed symlink makes them differ). Missing
+ * directories are created from `/`, one component at a time, each opened with O_NOFOLLOW through
+ * the previous component's fd (`/proc/self/fd/<fd>/<name>`, which is `openat(fd, name)`). The file
+ * itself is then opened, created, renamed or unlinked through that directory fd, with O_NOFOLLOW on
+ * the last component. Where `/proc/self/fd` is missing (not Linux), the walk falls
  * back to plain paths with a realpath check before each operation (a narrower race remains there).
  */
-import { closeSync, constants, existsSync, mkdirSync, openSync, realpathSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
 
@@ -38,6 +39,43 @@ export interface PinnedDir {
  */
 export function openPinnedDir(dir: string, shown: string, create = false): PinnedDir {
   if (!useProc()) return fallbackDir(dir, shown, create);
+  const direct = openChecked(dir, shown);
+  if (direct !== undefined) return pinned(dir, direct);
+  if (!create) throw Object.assign(new Error(`ENOENT: no such directory, open '${dir}'`), { code: 'ENOENT' });
+  return pinned(dir, openByComponents(dir, shown, create));
+}
+
+/**
+ * The fast way: open the directory by its path, then ask the kernel where the opened directory is
+ * (`/proc/self/fd/<fd>` names its current path). `dir` is a real path, so any symlink followed on the
+ * way (a component swapped after resolution) makes the two differ: refused. Undefined when missing.
+ */
+function openChecked(dir: string, shown: string): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ENOTDIR' || code === 'ELOOP') throw swapped(shown, 'a directory on its path is now a symlink or not a directory');
+    throw error;
+  }
+  let actual: string;
+  try {
+    actual = readlinkSync(`${PROC_FD}/${fd}`);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  if (actual !== dir) {
+    closeSync(fd);
+    throw swapped(shown, 'a directory on its path is now a symlink (it leads elsewhere)');
+  }
+  return fd;
+}
+
+/** The careful way, for creating missing directories: from `/`, one component at a time, none followed. */
+function openByComponents(dir: string, shown: string, create: boolean): number {
   let fd = openSync('/', constants.O_RDONLY | constants.O_DIRECTORY);
   try {
     for (const part of dir.split('/')) {
@@ -69,7 +107,10 @@ export function openPinnedDir(dir: string, shown: string, create = false): Pinne
     closeSync(fd);
     throw error;
   }
-  const held = fd;
+  return fd;
+}
+
+function pinned(dir: string, held: number): PinnedDir {
   let open = true;
   return {
     dir,
