@@ -79,7 +79,7 @@ function collectFiles(root: string, named: string[]): string[] {
       }
     } else if (stat.isFile() && (explicit || languageOf(abs) !== undefined)) {
       const rel = relative(root, abs);
-      if (rel.startsWith('..')) throw new FormatboxError('PATH_REFUSED', `${abs} is outside the project root ${root}`);
+      if (rel.startsWith('..')) throw new FormatboxError('PATH_REFUSED', `${shownPath(abs)} is outside the project root ${shownPath(root)}`);
       out.add(rel.split(sep).join('/'));
       if (out.size > MAX_FILES) throw new FormatboxError('INVALID_REQUEST', `more than ${MAX_FILES} files; name fewer paths`);
     }
