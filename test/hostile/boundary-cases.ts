@@ -118,10 +118,10 @@ const FD_PROBE = [
   'ls /proc/self/fd/40/.. 2>/dev/null | sed "s/^/listed: /"',
   'touch /proc/self/fd/40/pwned 2>/dev/null && echo "wrote through fd 40"',
   'echo leaked >/proc/self/fd/41 2>/dev/null',
-  'cat "$1" 2>/dev/null',
+  'if [ -n "$1" ]; then cat "$1"; else cat; fi',
 ].join('; ');
 
-function fdCase(mode: 'stdin' | 'supervisor' | 'runtime'): BoundaryCase {
+function fdCase(mode: 'stdin' | 'supervisor' | 'runtime' | 'runtime-stdin'): BoundaryCase {
   return {
     klass: 1,
     name: `fds: a directory and a pipe held without close-on-exec do not reach the sandbox (${mode})`,
@@ -153,7 +153,7 @@ function fdCase(mode: 'stdin' | 'supervisor' | 'runtime'): BoundaryCase {
         if (fd <= 2 || target === '' || /^\/proc\/\d+\/fd$/.test(target)) continue; // stdio; the listing's own fd (closed or its directory)
         assert.equal(target, '/dev/null', `fd ${fd} reached the sandbox: ${target}`);
       }
-      if (mode === 'runtime') assert.match(report.output, /^formatted\n/, report.output.slice(0, 300));
+      if (mode.startsWith('runtime')) assert.match(report.output, /^formatted\n/, report.output.slice(0, 300));
     },
   };
 }
@@ -517,6 +517,21 @@ const surrogateCases: BoundaryCase[] = [
 const sweepCases: BoundaryCase[] = [
   {
     klass: 11,
+    name: "sweep: a real temp file of a live process (another formatbox writing right now) is kept",
+    async run(ctx) {
+      const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+      try {
+        const inFlight = tempPathFor(join(ctx.root, 'a.ts'), live.pid!);
+        writeFileSync(inFlight, 'being written\n');
+        await withRuntime({ root: ctx.root }, (rt) => rt.write({ path: 'a.ts', content: 'x\n' }));
+        assert.ok(existsSync(inFlight), 'the live process keeps its temp file');
+      } finally {
+        live.kill('SIGKILL');
+      }
+    },
+  },
+  {
+    klass: 11,
     name: 'sweep: repo files named like temp files of a dead process (old and new shapes) survive start and writes',
     async run(ctx) {
       const pid = deadPid();
@@ -615,6 +630,7 @@ export const BOUNDARY_CASES: BoundaryCase[] = [
   fdCase('stdin'),
   fdCase('supervisor'),
   fdCase('runtime'),
+  fdCase('runtime-stdin'),
   ...bindCases,
   ...raceCases,
   ...commandCases,
