@@ -16,7 +16,7 @@
  */
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { dirname, isAbsolute, posix } from 'node:path';
+import { isAbsolute, posix } from 'node:path';
 import { homedir } from 'node:os';
 import type { Sandbox, SandboxRequest, SandboxResult, ScratchPaths } from '../../core/sandbox.js';
 import { launch, type ExtraPipe, type LaunchControl } from './run-process.js';
@@ -24,6 +24,7 @@ import { sandboxEnv } from './env.js';
 import { openPidsLimit, pidsLimitAvailable, type PidsLimit } from './cgroup.js';
 import { isInside, safeRealpath } from '../fs.js';
 import { credentialsInside, hideArgs } from './credentials.js';
+import { binaryNeeds } from './binary-deps.js';
 
 export interface BwrapOptions {
   /** Absolute path of bwrap. Default: the first of /usr/bin/bwrap, /usr/local/bin/bwrap, /bin/bwrap. */
@@ -142,7 +143,7 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   const readOnly = new Set<string>();
   for (const path of request.readOnlyPaths ?? []) if (!path.startsWith('/usr/')) readOnly.add(path);
   const supervisor = request.scratchFile && !pinScratch ? nodeForSupervisor() : undefined;
-  if (supervisor?.bind) readOnly.add(supervisor.bind);
+  for (const path of supervisor?.bind ?? []) readOnly.add(path);
   for (const path of readOnly) args.push('--ro-bind', path, path);
   if (request.root) args.push('--ro-bind', request.root, request.root);
   // Second layer: credentials inside any bound directory are hidden (an empty tmpfs, /dev/null).
@@ -275,11 +276,11 @@ function safeName(name: string): string {
   return cleaned === '' ? 'file' : cleaned;
 }
 
-function nodeForSupervisor(): { node: string; bind?: string } {
+function nodeForSupervisor(): { node: string; bind: string[] } {
   const node = realpathSync(process.execPath);
-  if (node.startsWith('/usr/')) return { node };
-  // e.g. ~/.nvm/versions/node/v20/bin/node: expose that install (its prefix) read-only, nothing more.
-  return { node, bind: dirname(dirname(node)) };
+  // e.g. ~/.nvm/versions/node/v20/bin/node: that binary (and any library it loads from outside /usr),
+  // never its install prefix (whose etc/npmrc may hold a registry token).
+  return { node, bind: binaryNeeds(node).paths };
 }
 
 function readChildPid(stream: NodeJS.ReadableStream): Promise<number> {

@@ -15,6 +15,8 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   '.git-credentials', '.config/git/credentials', '.netrc', '.npmrc', '.yarnrc.yml', '.pypirc', '.pgpass', '.my.cnf',
   '.cargo/credentials', '.cargo/credentials.toml', '.gem/credentials', '.vault-token', '.terraform.d/credentials.tfrc.json',
   '.local/share/keyrings', '.password-store',
+  // npm's global config under an install prefix (`<prefix>/etc/npmrc`) may hold a registry token.
+  'etc/npmrc',
 ];
 
 export interface Hidden {
