@@ -8,6 +8,7 @@
  * and a bounded diff (or a reread hint) for changes elsewhere. Nothing is printed when the formatter
  * changed nothing. A hook never fails the edit: problems become a short context line, exit code 0.
  */
+import { shownPath } from '../core/shown.js';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { unifiedDiff } from '../core/diff.js';
@@ -73,7 +74,7 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
     const context = contextFor(receipt, input, written, prior, path, budget);
     return context ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: context } } : undefined;
   } catch (error) {
-    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(`formatbox: ${path} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS) } };
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(`formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS) } };
   }
 }
 
@@ -139,7 +140,7 @@ export function contextFor(receipt: Receipt, input: SingleFileInput, written: st
     parts.push(`the formatter changed:\n${unifiedDiff(written, receipt.content, { path }).replace(/\n$/, '')}`);
   }
   let body = parts.join('\n');
-  if (body.length > budget) body = clip(rereadHint(path, written, receipt.content) || `the formatter changed more than fits here; reread ${path}`, budget);
+  if (body.length > budget) body = clip(rereadHint(path, written, receipt.content) || `the formatter changed more than fits here; reread ${shownPath(path)}`, budget);
   return body === '' ? head : `${head}\n${body}`;
 }
 

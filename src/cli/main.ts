@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { shownPath } from '../core/shown.js';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { createInterface } from 'node:readline';
@@ -270,7 +271,8 @@ function formatDoctor(report: DoctorReport): string {
   lines.push('', `sandbox: ${report.sandbox.available ? 'available' : 'NOT available'} (${report.sandbox.kind}): ${report.sandbox.detail}`);
   for (const s of report.subprocess) lines.push(`  ${s.name}: ${s.available ? '' : 'unavailable: '}${s.detail}`);
   lines.push('', report.ignored.length === 0 ? 'ignored project config: none' : 'ignored project config:');
-  for (const item of report.ignored) lines.push(`  ${item.file}: ${item.item} — ${item.reason}`);
+  // Names and items come from the repo: shown escaped, like every path (core/shown.ts).
+  for (const item of report.ignored) lines.push(`  ${shownPath(item.file)}: ${shownPath(item.item)} — ${item.reason}`);
   return lines.join('\n');
 }
 

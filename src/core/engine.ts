@@ -14,6 +14,7 @@ import type {
   Utf16Range,
   WasmCheck,
 } from './types.js';
+import { shownPath } from './shown.js';
 import { FormatboxError, messageOf } from './errors.js';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
@@ -155,7 +156,7 @@ export function createEngine(options: EngineOptions): Engine {
     const adapter = adapterForSelection(selection);
     if (!adapter) {
       const name = typeof selection.formatter === 'string' ? selection.formatter : describeChoice(selection.formatter);
-      return done(withIgnored({ status: 'skipped', content: text, reason: `formatter ${name} is not available here`, line: `not formatted (formatter ${name} is not available here): ${path}` }));
+      return done(withIgnored({ status: 'skipped', content: text, reason: `formatter ${name} is not available here`, line: `not formatted (formatter ${name} is not available here): ${shownPath(path)}` }));
     }
     const info = await infoOf(adapter);
 
@@ -191,19 +192,19 @@ export function createEngine(options: EngineOptions): Engine {
         const unstable = lastOutput.get(path) === text && content !== text;
         remember(lastOutput, path, content);
         if (content === text) {
-          return done({ status: 'unchanged', formatter: producer, content, line: `already formatted (${label(producer)}): ${path}`, ...extra });
+          return done({ status: 'unchanged', formatter: producer, content, line: `already formatted (${label(producer)}): ${shownPath(path)}`, ...extra });
         }
-        const line = `formatted (${label(producer)}): ${path}${unstable ? ' (not idempotent: formatting its own output changed it again)' : ''}`;
+        const line = `formatted (${label(producer)}): ${shownPath(path)}${unstable ? ' (not idempotent: formatting its own output changed it again)' : ''}`;
         return done({ status: 'formatted', formatter: producer, content, line, ...(unstable ? { unstable } : {}), ...extra });
       }
       case 'error':
         return done({ status: 'failed', formatter: info, content: text, reason: result.message, line: failedLine(info, path, result.message, result.exitCode), ...extra });
       case 'timeout':
-        return done({ status: 'timeout', formatter: info, content: text, reason: `timed out after ${result.ms} ms`, line: `formatter timed out (${info.name}) after ${result.ms} ms: ${path}`, ...extra });
+        return done({ status: 'timeout', formatter: info, content: text, reason: `timed out after ${result.ms} ms`, line: `formatter timed out (${info.name}) after ${result.ms} ms: ${shownPath(path)}`, ...extra });
       case 'refused':
-        return done({ status: 'refused', formatter: info, content: text, reason: result.reason, line: `formatter refused (${result.reason}): ${path}`, ...extra });
+        return done({ status: 'refused', formatter: info, content: text, reason: result.reason, line: `formatter refused (${result.reason}): ${shownPath(path)}`, ...extra });
       case 'unsupported':
-        return done({ status: 'skipped', formatter: info, content: text, reason: result.reason, line: `not formatted (${result.reason}): ${path}`, ...extra });
+        return done({ status: 'skipped', formatter: info, content: text, reason: result.reason, line: `not formatted (${result.reason}): ${shownPath(path)}`, ...extra });
     }
   }
 
@@ -257,7 +258,7 @@ export function createEngine(options: EngineOptions): Engine {
 
 function skipped(path: string, reason: string, content: string, detail?: string): Omit<FormatOutcome, 'ms' | 'path'> {
   const why = detail ? `${reason}: ${detail}` : reason;
-  return { status: 'skipped', content, reason, line: `not formatted (${why}): ${path}` };
+  return { status: 'skipped', content, reason, line: `not formatted (${why}): ${shownPath(path)}` };
 }
 
 function label(info: FormatterInfo): string {
@@ -267,7 +268,7 @@ function label(info: FormatterInfo): string {
 function failedLine(info: FormatterInfo, path: string, message: string, exitCode?: number): string {
   const firstLine = message.split('\n').find((l) => l.trim() !== '') ?? message;
   const exit = exitCode !== undefined ? `, exit ${exitCode}` : '';
-  return `formatter failed (${label(info)}${exit}): ${path}: ${firstLine.trim()}`;
+  return `formatter failed (${label(info)}${exit}): ${shownPath(path)}: ${firstLine.trim()}`;
 }
 
 function describeChoice(choice: FormatterChoice): string {

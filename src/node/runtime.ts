@@ -9,7 +9,6 @@
  */
 import { trustedPrettierModuleUrl } from './trusted-prettier.js';
 import { createHash } from 'node:crypto';
-import { unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createEngine, DEFAULT_LIMITS, type Engine } from '../core/engine.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
@@ -33,8 +32,10 @@ import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES } from '../config/index.j
 import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
-import { flushDirectorySyncs, readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
+import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
+import { swapped } from './pinned-dir.js';
+import { shownPath } from '../core/shown.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
 import { createSubprocessFormatters, type ApprovalRequest, type SubprocessFormatters, type SubprocessStatus } from './subprocess.js';
 import { detectSandbox } from './sandbox/index.js';
@@ -242,6 +243,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return target;
   }
 
+  /**
+   * Takes the locks of `paths` and resolves them again under the locks: a directory swapped for a
+   * symlink while the call waited is caught here (and, after this, by the pinned-directory file
+   * operations of fs.ts, which never follow a symlink).
+   */
+  async function withResolved<T>(paths: readonly string[], run: (targets: ResolvedPath[]) => Promise<T>): Promise<T> {
+    const before = paths.map(resolve);
+    return locks.with(before.map((t) => t.abs), async () => {
+      const now = paths.map((path) => resolveInside(rootReal, path));
+      now.forEach((target, index) => {
+        if (target.abs !== before[index]!.abs) throw swapped(target.shown, 'it resolved to another file while the call waited for its lock');
+      });
+      return run(now);
+    });
+  }
+
+  /** Untrusted mode refuses files with several hard links (one name may be outside the project). */
+  const readOptions = { refuseHardLinks: trust === 'untrusted' };
+
   /** After a project config file was written, formatter selection must see the new config. */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
     if (!paths.some(isConfigFile)) return;
@@ -276,9 +296,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput): Promise<Receipt> {
     try {
       if (receipt.content !== written) {
-        await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.rel, ...(keep ? { keep } : {}) });
-      } else if (!sameBytes(readCurrentSync(target.abs), writtenBytes)) {
-        throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} changed while it was being formatted`);
+        await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.shown, ...(keep ? { keep } : {}) });
+      } else if (!sameBytes(readCurrentSync(target.abs, target.shown), writtenBytes)) {
+        throw new FormatboxError('MODIFIED_SINCE_READ', `${target.shown} changed while it was being formatted`);
       }
       return receipt;
     } catch (error) {
@@ -290,26 +310,26 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function single(tool: 'edit' | 'multiEdit' | 'write', path: string, input: SingleFileInput): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
-    const target = resolve(path);
-    return locks.with([target.abs], async () => {
-      const snapshot = await readSnapshot(target.abs, target.rel);
+    return withResolved([path], async ([target]) => {
+      if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
+      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
       if (!snapshot && tool !== 'write') {
-        throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist; create it with write`);
+        throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; create it with write`);
       }
       let prior = '';
       if (snapshot) {
         const decoded = decode(snapshot.bytes);
         if (decoded === undefined) {
-          if (tool !== 'write') throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text; edit works on UTF-8 files only (use write to replace it)`);
+          if (tool !== 'write') throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text; edit works on UTF-8 files only (use write to replace it)`);
           prior = new TextDecoder('latin1').decode(snapshot.bytes);
         } else {
           prior = decoded;
         }
       }
-      const written = withPath(target.rel, () => applyInput(prior, input));
+      const written = withPath(target.shown, () => applyInput(prior, input));
       await runBefore({ path: target.rel, absolutePath: target.abs, tool, prior: snapshot ? prior : null, written });
       const writtenBytes = encoder.encode(written);
-      const writeW = () => writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.rel, ...(snapshot ? { keep: snapshot } : {}) });
+      const writeW = () => writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, ...(snapshot ? { keep: snapshot } : {}) });
       let pending: Promise<Receipt>;
       if (isConfigFile(target.realRel)) {
         await writeW();
@@ -333,20 +353,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const started = performance.now();
     const eng = await engine();
     const parsed = withPath(undefined, () => parsePatch(request.patch));
-    const targets = new Map<string, ResolvedPath>();
+    const named: string[] = [];
     for (const file of parsed.files) {
-      targets.set(file.path, resolve(file.path));
-      if (file.kind === 'update' && file.moveTo) targets.set(file.moveTo, resolve(file.moveTo));
+      named.push(file.path);
+      if (file.kind === 'update' && file.moveTo) named.push(file.moveTo);
     }
-    return locks.with([...targets.values()].map((t) => t.abs), async () => {
+    return withResolved(named, async (resolved) => {
+      const targets = new Map<string, ResolvedPath>(named.map((path, index) => [path, resolved[index]!]));
       const snapshots = new Map<string, FileSnapshot | null>();
       const priors = new Map<string, string>();
       for (const [path, target] of targets) {
-        const snapshot = await readSnapshot(target.abs, target.rel);
+        const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
         snapshots.set(path, snapshot);
         if (!snapshot) continue;
         const text = decode(snapshot.bytes);
-        if (text === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text; applyPatch works on UTF-8 files only`);
+        if (text === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text; applyPatch works on UTF-8 files only`);
         priors.set(path, text);
       }
       // All or nothing: every file op is checked before anything is written.
@@ -376,10 +397,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           const movedFrom = files.find((f) => f.finalPath === path && f.path !== path);
           const keep = snapshot ?? (movedFrom ? snapshots.get(movedFrom.path) ?? null : null);
           const bytes = encoder.encode(content);
-          await writeAtomic(target.abs, bytes, { expect: snapshot?.bytes ?? null, shown: target.rel, ...(keep ? { keep } : {}) });
+          await writeAtomic(target.abs, bytes, { expect: snapshot?.bytes ?? null, shown: target.shown, ...(keep ? { keep } : {}) });
           undo.push(() =>
             snapshot
-              ? writeAtomic(target.abs, snapshot.bytes, { expect: bytes, shown: target.rel, keep: snapshot })
+              ? writeAtomic(target.abs, snapshot.bytes, { expect: bytes, shown: target.shown, keep: snapshot })
               : removeIfSame(target.abs, bytes),
           );
         }
@@ -388,7 +409,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           if (content !== null || !snapshot) continue;
           const target = targets.get(path)!;
           removeAtomic(target, snapshot.bytes);
-          undo.push(() => writeAtomic(target.abs, snapshot.bytes, { expect: null, shown: target.rel, keep: snapshot }));
+          undo.push(() => writeAtomic(target.abs, snapshot.bytes, { expect: null, shown: target.shown, keep: snapshot }));
         }
       } catch (error) {
         for (const step of undo.reverse()) {
@@ -436,17 +457,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function afterWrite(request: AfterWriteRequest): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
-    const target = resolve(request.path);
     const tool = toolKind(request.input);
     if (tool === 'applyPatch') throw new FormatboxError('INVALID_REQUEST', 'afterWrite takes one file; for a patch, call it once per file with a write input');
     if (request.prior === undefined && tool !== 'write') {
       throw new FormatboxError('INVALID_REQUEST', `afterWrite needs prior (the file before the ${tool}) to reconcile the edit`);
     }
-    return locks.with([target.abs], async () => {
-      const snapshot = await readSnapshot(target.abs, target.rel);
-      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist; afterWrite runs after the file was written`);
+    return withResolved([request.path], async ([target]) => {
+      if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
+      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
+      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; afterWrite runs after the file was written`);
       const written = decode(snapshot.bytes);
-      if (written === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text`);
+      if (written === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text`);
       await refreshConfigIfNeeded(eng, [target.realRel]);
       let receipt = await eng.afterEdit({ path: target.realRel, prior: request.prior ?? '', input: request.input, written });
       receipt = await commitFinal(target, receipt, written, snapshot.bytes, snapshot, request.input);
@@ -458,10 +479,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function format(request: { path: string; check?: boolean }): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
-    const target = resolve(request.path);
-    return locks.with([target.abs], async () => {
-      const snapshot = await readSnapshot(target.abs, target.rel);
-      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist`);
+    return withResolved([request.path], async ([target]) => {
+      if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
+      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
+      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist`);
       const prior = decode(snapshot.bytes);
       if (prior === undefined) {
         const outcome = await eng.format({ path: target.realRel, bytes: snapshot.bytes });
@@ -572,7 +593,7 @@ function sha256(text: string): { sha256: string; bytes: number } {
 }
 
 function concurrentReceipt(path: string, formatted: Receipt, written: string, input: ToolInput): Receipt {
-  const line = `not formatted (concurrent modification): ${path}`;
+  const line = `not formatted (concurrent modification): ${shownPath(path)}`;
   return {
     path,
     status: 'skipped',
@@ -607,17 +628,15 @@ function unwrapPatch(patch: string, format: 'codex' | 'unified'): string {
 function refuseLink(target: ResolvedPath, action: 'delete' | 'move' | 'replace'): void {
   if (target.realRel === target.rel) return;
   const what = action === 'delete' ? 'delete the link itself with your shell' : 'name the real path';
-  throw new FormatboxError('PATH_REFUSED', `${target.rel} is a symlink or lies under one (it leads to ${target.realRel}); applyPatch does not ${action} through a link, so its target is never touched: ${what}`);
+  throw new FormatboxError('PATH_REFUSED', `${target.shown} is a symlink or lies under one (it leads to ${shownPath(target.realRel)}); applyPatch does not ${action} through a link, so its target is never touched: ${what}`);
 }
 
 function removeAtomic(target: ResolvedPath, expect: Uint8Array): void {
-  const current = readCurrentSync(target.abs);
-  if (!sameBytes(current, expect)) throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} was modified since it was read; read it again and redo the patch`);
-  unlinkSync(target.abs);
+  if (!removeFileSync(target.abs, target.shown, expect)) throw new FormatboxError('MODIFIED_SINCE_READ', `${target.shown} was modified since it was read; read it again and redo the patch`);
 }
 
 function removeIfSame(abs: string, bytes: Uint8Array): void {
-  if (sameBytes(readCurrentSync(abs), bytes)) unlinkSync(abs);
+  removeFileSync(abs, abs, bytes);
 }
 
 /** Config files found but never read (code configs such as prettier.config.js), unless already reported. */

@@ -9,6 +9,7 @@
  *   In both, `reconciled: false` tells a harness that the agent's view may be stale.
  */
 import { unifiedDiff } from '../core/diff.js';
+import { shownPath } from '../core/shown.js';
 import { FormatboxError } from '../core/errors.js';
 import { fileRecord } from '../core/text.js';
 import type {
@@ -159,7 +160,7 @@ async function afterPatch(deps: AfterEditDeps, request: AfterEditRequest & { inp
     if (file.kind === 'delete' || file.superseded) {
       // A deleted file, or a result a later operation of the same patch changes again: its part stays as given.
       const part = file.patch.source ?? `*** Delete File: ${file.path}\n`;
-      const line = file.kind === 'delete' ? `deleted: ${file.path}` : `${file.finalPath}: changed again later in this patch`;
+      const line = file.kind === 'delete' ? `deleted: ${shownPath(file.path)}` : `${shownPath(file.finalPath)}: changed again later in this patch`;
       const content = file.written ?? '';
       parts.push(part);
       receipts.push({

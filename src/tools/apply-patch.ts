@@ -15,6 +15,8 @@ import { utf8ByteLength } from '../core/text.js';
 import { applyCodexChunks, isCodexPatch, parseCodexPatch } from './patch/codex.js';
 import { applyUnifiedHunks, isUnifiedDiff, parseUnifiedDiff } from './patch/unified.js';
 import { bad, type AppliedChunk, type FilePatch, type ParsedPatch, type PatchChunk } from './patch/model.js';
+import { shownPath } from '../core/shown.js';
+import { assertWellFormedInput } from './well-formed.js';
 
 export type { AppliedChunk, FilePatch, ParsedPatch, PatchChunk, HunkRow, UnifiedHunk, PatchFormat } from './patch/model.js';
 export { linesWithEndings, lineContent } from './patch/lines.js';
@@ -24,6 +26,7 @@ export { renderFilePatch, wrapPatch, type RenderFile, type RenderRegion } from '
 /** Parses either dialect. Throws EDIT_NOT_APPLICABLE with the offending line. */
 export function parsePatch(patch: string): ParsedPatch {
   if (typeof patch !== 'string') throw new FormatboxError('INVALID_REQUEST', 'patch must be a string');
+  assertWellFormedInput({ patch });
   // Codex reads `patch.trim().lines()`: split at LF, a CR before it dropped.
   const codexLines = patch.trim().split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
   if (isCodexPatch(codexLines)) return { format: 'codex', files: parseCodexPatch(codexLines) };
@@ -75,7 +78,7 @@ export function applyParsedPatch(parsed: ParsedPatch, read: (path: string) => st
   for (const file of parsed.files) {
     const existing = get(file.path);
     if (file.kind === 'add') {
-      if (existing !== null && !codex) throw new FormatboxError('FILE_EXISTS', `${file.path} already exists (git apply refuses a new file over it)`);
+      if (existing !== null && !codex) throw new FormatboxError('FILE_EXISTS', `${shownPath(file.path)} already exists (git apply refuses a new file over it)`);
       const text = file.lines.length === 0 ? '' : file.lines.join('\n') + (file.noEol ? '' : '\n');
       state.set(file.path, text);
       out.push({
@@ -84,10 +87,10 @@ export function applyParsedPatch(parsed: ParsedPatch, read: (path: string) => st
       });
       continue;
     }
-    if (existing === null) throw new FormatboxError('FILE_NOT_FOUND', `${file.path} does not exist`);
+    if (existing === null) throw new FormatboxError('FILE_NOT_FOUND', `${shownPath(file.path)} does not exist`);
     if (file.kind === 'delete') {
       if (file.chunks && file.chunks.length > 0 && applyUnifiedHunks(existing, file.chunks, file.path).text !== '') {
-        throw bad(`${file.path}: the deletion does not remove all of the file (git apply: "removal patch leaves file contents")`);
+        throw bad(`${shownPath(file.path)}: the deletion does not remove all of the file (git apply: "removal patch leaves file contents")`);
       }
       state.set(file.path, null);
       out.push({ path: file.path, finalPath: file.path, kind: 'delete', prior: existing, written: null, applied: [], patch: file });
@@ -99,7 +102,7 @@ export function applyParsedPatch(parsed: ParsedPatch, read: (path: string) => st
     if (finalPath !== file.path) {
       const destination = get(finalPath);
       if (destination !== null) {
-        if (!codex) throw new FormatboxError('FILE_EXISTS', `${finalPath} already exists; git apply does not rename ${file.path} onto it`);
+        if (!codex) throw new FormatboxError('FILE_EXISTS', `${shownPath(finalPath)} already exists; git apply does not rename ${shownPath(file.path)} onto it`);
         replaced = { path: finalPath, bytes: utf8ByteLength(destination) };
       }
       state.set(file.path, null);

@@ -13,6 +13,7 @@
  *   line) and leaves the search position where it was; replacements are then sorted.
  * Where formatbox differs, and why, is in README.md ("apply_patch and unified diffs").
  */
+import { shownPath } from '../../core/shown.js';
 import { bad, type AppliedChunk, type FilePatch, type PatchChunk } from './model.js';
 import { lineContent, linesWithEndings } from './lines.js';
 import { dominantEol, spliceLines, type Replacement } from './splice.js';
@@ -88,7 +89,7 @@ function parseFileOp(body: readonly string[], at: number): { file: FilePatch; ne
     i = parsed.next;
   }
   // Codex refuses an Update without chunks, even with a Move; formatbox takes it as a pure rename.
-  if (chunks.length === 0 && moveTo === undefined) throw bad(`Update File ${path} has no chunks (Codex: "Update file hunk for path '${path}' is empty")`);
+  if (chunks.length === 0 && moveTo === undefined) throw bad(`Update File ${shownPath(path)} has no chunks (Codex: "Update file hunk for path '${shownPath(path)}' is empty")`);
   return { file: moveTo === undefined ? { kind: 'update', path, chunks } : { kind: 'update', path, moveTo, chunks }, next: i };
 }
 
@@ -101,7 +102,7 @@ function parseChunk(body: readonly string[], at: number, first: boolean, path: s
     chunk.context = head.slice(3);
     i++;
   } else if (!first) {
-    throw bad(`${path}: expected a chunk to start with '@@', got: '${head.slice(0, 60)}'`);
+    throw bad(`${shownPath(path)}: expected a chunk to start with '@@', got: '${head.slice(0, 60)}'`);
   }
   let count = 0;
   for (; i < body.length; i++) {
@@ -122,11 +123,11 @@ function parseChunk(body: readonly string[], at: number, first: boolean, path: s
     } else if (tag === '-') chunk.oldLines.push(row.slice(1));
     else if (tag === '+') chunk.newLines.push(row.slice(1));
     else if (count === 0) {
-      throw bad(`${path}: unexpected line in a chunk: '${row.slice(0, 60)}'; every line starts with ' ' (context), '+' (added) or '-' (removed)`);
+      throw bad(`${shownPath(path)}: unexpected line in a chunk: '${row.slice(0, 60)}'; every line starts with ' ' (context), '+' (added) or '-' (removed)`);
     } else break;
     count++;
   }
-  if (count === 0) throw bad(`${path}: a chunk does not contain any lines`);
+  if (count === 0) throw bad(`${shownPath(path)}: a chunk does not contain any lines`);
   return { chunk, next: i };
 }
 
@@ -178,7 +179,7 @@ export function applyCodexChunks(prior: string, chunks: readonly PatchChunk[], p
   for (const [index, chunk] of chunks.entries()) {
     if (chunk.context !== undefined) {
       const at = seekSequence(contents, [chunk.context], cursor, false);
-      if (at < 0) throw bad(`${path}: chunk ${index + 1}: context line not found: ${chunk.context.slice(0, 60)}`);
+      if (at < 0) throw bad(`${shownPath(path)}: chunk ${index + 1}: context line not found: ${chunk.context.slice(0, 60)}`);
       cursor = at + 1;
     }
     if (chunk.oldLines.length === 0) {
@@ -197,7 +198,7 @@ export function applyCodexChunks(prior: string, chunks: readonly PatchChunk[], p
       at = seekSequence(contents, old, cursor, chunk.endOfFile);
     }
     if (at < 0) {
-      throw bad(`${path}: chunk ${index + 1} not found; the lines to replace must match the file (reread it): ${(chunk.oldLines[0] ?? '').slice(0, 60)}`);
+      throw bad(`${shownPath(path)}: chunk ${index + 1} not found; the lines to replace must match the file (reread it): ${(chunk.oldLines[0] ?? '').slice(0, 60)}`);
     }
     replacements.push({ at, remove: old.length, old, add, noEol: false });
     cursor = at + old.length;

@@ -4,6 +4,7 @@
  * lines it writes get the file's dominant ending. A missing final newline stays missing unless a
  * replacement rewrites the last line (or, for unified diffs, says so with `\ No newline`).
  */
+import { shownPath } from '../../core/shown.js';
 import { diffLineChanges } from '../../core/diff.js';
 import { detectEol } from '../../core/text.js';
 import { bad, type AppliedChunk } from './model.js';
@@ -36,7 +37,7 @@ export function spliceLines(lines: readonly string[], replacements: readonly Rep
   };
   let i = 0;
   for (const r of replacements) {
-    if (r.at < i) throw bad(`${path}: chunks overlap; order them by position in the file`);
+    if (r.at < i) throw bad(`${shownPath(path)}: chunks overlap; order them by position in the file`);
     for (; i < r.at; i++) push(lines[i] as string);
     const start = out.length;
     const original = lines.slice(r.at, r.at + r.remove);

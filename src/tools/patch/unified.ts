@@ -12,6 +12,7 @@
  * One leniency, documented in README.md: when a patch with no CR at all does not apply to a CRLF file,
  *   it is tried again as if its lines had the file's CRs (git refuses it); lines it writes then take CRLF.
  */
+import { shownPath } from '../../core/shown.js';
 import { diffLineChanges } from '../../core/diff.js';
 import { bad, type AppliedChunk, type FilePatch, type HunkRow, type PatchChunk, type UnifiedHunk } from './model.js';
 import { linesAtLf } from './lines.js';
@@ -130,10 +131,10 @@ function parseHunk(lines: readonly string[], at: number, path: string): { chunk:
     if (tag !== ' ' && tag !== '-' && tag !== '+') throw bad(`unexpected diff line: ${row.slice(0, 60)}`);
     if (tag !== '+') oldLeft--;
     if (tag !== '-') newLeft--;
-    if (oldLeft < 0 || newLeft < 0) throw bad(`hunk at line ${oldStart} of ${path} is longer than its header says`);
+    if (oldLeft < 0 || newLeft < 0) throw bad(`hunk at line ${oldStart} of ${shownPath(path)} is longer than its header says`);
     rows.push({ tag, text: row.slice(1), noEol: false });
   }
-  if (oldLeft > 0 || newLeft > 0) throw bad(`hunk at line ${oldStart} of ${path} is shorter than its header says`);
+  if (oldLeft > 0 || newLeft > 0) throw bad(`hunk at line ${oldStart} of ${shownPath(path)} is shorter than its header says`);
   const firstChange = rows.findIndex((r) => r.tag !== ' ');
   let trailing = 0;
   while (trailing < rows.length && (rows[rows.length - 1 - trailing] as HunkRow).tag === ' ') trailing++;
@@ -187,7 +188,7 @@ function applyHunks(prior: string, chunks: readonly PatchChunk[], path: string, 
     const matchEnd = !hunk.zero && hunk.trailing === 0;
     const at = findPos(image, pre, hunk.newStart > 0 ? hunk.newStart - 1 : 0, matchBeginning, matchEnd, comparable);
     if (at < 0) {
-      throw bad(`${path}: hunk ${index + 1} (@@ -${hunk.oldStart} +${hunk.newStart} @@) does not apply; its context and removed lines must match the file exactly (reread it)`);
+      throw bad(`${shownPath(path)}: hunk ${index + 1} (@@ -${hunk.oldStart} +${hunk.newStart} @@) does not apply; its context and removed lines must match the file exactly (reread it)`);
     }
     const post: ImageLine[] = [];
     let k = at;
