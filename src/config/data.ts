@@ -23,7 +23,8 @@ export interface DataLimits {
 
 export const DATA_LIMITS: DataLimits = { maxChars: 1024 * 1024, maxDepth: 64, maxNodes: 100_000, maxAliases: 100 };
 
-export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
+/** A failed parse may say where (1-based line and column) the text went wrong. */
+export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string; line?: number; column?: number };
 
 /** Which parser reads a config file, by its name. */
 export function formatOfName(name: string): DataFormat | undefined {
@@ -46,7 +47,7 @@ export function parseData(text: string, format: DataFormat, limits: DataLimits =
     value = parseUnchecked(text, format, limits);
   } catch (error) {
     if (error instanceof RangeError) return { ok: false, reason: `nested too deeply to parse (${error.message})` };
-    return { ok: false, reason: `not valid ${format.toUpperCase()}: ${firstLine(error)}` };
+    return { ok: false, reason: `not valid ${format.toUpperCase()}: ${firstLine(error)}`, ...errorPosition(error, text) };
   }
   return sanitiseValue(value, limits);
 }
@@ -59,7 +60,7 @@ function parseUnchecked(text: string, format: DataFormat, limits: DataLimits): u
       const errors: ParseError[] = [];
       const value: unknown = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
       const first = errors[0];
-      if (first) throw new Error(`${printParseErrorCode(first.error)} at offset ${first.offset}`);
+      if (first) throw Object.assign(new Error(`${printParseErrorCode(first.error)} at offset ${first.offset}`), { offset: first.offset });
       return value;
     }
     case 'json5':
@@ -69,7 +70,7 @@ function parseUnchecked(text: string, format: DataFormat, limits: DataLimits): u
       // (`!!js/function`, `!!python/object`) would silently become a string, so it is refused.
       const doc = parseDocument(text, { schema: 'core', merge: true, uniqueKeys: false, prettyErrors: false });
       const problem = doc.errors[0] ?? doc.warnings[0];
-      if (problem) throw new Error(problem.code === 'TAG_RESOLVE_FAILED' ? `custom YAML tags are not allowed (${problem.message.split('\n')[0]})` : problem.message);
+      if (problem) throw Object.assign(new Error(problem.code === 'TAG_RESOLVE_FAILED' ? `custom YAML tags are not allowed (${problem.message.split('\n')[0]})` : problem.message), { offset: problem.pos[0] });
       return doc.toJS({ maxAliasCount: limits.maxAliases });
     }
     case 'toml':
@@ -133,6 +134,25 @@ export function sanitiseValue(value: unknown, limits: DataLimits = DATA_LIMITS):
 }
 
 class LimitError extends Error {}
+
+/** Line and column of a parser's error: an offset (jsonc-parser, yaml), or the line/column JSON5 and smol-toml report. */
+function errorPosition(error: unknown, text: string): { line?: number; column?: number } {
+  const e = error as { offset?: unknown; lineNumber?: unknown; columnNumber?: unknown; line?: unknown; column?: unknown };
+  if (typeof e.offset === 'number') {
+    let line = 1;
+    let lineStart = 0;
+    for (let i = 0; i < Math.min(e.offset, text.length); i++) {
+      if (text.charCodeAt(i) === 10) {
+        line++;
+        lineStart = i + 1;
+      }
+    }
+    return { line, column: e.offset - lineStart + 1 };
+  }
+  if (typeof e.lineNumber === 'number') return { line: e.lineNumber, ...(typeof e.columnNumber === 'number' ? { column: e.columnNumber } : {}) };
+  if (typeof e.line === 'number') return { line: e.line, ...(typeof e.column === 'number' ? { column: e.column } : {}) };
+  return {};
+}
 
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

@@ -6,7 +6,7 @@
  * (read as data); this adapter only drops keys that would name code to load.
  */
 import type { Plugin, Options } from 'prettier';
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
+import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, LineEndingPolicy } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import { lazy } from '../core/wasm.js';
 import { firstLine, isPlainObject } from './shared.js';
@@ -137,10 +137,13 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         };
       }
 
+      // LF in, LF out; the engine then writes Prettier's own `endOfLine` (default lf, `auto`: the first CR
+      // decides). Any other value goes to Prettier as written, which rejects it as its CLI does.
+      const endOfLine = String(settings.endOfLine ?? 'lf');
+      const lineEnding = Object.hasOwn(END_OF_LINE, endOfLine) ? END_OF_LINE[endOfLine] : undefined;
       const prettierOptions: Options = {
         ...settings,
-        // LF in, LF out: the engine restores the file's own line endings. An explicit 'crlf'/'cr' is honoured.
-        endOfLine: settings.endOfLine === 'crlf' || settings.endOfLine === 'cr' ? settings.endOfLine : 'lf',
+        ...(lineEnding ? { endOfLine: 'lf' } : {}),
         filepath: request.path,
         plugins,
       };
@@ -150,7 +153,8 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
       }
 
       try {
-        return { kind: 'ok', text: await loaded.format(request.text, prettierOptions) };
+        const text = await loaded.format(request.text, prettierOptions);
+        return lineEnding ? { kind: 'ok', text, lineEnding } : { kind: 'ok', text };
       } catch (error) {
         return resultOfError(error);
       }
@@ -163,6 +167,9 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
     },
   };
 }
+
+/** Prettier's `endOfLine` choices as line-ending policies (`auto` is its guessEndOfLine: the first CR). */
+const END_OF_LINE: Readonly<Record<string, LineEndingPolicy>> = { lf: 'lf', crlf: 'crlf', cr: 'cr', auto: 'first-cr' };
 
 /** `version` is exported by prettier/standalone at run time, but missing from its .d.ts. */
 function versionOf(prettier: unknown): string {
@@ -179,6 +186,9 @@ function resultOfError(error: unknown): AdapterResult {
   const message = firstLine(messageOf(error));
   if (name === 'UndefinedParserError') return { kind: 'unsupported', reason: message };
   if (name === 'ConfigError') return { kind: 'unsupported', reason: message };
+  // Prettier's option normalisation: "Invalid tabWidth value. Expected an integer, but received "4"."
+  const rejected = /^Invalid (\w+) value\./.exec(message);
+  if (rejected?.[1]) return { kind: 'error', message, setting: rejected[1] };
   const loc = (error as { loc?: { start?: { line?: number; column?: number } } } | null)?.loc?.start;
   if (loc && typeof loc.line === 'number' && !/\(\d+:\d+\)\s*$/.test(message)) {
     return { kind: 'error', message: `${message} (${loc.line}:${loc.column ?? 0})` };
