@@ -97,10 +97,12 @@ function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void
 export interface BiomeConfigForPath {
   config: BiomeConfigFile;
   configuration: Record<string, unknown>;
-  /** The files Biome would load for `path` (the root config first when extended), as written. */
+  /** The files Biome loads for `path`: its root config and every nested one below it, as written. */
   sources: ConfigSource[];
   /** A file that could not be read: formatbox refuses rather than use Biome's defaults. */
   error?: ConfigError;
+  /** `formatter.useEditorconfig` of the root config (Biome reads `.editorconfig` only when the root asks). */
+  useEditorconfig: boolean;
 }
 
 /** The config Biome uses for `path`: the nearest one, merged over the root config when it extends `"//"`. */
@@ -109,14 +111,19 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
   const config = applicable[0];
   if (!config) return undefined;
   const root = config.extendsRoot ? applicable.slice(1).find((c) => !c.nested) : undefined;
-  const used = root ? [root, config] : [config];
+  // Biome loads every nested config below the root config before it formats anything: one it rejects
+  // stops the whole run, whichever file is asked for.
+  const projectRoot = applicable.find((c) => !c.nested) ?? applicable[applicable.length - 1] ?? config;
+  const used = configs.filter((c) => c === projectRoot || (isUnder(projectRoot.dir, c.file) && c.nested)).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
   const unreadable = used.find((c) => c.text === null);
   const sources = used.flatMap((c) => (c.text === null ? [] : [{ file: c.file, text: c.text }]));
   const configuration = root ? deepMerge(root.configuration, config.configuration) : config.configuration;
+  const rootFormatter = projectRoot.configuration.formatter;
   return {
     config,
     configuration,
     sources,
+    useEditorconfig: isRecord(rootFormatter) && rootFormatter.useEditorconfig === true,
     ...(unreadable ? { error: { file: unreadable.file, message: 'not read (too large, not a regular file, or outside the root)' } } : {}),
   };
 }

@@ -185,8 +185,11 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
     else {
       overrides.forEach((override: unknown, index) => {
         const where = `overrides[${index}]`;
-        if (!isRecord(override)) {
-          entry.ignored.push({ file, item: where, reason: 'not an object' });
+        // Prettier reads `files` of every override and fails on anything but a string or strings.
+        const files = isRecord(override) ? override.files : undefined;
+        const filesOk = typeof files === 'string' || (Array.isArray(files) && files.length > 0 && files.every((f) => typeof f === 'string'));
+        if (!isRecord(override) || !filesOk) {
+          entry.error ??= { file, ...locateKey(text, 'overrides'), message: `${where}${isRecord(override) ? '.files' : ''} is not ${isRecord(override) ? 'a glob or a list of globs' : 'an object'} (Prettier fails on it)` };
           return;
         }
         const matchers = (value: unknown, what: string): Array<((path: string) => boolean) & { slash?: boolean }> | undefined => {

@@ -197,7 +197,7 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       if (!biome) return { settings: {}, ignored: [] };
       const ignored = [...biome.config.ignored];
       if (biome.error) return { settings: {}, ignored, error: biome.error };
-      const settings = withBiomeEditorconfig(project, biome.configuration, path);
+      const settings = biome.useEditorconfig ? withBiomeEditorconfig(project, biome.configuration, path) : biome.configuration;
       return { settings, ignored, settingsDir: biome.config.dir, configSources: biome.sources };
     }
     case 'ruff': {
@@ -247,8 +247,7 @@ function extrasOf(resolved: ResolvedSettings): { settingsDir?: string; configSou
  * own settings win. The properties for `path` become the base of the formatter section.
  */
 function withBiomeEditorconfig(project: ProjectConfig, configuration: Record<string, unknown>, path: string): Record<string, unknown> {
-  const formatter = configuration.formatter;
-  if (!formatter || typeof formatter !== 'object' || (formatter as Record<string, unknown>).useEditorconfig !== true) return configuration;
+  const formatter = typeof configuration.formatter === 'object' && configuration.formatter !== null ? configuration.formatter : {};
   const root = project.editorconfig.filter((f) => f.dir === '');
   const ec = editorconfigFor(root, path);
   const fromEditorconfig: Record<string, unknown> = {};

@@ -73,6 +73,14 @@ interface Loaded {
   format: (text: string, options: Options) => Promise<string>;
   plugins: Plugin[];
   parsers: Set<string>;
+  /** Prettier's option schema (`getSupportInfo()`), by option name. */
+  schema: Map<string, SupportOption>;
+}
+
+interface SupportOption {
+  name: string;
+  type: string;
+  choices?: Array<{ value: unknown }>;
 }
 
 function parsersOf(plugins: Plugin[]): Set<string> {
@@ -90,7 +98,8 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
   const loader = lazy(async (): Promise<Loaded> => {
     const [prettier, base] = await Promise.all([core.get(), loadBasePlugins()]);
     const plugins = [...base, ...extraPlugins];
-    return { format: prettier.format, plugins, parsers: parsersOf(plugins) };
+    const info = (await (prettier.getSupportInfo as (options: { plugins: Plugin[] }) => Promise<unknown>)({ plugins })) as { options: SupportOption[] };
+    return { format: prettier.format, plugins, parsers: parsersOf(plugins), schema: new Map(info.options.map((o) => [o.name, o])) };
   });
 
   /** The plugin list for one call: the base set, plus an optional built-in plugin if `parser` needs it. */
@@ -129,6 +138,10 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         }
         parser = settings.parser;
       }
+      // The CLI checks every option against the schema before formatting; the API lets a few deprecated
+      // values through (`trailingComma: true` for JSON). Same check, same message as the CLI.
+      const rejected = schemaError(settings, loaded.schema);
+      if (rejected) return { kind: 'error', ...rejected };
       const plugins = await pluginsFor(loaded, parser);
       if (!plugins) {
         return {
@@ -166,6 +179,33 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
       optionalLoaded.clear();
     },
   };
+}
+
+/**
+ * The first option whose value Prettier's CLI rejects, with the CLI's message ("Invalid tabWidth value.
+ * Expected an integer, but received "4"."). Unknown keys are left to Prettier (it ignores them).
+ */
+export function schemaError(settings: Record<string, unknown>, schema: Map<string, SupportOption>): { message: string; setting: string } | undefined {
+  for (const [name, value] of Object.entries(settings)) {
+    const option = schema.get(name);
+    if (!option || name === 'parser' || value === undefined) continue;
+    let expected: string | undefined;
+    if (option.type === 'int' && !(typeof value === 'number' && (Number.isInteger(value) || value === Number.POSITIVE_INFINITY))) expected = 'an integer';
+    else if (option.type === 'boolean' && typeof value !== 'boolean') expected = 'true or false';
+    else if (option.type === 'choice' && option.choices && !option.choices.some((c) => c.value === value)) expected = listOf(option.choices.map((c) => JSON.stringify(c.value)));
+    if (expected) return { message: `Invalid ${name} value. Expected ${expected}, but received ${shown(value)}.`, setting: name };
+  }
+  return undefined;
+}
+
+function listOf(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value !== null && typeof value === 'object') return JSON.stringify(value) ?? String(value);
+  return String(value);
 }
 
 /** Prettier's `endOfLine` choices as line-ending policies (`auto` is its guessEndOfLine: the first CR). */
