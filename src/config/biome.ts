@@ -114,7 +114,7 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
   // Biome loads every nested config below the root config before it formats anything: one it rejects
   // stops the whole run, whichever file is asked for.
   const projectRoot = applicable.find((c) => !c.nested) ?? applicable[applicable.length - 1] ?? config;
-  const used = configs.filter((c) => c === projectRoot || (isUnder(projectRoot.dir, c.file) && c.nested)).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
+  const used = configs.filter((c) => c === projectRoot || isUnder(projectRoot.dir, c.file)).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
   const unreadable = used.find((c) => c.text === null);
   const sources = used.flatMap((c) => (c.text === null ? [] : [{ file: c.file, text: c.text }]));
   const configuration = root ? deepMerge(root.configuration, config.configuration) : config.configuration;
@@ -123,7 +123,7 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
     config,
     configuration,
     sources,
-    useEditorconfig: isRecord(rootFormatter) && rootFormatter.useEditorconfig === true,
+    useEditorconfig: isRecord(rootFormatter) && rootFormatter.useEditorconfig === true && (config === projectRoot || config.extendsRoot),
     ...(unreadable ? { error: { file: unreadable.file, message: 'not read (too large, not a regular file, or outside the root)' } } : {}),
   };
 }

@@ -243,8 +243,9 @@ function extrasOf(resolved: ResolvedSettings): { settingsDir?: string; configSou
 }
 
 /**
- * Biome 2 with `formatter.useEditorconfig: true` reads the `.editorconfig` beside its root config; its
- * own settings win. The properties for `path` become the base of the formatter section.
+ * Biome 2 with `formatter.useEditorconfig: true` in its root config reads the `.editorconfig` beside it,
+ * for files under the root config (or a nested one that extends it); its own settings win. The
+ * properties for `path` become the base of the formatter section.
  */
 function withBiomeEditorconfig(project: ProjectConfig, configuration: Record<string, unknown>, path: string): Record<string, unknown> {
   const formatter = typeof configuration.formatter === 'object' && configuration.formatter !== null ? configuration.formatter : {};
@@ -254,7 +255,7 @@ function withBiomeEditorconfig(project: ProjectConfig, configuration: Record<str
   if (ec.indent_style === 'tab' || ec.indent_style === 'space') fromEditorconfig.indentStyle = ec.indent_style;
   if (typeof ec.indent_size === 'number') fromEditorconfig.indentWidth = ec.indent_size;
   if (ec.end_of_line === 'lf' || ec.end_of_line === 'crlf' || ec.end_of_line === 'cr') fromEditorconfig.lineEnding = ec.end_of_line;
-  if (typeof ec.max_line_length === 'number') fromEditorconfig.lineWidth = ec.max_line_length;
+  // Biome 2.4.15 takes indent_style, indent_size and end_of_line, but not max_line_length (checked against its CLI).
   if (Object.keys(fromEditorconfig).length === 0) return configuration;
   return { ...configuration, formatter: { ...fromEditorconfig, ...(formatter as Record<string, unknown>) } };
 }
