@@ -33,6 +33,7 @@ import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES } from '../config/index.j
 import { applyInput, applyParsedPatch, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
+import { createConfigWatch } from './config-watch.js';
 import { flushDirectorySyncs, readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
@@ -192,6 +193,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let closed = false;
   let discoveredIgnored: IgnoredItem[] = [];
   let discoveredFiles: ProjectFiles = {};
+  const configWatch = createConfigWatch(rootReal);
   let engineReady: Promise<Engine> | undefined;
   let subprocess: SubprocessFormatters | undefined;
 
@@ -203,6 +205,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal), pool.adapters()]);
       discoveredIgnored = discovered.ignored;
       discoveredFiles = discovered.files;
+      configWatch.reset(discovered.files);
       // Subprocess formatters run on this thread: the work happens in the sandboxed process.
       const sub = createSubprocessFormatters({
         sandbox: detectSandbox(),
@@ -237,12 +240,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return target;
   }
 
-  /** After a project config file was written, formatter selection must see the new config. */
+  /**
+   * Before each format: when a project config file was written here, or one along the file's path
+   * changed, appeared or disappeared on disk (git, an editor, `sed`), selection must see the new config.
+   */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
-    if (!paths.some(isConfigFile)) return;
+    if (!paths.some(isConfigFile) && !paths.some((path) => configWatch.changed(path))) return;
     const discovered = await discoverProjectFiles(rootReal);
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;
+    configWatch.reset(discovered.files);
     eng.setProjectFiles(discovered.files);
   }
 
@@ -311,6 +318,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         await refreshConfigIfNeeded(eng, [target.realRel]);
         pending = eng.afterEdit({ path: target.realRel, prior, input, written });
       } else {
+        await refreshConfigIfNeeded(eng, [target.realRel]);
         // The formatter works on W in memory: start it, and write W to disk while it runs.
         // W is on disk (or the edit refused) before F can be written.
         pending = eng.afterEdit({ path: target.realRel, prior, input, written });
@@ -464,6 +472,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return { ...skippedReceipt(target.rel, outcome.content, outcome.reason ?? 'not UTF-8', outcome.line), ms: elapsed(started) };
       }
       const input: WriteInput = { content: prior };
+      await refreshConfigIfNeeded(eng, [target.realRel]);
       if (request.check) {
         return { ...(await eng.afterEdit({ path: target.realRel, prior, input, written: prior })), ms: elapsed(started) };
       }
