@@ -5,7 +5,7 @@
  * CLI per edit) and prints ratios;
  * absolute times on shared machines are noisy.
  *
- *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, cli-serve
+ *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, cli-serve, config-watch
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -17,6 +17,7 @@ const BENCHES: Record<string, string[]> = {
   'sandbox-overhead': ['test/bench/sandbox-overhead.ts', '--rounds', '5'],
   'toml-choice': ['test/bench/toml-choice.ts', '--runs', '5', '--budget-ms', '60000'],
   'cli-serve': ['test/bench/cli-serve.ts', '20'],
+  'config-watch': ['test/bench/config-watch.ts', '20000'],
 };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
