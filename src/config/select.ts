@@ -250,8 +250,14 @@ function extrasOf(resolved: ResolvedSettings): { settingsDir?: string; configSou
 function withBiomeEditorconfig(project: ProjectConfig, configuration: Record<string, unknown>, path: string): Record<string, unknown> {
   const formatter = typeof configuration.formatter === 'object' && configuration.formatter !== null ? configuration.formatter : {};
   const root = project.editorconfig.filter((f) => f.dir === '');
-  const ec = editorconfigFor(root, path);
+  const ec = editorconfigFor(root, path, { postProcess: false });
   const fromEditorconfig: Record<string, unknown> = {};
+  // As Biome 2.4.15's CLI reads them (checked): `indent_size = tab` means tab indentation unless
+  // indent_style says otherwise, and then a width of 4; tab_width is not read.
+  if (ec.indent_size === 'tab') {
+    fromEditorconfig.indentStyle = 'tab';
+    if (ec.indent_style === 'space') fromEditorconfig.indentWidth = 4;
+  }
   if (ec.indent_style === 'tab' || ec.indent_style === 'space') fromEditorconfig.indentStyle = ec.indent_style;
   if (typeof ec.indent_size === 'number') fromEditorconfig.indentWidth = ec.indent_size;
   if (ec.end_of_line === 'lf' || ec.end_of_line === 'crlf' || ec.end_of_line === 'cr') fromEditorconfig.lineEnding = ec.end_of_line;

@@ -116,7 +116,7 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
     }
   });
 
-  const counts = { files: 0, identicalFormatted: 0, identicalUnchanged: 0, bothRefuse: 0, refusedNativeSkipsBrokenConfig: 0, mismatch: 0 };
+  const counts = { files: 0, identicalFormatted: 0, identicalUnchanged: 0, bothRefuse: 0, bothRejectNativeStillWrites: 0, refusedNativeSkipsBrokenConfig: 0, mismatch: 0 };
   const perTool = { prettier: { files: 0, agree: 0 }, biome: { files: 0, agree: 0 } };
   const mismatches: string[] = [];
   for (const outcome of outcomes) {
@@ -127,6 +127,9 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
     const refused = outcome.status === 'failed' && /invalid project config/.test(outcome.reason ?? '');
     if (refused && native === outcome.original && exit !== 0) counts.bothRefuse++;
     else if (refused && isSilentSkip(outcome)) counts.refusedNativeSkipsBrokenConfig++;
+    // Biome 2.4.15 with an unparsable root biome.json and a nested config: it reports the error and
+    // exits 1, and still writes the files with its defaults. Both reject the config.
+    else if (refused && outcome.kind === 'biome' && exit !== 0 && exit !== undefined) counts.bothRejectNativeStillWrites++;
     else if (!refused && native === outcome.formatbox) {
       if (outcome.formatbox === outcome.original) counts.identicalUnchanged++;
       else counts.identicalFormatted++;
@@ -140,7 +143,7 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
     perTool[outcome.kind].agree++;
   }
   console.log(`# config fuzzer, seed ${SEED}: ${PROJECTS} projects (${prettierDirs.length} Prettier, ${biomeDirs.length} Biome), ${counts.files} files`);
-  console.log(`#   identical bytes: ${counts.identicalFormatted} formatted + ${counts.identicalUnchanged} unchanged; both refuse: ${counts.bothRefuse}; formatbox refuses where the native tool silently skips a broken config: ${counts.refusedNativeSkipsBrokenConfig}; mismatches: ${counts.mismatch}`);
+  console.log(`#   identical bytes: ${counts.identicalFormatted} formatted + ${counts.identicalUnchanged} unchanged; both refuse: ${counts.bothRefuse}; both reject the config but the Biome CLI still writes its defaults: ${counts.bothRejectNativeStillWrites}; formatbox refuses where the native tool silently skips a broken config: ${counts.refusedNativeSkipsBrokenConfig}; mismatches: ${counts.mismatch}`);
   console.log(`#   Prettier ${perTool.prettier.agree}/${perTool.prettier.files}, Biome ${perTool.biome.agree}/${perTool.biome.files}`);
   for (const m of mismatches) console.log(`# MISMATCH ${m}`);
   assert.equal(counts.mismatch, 0, `${counts.mismatch} files differ from the native CLI; first ones:\n${mismatches.join('\n')}`);
