@@ -14,6 +14,7 @@ import { isUnder, nearest, normalisePath } from './paths.js';
 import { nearestPrettierConfig, prettierConfigError, prettierOptionsFor } from './prettier.js';
 import type { ProjectConfig } from './project.js';
 import { clangFormatSettingsFor, rustfmtSettingsFor } from './toolchains.js';
+import { ruffExcludes } from './ruff-exclude.js';
 import type { NormalisedUserConfig, UserRule } from './user.js';
 
 export type Selection =
@@ -144,7 +145,12 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
   }
   if (language === 'python') {
     const ruff = nearest(project.ruff, path);
-    if (ruff) return { formatter: 'ruff', because: `${ruff.file}${ruff.file.endsWith('pyproject.toml') ? ' [tool.ruff]' : ''} declares Ruff` };
+    if (ruff) {
+      // As `ruff format --force-exclude` (what editors run on save) treats a file named on its command line.
+      const excluded = ruff.error ? undefined : ruffExcludes(ruff, path);
+      if (excluded) return { skip: `${excluded}; Ruff leaves it alone` };
+      return { formatter: 'ruff', because: `${ruff.file}${ruff.file.endsWith('pyproject.toml') ? ' [tool.ruff]' : ''} declares Ruff` };
+    }
     const black = nearest(project.black, path);
     if (black) return { formatter: 'ruff', because: `${black.file} [tool.black] declares black-style formatting, done by Ruff's formatter` };
   }
@@ -202,6 +208,7 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
     }
     case 'ruff': {
       const config = nearest(project.ruff, path) ?? nearest(project.black, path);
+      if (config?.error) return { settings: {}, ignored: [...config.ignored], error: config.error };
       return { settings: config ? config.settings : {}, ignored: config ? [...config.ignored] : [] };
     }
     case 'rustfmt':
