@@ -4,6 +4,8 @@
  */
 export { createRuntime } from './runtime.js';
 export { createWorkerPool } from './worker-pool.js';
+export { findProjectRoot } from './project-root.js';
+export type { ProjectRoot } from './project-root.js';
 export type { WorkerPool, WorkerPoolOptions, PoolEvent } from './worker-pool.js';
 export type {
   AfterWriteEvent,
