@@ -260,10 +260,10 @@ function withBiomeEditorconfig(project: ProjectConfig, configuration: Record<str
   const ec = editorconfigFor(root, path, { postProcess: false });
   const fromEditorconfig: Record<string, unknown> = {};
   // As Biome 2.4.15's CLI reads them (checked): `indent_size = tab` means tab indentation unless
-  // indent_style says otherwise, and then a width of 4; tab_width is not read.
+  // indent_style (or biome.json) says otherwise, and a width of 4; tab_width is not read.
   if (ec.indent_size === 'tab') {
     fromEditorconfig.indentStyle = 'tab';
-    if (ec.indent_style === 'space') fromEditorconfig.indentWidth = 4;
+    fromEditorconfig.indentWidth = 4;
   }
   if (ec.indent_style === 'tab' || ec.indent_style === 'space') fromEditorconfig.indentStyle = ec.indent_style;
   if (typeof ec.indent_size === 'number') fromEditorconfig.indentWidth = ec.indent_size;
