@@ -9,11 +9,15 @@
  * tick as the last look keeps the same mtime): the same rule git applies to its index.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import type { ProjectFiles } from '../core/types.js';
 import { CONFIG_FILE_NAMES } from '../config/index.js';
 import { SKIPPED_DIRS } from './discover.js';
+import { isInside } from './fs.js';
+
+/** Config files larger than this are compared by stat only (discovery does not read them either). */
+const MAX_READ_BYTES = 1024 * 1024;
 
 /** Entries modified this recently (ms) are verified by content on every check. */
 export const RACY_MS = 2000;
@@ -97,11 +101,12 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
     const signature = signatureOf(stat);
     const mtimeMs = Number(stat.mtimeMs);
     if (known.signature === signature && !racy(known.mtimeMs)) return false;
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(join(rootReal, file));
-    } catch {
-      return true;
+    const bytes = readSafely(rootReal, join(rootReal, file));
+    if (bytes === undefined) {
+      // Not a regular file inside the root (a FIFO, a link out, too large): its stat is what is compared.
+      const differs = known.signature !== undefined;
+      files.set(file, { ...known, signature, mtimeMs });
+      return differs;
     }
     const hash = createHash('sha1').update(bytes).digest('hex');
     let differs: boolean;
@@ -135,6 +140,38 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
       files = new Map(Object.entries(discovered).map(([file, text]) => [file, { mtimeMs: 0, discovered: text }]));
     },
   };
+}
+
+/**
+ * The bytes of a regular file inside the root, up to MAX_READ_BYTES; undefined for anything else. Never
+ * blocks on a FIFO (O_NONBLOCK) and never reads through a symlink that leaves the root.
+ */
+function readSafely(rootReal: string, abs: string): Buffer | undefined {
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    return undefined;
+  }
+  if (!isInside(real, rootReal)) return undefined;
+  let fd: number | undefined;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_READ_BYTES) return undefined;
+    const buffer = Buffer.alloc(stat.size);
+    let total = 0;
+    while (total < buffer.length) {
+      const read = readSync(fd, buffer, total, buffer.length - total, total);
+      if (read === 0) break;
+      total += read;
+    }
+    return buffer.subarray(0, total);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function parentOf(file: string): string {
