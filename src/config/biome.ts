@@ -27,6 +27,8 @@ export interface BiomeConfigFile {
   ignored: IgnoredItem[];
   /** The file as written, for Biome's own loader to check (the adapter does); null when it could not be read. */
   text: string | null;
+  /** Beyond formatbox's parse limits (size, depth, values): refused without handing it to Biome. */
+  error?: ConfigError;
 }
 
 export function loadBiomeConfigs(files: Record<string, string | null>, ignored: IgnoredItem[]): BiomeConfigFile[] {
@@ -46,6 +48,8 @@ export function loadBiomeConfigs(files: Record<string, string | null>, ignored: 
     if (text !== null) {
       const parsed = parseData(text, 'jsonc');
       if (parsed.ok && isRecord(parsed.value)) sanitise(parsed.value, entry);
+      // A syntax error goes to Biome's loader for its own message; a limit (depth, size) never reaches the wasm.
+      else if (!parsed.ok && !parsed.reason.startsWith('not valid')) entry.error = { file, message: parsed.reason };
     }
     ignored.push(...entry.ignored);
     byDir.set(dir, entry);
@@ -115,7 +119,7 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
   // stops the whole run, whichever file is asked for.
   const projectRoot = applicable.find((c) => !c.nested) ?? applicable[applicable.length - 1] ?? config;
   const used = configs.filter((c) => c === projectRoot || isUnder(projectRoot.dir, c.file)).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
-  const unreadable = used.find((c) => c.text === null);
+  const unreadable = used.find((c) => c.text === null || c.error);
   const sources = used.flatMap((c) => (c.text === null ? [] : [{ file: c.file, text: c.text }]));
   const configuration = root ? deepMerge(root.configuration, config.configuration) : config.configuration;
   const rootFormatter = projectRoot.configuration.formatter;
@@ -124,7 +128,7 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
     configuration,
     sources,
     useEditorconfig: isRecord(rootFormatter) && rootFormatter.useEditorconfig === true && (config === projectRoot || config.extendsRoot),
-    ...(unreadable ? { error: { file: unreadable.file, message: 'not read (too large, not a regular file, or outside the root)' } } : {}),
+    ...(unreadable ? { error: unreadable.error ?? { file: unreadable.file, message: 'not read (too large, not a regular file, or outside the root)' } } : {}),
   };
 }
 
