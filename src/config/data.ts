@@ -7,6 +7,7 @@ import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc
 import JSON5 from 'json5';
 import { parseDocument } from 'yaml';
 import { parse as parseToml } from 'smol-toml';
+import { positionAt } from './config-error.js';
 
 export type DataFormat = 'json' | 'jsonc' | 'json5' | 'yaml' | 'toml';
 
@@ -138,17 +139,7 @@ class LimitError extends Error {}
 /** Line and column of a parser's error: an offset (jsonc-parser, yaml), or the line/column JSON5 and smol-toml report. */
 function errorPosition(error: unknown, text: string): { line?: number; column?: number } {
   const e = error as { offset?: unknown; lineNumber?: unknown; columnNumber?: unknown; line?: unknown; column?: unknown };
-  if (typeof e.offset === 'number') {
-    let line = 1;
-    let lineStart = 0;
-    for (let i = 0; i < Math.min(e.offset, text.length); i++) {
-      if (text.charCodeAt(i) === 10) {
-        line++;
-        lineStart = i + 1;
-      }
-    }
-    return { line, column: e.offset - lineStart + 1 };
-  }
+  if (typeof e.offset === 'number') return positionAt(text, e.offset);
   if (typeof e.lineNumber === 'number') return { line: e.lineNumber, ...(typeof e.columnNumber === 'number' ? { column: e.columnNumber } : {}) };
   if (typeof e.line === 'number') return { line: e.line, ...(typeof e.column === 'number' ? { column: e.column } : {}) };
   return {};

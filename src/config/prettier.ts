@@ -8,7 +8,7 @@ import type { IgnoredItem } from '../core/types.js';
 import { compileGlob } from './glob.js';
 import { isRecord, parseData, type DataFormat } from './data.js';
 import { baseOf, dirOf, isUnder, relativeTo } from './paths.js';
-import { locateKey, type ConfigError, type SettingOrigin } from './config-error.js';
+import { locateKey, positionAt, type ConfigError, type SettingOrigin } from './config-error.js';
 
 export type Trust = 'untrusted' | 'trusted';
 
@@ -252,16 +252,10 @@ function parsePrettierConfig(text: string, format: DataFormat | 'strict-json'): 
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const at = /position (\d+)/.exec(message);
-    const position = at ? positionOfOffset(text, Number(at[1])) : {};
+    const position = at ? positionAt(text, Number(at[1])) : {};
     return { ok: false, reason: `not valid JSON: ${message.split('\n')[0]}`, ...position };
   }
   return parseData(text, 'json');
-}
-
-function positionOfOffset(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, column: offset - before.lastIndexOf('\n') };
 }
 
 function originsOf(options: Record<string, unknown>, file: string, text: string): Record<string, SettingOrigin> {
