@@ -10,7 +10,8 @@
  */
 import { shownPath } from '../core/shown.js';
 import { readFileSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
+import { findProjectRoot } from '../node/project-root.js';
 import { unifiedDiff } from '../core/diff.js';
 import { DEFAULT_LIMITS } from '../core/engine.js';
 import { messageOf } from '../core/errors.js';
@@ -51,11 +52,17 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
   if (typeof event.tool_name !== 'string' || !TOOLS.has(event.tool_name) || !event.tool_input || typeof event.tool_input !== 'object') return undefined;
   const filePath = event.tool_input.file_path;
   if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) return undefined;
-  const root = resolve(env.CLAUDE_PROJECT_DIR || (typeof event.cwd === 'string' ? event.cwd : '') || process.cwd());
-  const absolute = resolve(root, filePath);
-  const rel = relative(root, absolute);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined; // Outside the project: not ours.
-  const path = rel.split(sep).join('/');
+  // The project root as the formatters find it: CLAUDE_PROJECT_DIR, else the nearest VCS root, else the
+  // nearest formatter config; symlinks resolved, so a subdirectory cwd or a symlinked path still works.
+  const found = findProjectRoot(filePath, { cwd: event.cwd || process.cwd(), ...(env.CLAUDE_PROJECT_DIR ? { projectDir: env.CLAUDE_PROJECT_DIR } : {}) });
+  if (!found) {
+    // Silence for a file outside the session's directory (not ours); a word when one inside it has no root.
+    const base = resolve(env.CLAUDE_PROJECT_DIR || event.cwd || process.cwd());
+    if (!resolve(base, filePath).startsWith(`${base}${sep}`)) return undefined;
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: `formatbox: ${shownPath(filePath)} was not formatted: no project root found (no CLAUDE_PROJECT_DIR containing it, no VCS root and no formatter config above it)` } };
+  }
+  const { root, path } = found;
+  const absolute = join(root, ...path.split('/'));
 
   const input = toolInput(event.tool_name, event.tool_input);
   if (!input) return undefined;

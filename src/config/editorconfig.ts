@@ -79,7 +79,7 @@ function fullGlob(glob: string): string {
  * Properties for `path` (project-relative), from the given files ordered from the root down.
  * Files above the nearest `root = true` are not used. Later sections and nearer files win.
  */
-export function editorconfigFor(files: EditorconfigFile[], path: string): Record<string, string | number> {
+export function editorconfigFor(files: EditorconfigFile[], path: string, options: { postProcess?: boolean } = {}): Record<string, string | number> {
   const applicable = files.filter((f) => f.dir === '' || path.startsWith(`${f.dir}/`));
   let start = 0;
   applicable.forEach((f, index) => {
@@ -97,7 +97,8 @@ export function editorconfigFor(files: EditorconfigFile[], path: string): Record
     if (value === 'unset') continue;
     out[key] = /^\d+$/.test(value) ? Number(value) : value;
   }
-  // editorconfig-core's post-processing.
+  // editorconfig-core's post-processing (Prettier uses it; Biome reads the raw properties).
+  if (options.postProcess === false) return out;
   if (out.indent_style === 'tab' && !('indent_size' in out)) out.indent_size = 'tab';
   if ('indent_size' in out && !('tab_width' in out) && out.indent_size !== 'tab') out.tab_width = out.indent_size;
   if (out.indent_size === 'tab' && 'tab_width' in out) out.indent_size = out.tab_width as number;

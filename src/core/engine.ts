@@ -21,7 +21,8 @@ import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/i
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
 import { problemsOf } from './wasm.js';
-import { normaliseForFormatter, rangeToNormalised, restoreText, utf8ByteLength } from './text.js';
+import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength } from './text.js';
+import { describeConfigError } from '../config/config-error.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
 
@@ -143,6 +144,7 @@ export function createEngine(options: EngineOptions): Engine {
     if (!user.enabled) return done(skipped(path, 'disabled', text));
     const selection = selectFormatter(project, user, path);
     if (selection.kind === 'skip') return done(skipped(path, selection.reason, text, selection.detail));
+    if (selection.kind === 'invalid-config') return done(await invalidConfig(selection, path, text));
     const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
     const withIgnored = <T extends object>(outcome: T): T => (ignored ? { ...outcome, ignored } : outcome);
 
@@ -176,6 +178,7 @@ export function createEngine(options: EngineOptions): Engine {
           text: prepared.text,
           settings: selection.settings,
           ...(selection.settingsDir !== undefined ? { settingsDir: selection.settingsDir } : {}),
+          ...(selection.configSources ? { configSources: selection.configSources } : {}),
           ...(range ? { range } : {}),
         }),
       limits.timeoutMs,
@@ -188,7 +191,8 @@ export function createEngine(options: EngineOptions): Engine {
         if (result.text.trim() === '' && prepared.text.trim() !== '') {
           return done({ status: 'failed', formatter: producer, content: text, reason: 'formatter returned empty output for a non-empty file', line: failedLine(producer, path, 'returned empty output for a non-empty file'), ...extra });
         }
-        const content = restoreText(text, result.text);
+        // The formatter's own line endings (its policy), or the file's when the adapter names none.
+        const content = applyLineEnding(text, result.text, result.lineEnding);
         const unstable = lastOutput.get(path) === text && content !== text;
         remember(lastOutput, path, content);
         if (content === text) {
@@ -197,8 +201,12 @@ export function createEngine(options: EngineOptions): Engine {
         const line = `formatted (${label(producer)}): ${shownPath(path)}${unstable ? ' (not idempotent: formatting its own output changed it again)' : ''}`;
         return done({ status: 'formatted', formatter: producer, content, line, ...(unstable ? { unstable } : {}), ...extra });
       }
-      case 'error':
-        return done({ status: 'failed', formatter: info, content: text, reason: result.message, line: failedLine(info, path, result.message, result.exitCode), ...extra });
+      case 'error': {
+        // A rejected setting is a config error: name the file and position it was written at.
+        const origin = result.setting !== undefined ? selection.settingOrigins?.[result.setting] : undefined;
+        const message = origin ? `invalid project config: ${describeConfigError({ ...origin, message: result.message })}` : result.message;
+        return done({ status: 'failed', formatter: info, content: text, reason: message, line: failedLine(info, path, message, result.exitCode), ...extra });
+      }
       case 'timeout':
         return done({ status: 'timeout', formatter: info, content: text, reason: `timed out after ${result.ms} ms`, line: `formatter timed out (${info.name}) after ${result.ms} ms: ${shownPath(path)}`, ...extra });
       case 'refused':
@@ -206,6 +214,15 @@ export function createEngine(options: EngineOptions): Engine {
       case 'unsupported':
         return done({ status: 'skipped', formatter: info, content: text, reason: result.reason, line: `not formatted (${result.reason}): ${shownPath(path)}`, ...extra });
     }
+  }
+
+  /** A `failed` outcome for a config the project's formatter would reject: the file stays as written. */
+  async function invalidConfig(selection: Extract<Selection, { kind: 'invalid-config' }>, path: string, text: string): Promise<Omit<FormatOutcome, 'ms' | 'path'>> {
+    const adapter = adaptersByName.get(selection.formatter);
+    const info = adapter ? await infoOf(adapter) : undefined;
+    const reason = `invalid project config: ${describeConfigError(selection.error)}`;
+    const line = info ? failedLine(info, path, reason) : `formatter failed (${selection.formatter}): ${path}: ${reason}`;
+    return { status: 'failed', ...(info ? { formatter: info } : {}), content: text, reason, line, ...(selection.ignored.length > 0 ? { ignored: selection.ignored } : {}) };
   }
 
   const engine: Engine = {

@@ -32,6 +32,7 @@ import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES } from '../config/index.j
 import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
+import { createConfigWatch } from './config-watch.js';
 import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
 import { swapped } from './pinned-dir.js';
@@ -198,6 +199,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let closed = false;
   let discoveredIgnored: IgnoredItem[] = [];
   let discoveredFiles: ProjectFiles = {};
+  const configWatch = createConfigWatch(rootReal);
   let engineReady: Promise<Engine> | undefined;
   let subprocess: SubprocessFormatters | undefined;
 
@@ -209,6 +211,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal), pool.adapters()]);
       discoveredIgnored = discovered.ignored;
       discoveredFiles = discovered.files;
+      configWatch.reset(discovered.files);
       // Subprocess formatters run on this thread: the work happens in the sandboxed process.
       const sub = createSubprocessFormatters({
         sandbox: detectSandbox(),
@@ -262,12 +265,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** Untrusted mode refuses files with several hard links (one name may be outside the project). */
   const readOptions = { refuseHardLinks: trust === 'untrusted' };
 
-  /** After a project config file was written, formatter selection must see the new config. */
+  /**
+   * Before each format: when a project config file was written here, or one along the file's path
+   * changed, appeared or disappeared on disk (git, an editor, `sed`), selection must see the new config.
+   */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
-    if (!paths.some(isConfigFile)) return;
+    if (!paths.some(isConfigFile) && !paths.some((path) => configWatch.changed(path))) return;
     const discovered = await discoverProjectFiles(rootReal);
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;
+    configWatch.reset(discovered.files);
     eng.setProjectFiles(discovered.files);
   }
 
@@ -336,6 +343,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         await refreshConfigIfNeeded(eng, [target.realRel]);
         pending = eng.afterEdit({ path: target.realRel, prior, input, written });
       } else {
+        await refreshConfigIfNeeded(eng, [target.realRel]);
         // The formatter works on W in memory: start it, and write W to disk while it runs.
         // W is on disk (or the edit refused) before F can be written.
         pending = eng.afterEdit({ path: target.realRel, prior, input, written });
@@ -489,6 +497,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return { ...skippedReceipt(target.rel, outcome.content, outcome.reason ?? 'not UTF-8', outcome.line), ms: elapsed(started) };
       }
       const input: WriteInput = { content: prior };
+      await refreshConfigIfNeeded(eng, [target.realRel]);
       if (request.check) {
         return { ...(await eng.afterEdit({ path: target.realRel, prior, input, written: prior })), ms: elapsed(started) };
       }
@@ -520,6 +529,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (selection.kind === 'format') {
         const formatter = typeof selection.formatter === 'string' ? selection.formatter : JSON.stringify(selection.formatter);
         languages.push({ language, path, formatter, because: selection.because });
+      } else if (selection.kind === 'invalid-config') {
+        languages.push({ language, path, formatter: selection.formatter, because: selection.because, skipped: `invalid project config: ${selection.error.file}: ${selection.error.message}` });
       } else {
         languages.push({ language, path, skipped: selection.detail ? `${selection.reason}: ${selection.detail}` : selection.reason });
       }

@@ -5,7 +5,7 @@
  * CLI per edit) and prints ratios;
  * absolute times on shared machines are noisy.
  *
- *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, cli-serve, per-edit
+ *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, cli-serve, per-edit, delivery, config-watch
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -19,6 +19,7 @@ const BENCHES: Record<string, string[]> = {
   'cli-serve': ['test/bench/cli-serve.ts', '20'],
   delivery: ['test/bench/delivery.ts', '--runs', '10'],
   'per-edit': ['test/bench/per-edit.ts', '20'],
+  'config-watch': ['test/bench/config-watch.ts', '20000'],
 };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

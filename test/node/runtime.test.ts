@@ -274,14 +274,17 @@ test('doctor: formatter per language and why, sandbox status, and every ignored 
   console.log(`  doctor: sandbox ${report.sandbox.kind} (${report.sandbox.available ? 'available' : 'unavailable'}); ignored:\n${ignored.replace(/^/gm, '    ')}`);
 });
 
-test('CRLF and a BOM in P are kept in F through the runtime', async () => {
-  const root = project({ 'w.ts': '\uFEFFconst a = 1;\r\nconst b = 2;\r\n' });
+test("through the runtime, F has the formatter's line endings (Biome: lf, or its lineEnding) and P's BOM", async () => {
+  const root = project({ 'w.ts': '\uFEFFconst a = 1;\r\nconst b = 2;\r\n', 'crlf/biome.json': '{ "root": false, "formatter": { "indentStyle": "space", "lineEnding": "crlf" } }\n', 'crlf/w.ts': '\uFEFFconst a = 1;\r\nconst b = 2;\r\n' });
   const rt = runtime(root);
   const receipt = await rt.edit({ path: 'w.ts', oldText: 'const b = 2;', newText: 'const b=[1,2]' });
   assert.equal(receipt.status, 'formatted');
   const disk = readFileSync(join(root, 'w.ts'));
-  assert.equal(disk.toString('utf8'), '\uFEFFconst a = 1;\r\nconst b = [1, 2];\r\n');
+  assert.equal(disk.toString('utf8'), '\uFEFFconst a = 1;\nconst b = [1, 2];\n');
   assert.equal(receipt.content, disk.toString('utf8'));
+  const kept = await rt.edit({ path: 'crlf/w.ts', oldText: 'const b = 2;', newText: 'const b=[1,2]' });
+  assert.equal(readFileSync(join(root, 'crlf/w.ts'), 'utf8'), '\uFEFFconst a = 1;\r\nconst b = [1, 2];\r\n');
+  assert.equal(kept.content, readFileSync(join(root, 'crlf/w.ts'), 'utf8'));
 });
 
 test('non-UTF-8 files: format skips them, write may replace them', async () => {
