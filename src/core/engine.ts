@@ -14,11 +14,12 @@ import type {
   Utf16Range,
 } from './types.js';
 import { FormatboxError, messageOf } from './errors.js';
-import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
+import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
 import { normaliseForFormatter, rangeToNormalised, restoreText, utf8ByteLength } from './text.js';
+import { outputOverCap } from './output-cap.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
 
@@ -76,7 +77,9 @@ export function createEngine(options: EngineOptions): Engine {
     ...definedOnly({ timeoutMs: user.timeoutMs, maxInputBytes: user.maxInputBytes, maxDiffChars: user.maxDiffChars }),
     ...definedOnly(options.limits ?? {}),
   };
-  let project: ProjectConfig = loadProjectConfig(options.projectFiles ?? {}, { trust });
+  // Config is loaded on the caller's thread: its budget never allows more time than a formatter call.
+  const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs) } });
+  let project: ProjectConfig = loadConfig(options.projectFiles ?? {});
   const adaptersByName = new Map(options.formatters.map((adapter) => [adapter.name, adapter]));
   const choiceAdapters = new Map<string, FormatterAdapter | undefined>();
   const infoCache = new Map<FormatterAdapter, Promise<FormatterInfo>>();
@@ -131,6 +134,7 @@ export function createEngine(options: EngineOptions): Engine {
     }
 
     if (!user.enabled) return done(skipped(path, 'disabled', text));
+    if (project.overBudget) return done(overBudget(path, text, project));
     const selection = selectFormatter(project, user, path);
     if (selection.kind === 'skip') return done(skipped(path, selection.reason, text, selection.detail));
     const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
@@ -175,6 +179,8 @@ export function createEngine(options: EngineOptions): Engine {
     switch (result.kind) {
       case 'ok': {
         const producer = result.formatter ?? info;
+        const overCap = outputOverCap(prepared.text, result.text);
+        if (overCap) return done({ status: 'failed', formatter: producer, content: text, reason: overCap, line: failedLine(producer, path, overCap), ...extra });
         if (result.text.trim() === '' && prepared.text.trim() !== '') {
           return done({ status: 'failed', formatter: producer, content: text, reason: 'formatter returned empty output for a non-empty file', line: failedLine(producer, path, 'returned empty output for a non-empty file'), ...extra });
         }
@@ -210,13 +216,17 @@ export function createEngine(options: EngineOptions): Engine {
         },
         request,
       )) as Engine['afterEdit'],
-    explain: (path) => (user.enabled ? selectFormatter(project, user, path) : { kind: 'skip', reason: 'disabled' }),
+    explain: (path) => {
+      if (!user.enabled) return { kind: 'skip', reason: 'disabled' };
+      if (project.overBudget) return { kind: 'skip', reason: 'ignored by project config', detail: `refused: the project config is ${project.overBudget}` };
+      return selectFormatter(project, user, path);
+    },
     get ignored() {
       return project.ignored;
     },
     limits,
     setProjectFiles(files) {
-      project = loadProjectConfig(files, { trust });
+      project = loadConfig(files);
       lastOutput.clear();
     },
     async dispose() {
@@ -225,6 +235,13 @@ export function createEngine(options: EngineOptions): Engine {
     },
   };
   return engine;
+}
+
+/** A project whose config is over budget is not formatted: part of its config would give other bytes than its formatter writes. */
+function overBudget(path: string, content: string, project: ProjectConfig): Omit<FormatOutcome, 'ms' | 'path'> {
+  const reason = `the project config is ${project.overBudget}; formatbox does not format with part of a project's config`;
+  const ignored = project.ignored.slice(-1);
+  return { status: 'refused', content, reason, line: `not formatted (project config over budget): ${path}`, ignored };
 }
 
 function skipped(path: string, reason: string, content: string, detail?: string): Omit<FormatOutcome, 'ms' | 'path'> {
