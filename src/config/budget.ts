@@ -56,8 +56,8 @@ export class ConfigBudget implements GlobBudget {
   /** Charges config text before it is parsed. */
   spendText(chars: number): string | undefined {
     if (this.exceeded) return this.exceeded;
-    if (this.configChars + chars > this.limits.maxConfigChars) return this.exceed(`more than ${this.limits.maxConfigChars} characters of config text`);
     this.configChars += chars;
+    if (this.configChars > this.limits.maxConfigChars) return this.exceed(`more than ${this.limits.maxConfigChars} characters of config text`);
     return this.checkTime();
   }
 
@@ -124,6 +124,6 @@ export function budgetItem(report: ConfigBudgetReport): IgnoredItem {
   return {
     file: '(project config)',
     item: `config budget: ${used.configChars}/${limits.maxConfigChars} characters, ${used.patterns}/${limits.maxPatterns} globs, ${used.globChars}/${limits.maxGlobChars} glob characters, ${used.ms}/${limits.maxMs} ms`,
-    reason: `${report.exceeded ?? 'within budget'}; formatting is refused in this project until its config is within the budget`,
+    reason: `${report.exceeded ?? 'within budget'}; config past that point was not read, and formatting is refused in this project until its config is within the budget`,
   };
 }

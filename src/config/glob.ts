@@ -47,15 +47,18 @@ type Token =
  */
 export function compileGlob(pattern: string, budget?: GlobBudget): Glob {
   if (pattern.length > GLOB_LIMITS.maxLength) return { ok: false, reason: `glob longer than ${GLOB_LIMITS.maxLength} characters` };
+  const cost = globCost(pattern);
+  const tooBig =
+    cost.reason ??
+    (cost.alternatives > GLOB_LIMITS.maxAlternatives ? `braces expand to more than ${GLOB_LIMITS.maxAlternatives} globs` : undefined) ??
+    (cost.chars > GLOB_LIMITS.maxExpandedChars ? `braces expand to more than ${GLOB_LIMITS.maxExpandedChars} characters` : undefined);
+  // A refused pattern still counts (as one pattern of no size): sizing it took work too.
+  const refusal = budget?.spend(tooBig ? { alternatives: 0, chars: 0 } : cost);
+  if (refusal) return { ok: false, reason: refusal };
+  if (tooBig) return { ok: false, reason: tooBig };
   let alternatives: string[];
   try {
-    const source = extglobToBraces(pattern);
-    const cost = expansionCost(source, 0);
-    if (cost.alternatives > GLOB_LIMITS.maxAlternatives) return { ok: false, reason: `braces expand to more than ${GLOB_LIMITS.maxAlternatives} globs` };
-    if (cost.chars > GLOB_LIMITS.maxExpandedChars) return { ok: false, reason: `braces expand to more than ${GLOB_LIMITS.maxExpandedChars} characters` };
-    const refusal = budget?.spend(cost);
-    if (refusal) return { ok: false, reason: refusal };
-    alternatives = expandBraces(source, 0);
+    alternatives = expandBraces(extglobToBraces(pattern), 0);
   } catch (error) {
     return { ok: false, reason: error instanceof GlobError ? error.message : String(error) };
   }

@@ -196,7 +196,8 @@ function compileIgnoreText(text: string, flavours: readonly IgnoreFlavour[], bud
     }
     byFlavour.set(flavour, { rules, refused });
     if (budgetRefused) {
-      for (const rest of flavours) if (!byFlavour.has(rest)) byFlavour.set(rest, { rules: [], refused: [{ item: 'every rule', reason: 'not read: the project config budget ran out' }] });
+      const reason = refused.at(-1)?.reason ?? 'not read';
+      for (const rest of flavours) if (!byFlavour.has(rest)) byFlavour.set(rest, { rules: [], refused: [{ item: 'every rule', reason }] });
       break;
     }
   }

@@ -125,35 +125,62 @@ function emptyProject(trust: Trust, ignored: IgnoredItem[]): ProjectConfig {
   return { trust, gitignore: [], biomeGitignore: [], prettier: [], editorconfig: [], biome: [], ruff: [], black: [], go: [], cargo: [], rustfmt: [], clangFormat: [], toml: [], dprint: [], ignored };
 }
 
-/** Each step runs only while the budget lasts; the globs inside them are charged one by one. */
+/**
+ * Each loader runs one directory at a time (every config kind is resolved per directory), and only
+ * while the budget lasts: a project past it is not parsed further. Globs are charged one by one.
+ */
 function loadInto(project: ProjectConfig, clean: Record<string, string | null>, budget: ConfigBudget): void {
   const { ignored } = project;
+  const directories = groupByDirectory(clean);
+  const eachDirectory = (load: (files: Record<string, string | null>) => void) => (): void => {
+    for (const files of directories) {
+      if (budget.checkTime()) return;
+      load(files);
+    }
+  };
   const steps: Array<() => void> = [
-    () => {
-      for (const [file, text] of Object.entries(clean)) {
-        if (baseOf(file) !== '.editorconfig' || budget.checkTime()) continue;
+    eachDirectory((files) => {
+      for (const [file, text] of Object.entries(files)) {
+        if (baseOf(file) !== '.editorconfig') continue;
         if (text === null) ignored.push({ file, item: '.editorconfig', reason: 'not read (too large, not a regular file, or outside the root)' });
         else project.editorconfig.push(parseEditorconfig(text, file, dirOf(file), ignored, budget));
       }
-      project.editorconfig.sort((a, b) => a.dir.length - b.dir.length);
-    },
-    () => Object.assign(project, loadRuffConfigs(clean, ignored)),
-    () => Object.assign(project, loadRust(clean, ignored)),
+    }),
+    eachDirectory((files) => {
+      const { ruff, black } = loadRuffConfigs(files, ignored);
+      project.ruff.push(...ruff);
+      project.black.push(...black);
+    }),
+    eachDirectory((files) => {
+      const { cargo, rustfmt } = loadRust(files, ignored);
+      project.cargo.push(...cargo);
+      project.rustfmt.push(...rustfmt);
+    }),
     () => loadIgnoreFiles(project, clean, budget),
-    () => (project.prettier = loadPrettierConfigs(clean, project.trust, ignored, budget)),
-    () => {
-      project.biome = loadBiomeConfigs(clean, ignored);
-      chargeBiomeGlobs(project.biome, budget, ignored);
-    },
-    () => (project.go = loadGoModules(clean, ignored)),
-    () => (project.clangFormat = loadClangFormat(clean, ignored)),
-    () => (project.toml = loadTomlDeclarations(clean)),
-    () => (project.dprint = loadDprintConfigs(clean, ignored)),
+    eachDirectory((files) => project.prettier.push(...loadPrettierConfigs(files, project.trust, ignored, budget))),
+    eachDirectory((files) => project.biome.push(...loadBiomeConfigs(files, ignored))),
+    () => chargeBiomeGlobs(project.biome, budget, ignored),
+    eachDirectory((files) => project.go.push(...loadGoModules(files, ignored))),
+    eachDirectory((files) => project.clangFormat.push(...loadClangFormat(files, ignored))),
+    eachDirectory((files) => project.toml.push(...loadTomlDeclarations(files))),
+    eachDirectory((files) => project.dprint.push(...loadDprintConfigs(files, ignored))),
   ];
   for (const step of steps) {
-    if (budget.checkTime()) return;
+    if (budget.checkTime()) break;
     step();
   }
+  project.editorconfig.sort((a, b) => a.dir.length - b.dir.length);
+}
+
+function groupByDirectory(files: Record<string, string | null>): Array<Record<string, string | null>> {
+  const byDir = new Map<string, Record<string, string | null>>();
+  for (const [file, text] of Object.entries(files)) {
+    const dir = dirOf(file);
+    let group = byDir.get(dir);
+    if (!group) byDir.set(dir, (group = {}));
+    group[file] = text;
+  }
+  return [...byDir.values()];
 }
 
 /** `.prettierignore` as git reads it; every `.gitignore` as git and as Biome read it, each compiled once. */
@@ -171,6 +198,7 @@ function loadIgnoreFiles(project: ProjectConfig, clean: Record<string, string | 
   }
   const gitignoreFiles = Object.keys(clean).filter((file) => baseOf(file) === '.gitignore').sort((a, b) => dirOf(a).length - dirOf(b).length);
   for (const file of gitignoreFiles) {
+    if (budget.checkTime()) return;
     const text = clean[file];
     if (text === null || text === undefined) {
       notRead(file);
