@@ -45,11 +45,11 @@ export function formatOfName(name: string): DataFormat | undefined {
 /** Parses `text` as data, within `limits`. Never throws. */
 export function parseData(text: string, format: DataFormat, limits: DataLimits = DATA_LIMITS): Parsed {
   if (text.length > limits.maxChars) return { ok: false, reason: `larger than ${limits.maxChars} characters` };
+  const depth = bracketDepth(text, format === 'json5' || format === 'yaml' || format === 'toml');
+  if (depth > limits.maxDepth) return { ok: false, reason: `nested deeper than ${limits.maxDepth} levels` };
   if ((format === 'yaml' || format === 'json5') && text.length > limits.maxSlowFormatChars) {
     return { ok: false, reason: `${format.toUpperCase()} larger than ${limits.maxSlowFormatChars} characters (its parser is slow; config is read on the caller's thread)` };
   }
-  const depth = bracketDepth(text, format === 'json5' || format === 'yaml' || format === 'toml');
-  if (depth > limits.maxDepth) return { ok: false, reason: `nested deeper than ${limits.maxDepth} levels` };
   let value: unknown;
   try {
     value = parseUnchecked(text, format, limits);
