@@ -30,7 +30,7 @@ export interface ConfigBudgetLimits {
  * Defaults, far above real projects (a large monorepo has a few hundred ignore files and a few
  * thousand patterns), and low enough that loading stays under a second of work and ~100 MB.
  */
-export const CONFIG_BUDGET: ConfigBudgetLimits = { maxConfigChars: 8 * 1024 * 1024, maxPatterns: 20_000, maxGlobChars: 1_000_000, maxMs: 2_000 };
+export const CONFIG_BUDGET: ConfigBudgetLimits = { maxConfigChars: 8 * 1024 * 1024, maxPatterns: 20_000, maxGlobChars: 250_000, maxMs: 2_000 };
 
 /** What a load used, and why it stopped when it did (`exceeded`). Shown by doctor(). */
 export interface ConfigBudgetReport {

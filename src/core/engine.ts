@@ -86,6 +86,17 @@ export function createEngine(options: EngineOptions): Engine {
   const infoCache = new Map<FormatterAdapter, Promise<FormatterInfo>>();
   /** Last formatted output per path, to notice a formatter that is not idempotent. */
   const lastOutput = new Map<string, string>();
+  /** Selection per path until the project config changes: matching its globs is the config work of each edit. */
+  const selections = new Map<string, Selection>();
+
+  function selectionFor(path: string): Selection {
+    let selection = selections.get(path);
+    if (!selection) {
+      selection = selectFormatter(project, user, path);
+      remember(selections, path, selection);
+    }
+    return selection;
+  }
 
   function adapterForSelection(selection: Extract<Selection, { kind: 'format' }>): FormatterAdapter | undefined {
     const { formatter, language } = selection;
@@ -136,7 +147,7 @@ export function createEngine(options: EngineOptions): Engine {
 
     if (!user.enabled) return done(skipped(path, 'disabled', text));
     if (project.overBudget) return done(overBudget(path, text, project));
-    const selection = selectFormatter(project, user, path);
+    const selection = selectionFor(path);
     if (selection.kind === 'skip') return done(skipped(path, selection.reason, text, selection.detail));
     const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
     const withIgnored = <T extends object>(outcome: T): T => (ignored ? { ...outcome, ignored } : outcome);
@@ -220,7 +231,7 @@ export function createEngine(options: EngineOptions): Engine {
     explain: (path) => {
       if (!user.enabled) return { kind: 'skip', reason: 'disabled' };
       if (project.overBudget) return { kind: 'skip', reason: 'ignored by project config', detail: `refused: the project config is ${project.overBudget}` };
-      return selectFormatter(project, user, path);
+      return selectionFor(path);
     },
     get ignored() {
       return project.ignored;
@@ -229,6 +240,7 @@ export function createEngine(options: EngineOptions): Engine {
     setProjectFiles(files) {
       project = loadConfig(files);
       lastOutput.clear();
+      selections.clear();
     },
     async dispose() {
       const all = new Set<FormatterAdapter>([...adaptersByName.values(), ...[...choiceAdapters.values()].filter((a): a is FormatterAdapter => !!a)]);
@@ -291,7 +303,7 @@ async function withTimeout(run: () => Promise<AdapterResult>, timeoutMs: number)
   }
 }
 
-function remember(map: Map<string, string>, key: string, value: string): void {
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
   map.delete(key);
   map.set(key, value);
   if (map.size > 64) map.delete(map.keys().next().value as string);

@@ -150,6 +150,22 @@ export const BUDGET_CASES: BudgetCase[] = [
     },
   },
   {
+    name: 'the costliest matching within the budget: 12 nested .gitignore files of many-star patterns, read by Biome',
+    securityClass: 5,
+    files: () => {
+      const files: Record<string, string> = { 'biome.json': JSON.stringify({ vcs: { enabled: true, clientKind: 'git', useIgnoreFile: true } }) };
+      let dir = '';
+      for (let d = 0; d < 12; d++) {
+        files[`${dir}.gitignore`] = range(1500).map((i) => `*q${i}*w*e*r*t*y*u*i*o*p`).join('\n');
+        dir += `d${d}/`;
+      }
+      return files;
+    },
+    target: 'd0/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/some/long/path/file-with-a-long-name.ts',
+    content: TS_IN,
+    expect: { status: ['formatted'], ignored: [/\.gitignore: .* \(this and later patterns are not read: more than 20000 glob tokens in the file\)/] },
+  },
+  {
     name: 'config text over the budget (12 package.json files of 900 KB)',
     securityClass: 5,
     files: () => ({
