@@ -77,9 +77,10 @@ export function createEngine(options: EngineOptions): Engine {
     ...definedOnly({ timeoutMs: user.timeoutMs, maxInputBytes: user.maxInputBytes, maxDiffChars: user.maxDiffChars }),
     ...definedOnly(options.limits ?? {}),
   };
-  // Config is loaded on the caller's thread. Its budget gets half of timeoutMs at most: the budget is
-  // checked between files and globs, and the other half covers the one file being parsed when it runs out.
-  const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs / 2) } });
+  // Config is loaded on the caller's thread. Its budget gets a quarter of timeoutMs at most: the budget
+  // is checked between files and globs, and the rest covers the one file being parsed when it runs
+  // out (up to ~1 s for 1 MiB of JSON on a loaded machine) and the selection of the path.
+  const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs / 4) } });
   let project: ProjectConfig = loadConfig(options.projectFiles ?? {});
   const adaptersByName = new Map(options.formatters.map((adapter) => [adapter.name, adapter]));
   const choiceAdapters = new Map<string, FormatterAdapter | undefined>();

@@ -222,7 +222,7 @@ export const BUDGET_CASES: BudgetCase[] = [
     securityClass: 7,
     files: () => ({ 'dprint.json': JSON.stringify({ indentWidth: 200, json: {}, plugins: ['https://plugins.dprint.dev/json-0.19.0.wasm'] }) }),
     target: 'data/a.json',
-    content: JSON.stringify({ a: { b: { c: { d: { e: { f: [1, 2, { g: 'h' }] } } } } } }),
+    content: `${JSON.stringify({ a: { b: { c: { d: { e: { f: [1, 2, { g: 'h' }] } } } } } }, null, 2)}\n`,
     expect: { status: ['formatted'], ignored: [/dprint\.json: indentWidth: 200 \(clamped/] },
   },
   {
