@@ -16,6 +16,10 @@
  * (a path is ignored when any file ignores it, so a nested `!name` does not re-include what a
  * parent .gitignore excludes). Both are checked against the real CLIs in
  * test/config/ignore-files-agreement.test.ts.
+ *
+ * Each file is compiled once for both readings (a glob they read alike is one matcher), and a text
+ * compiled before is taken from a cache keyed by its content; every glob is charged to the
+ * project's config budget either way (budget.ts).
  */
 import type { IgnoredItem } from '../core/types.js';
 import { compileGlob, type Glob, type GlobBudget, type GlobCost } from './glob.js';

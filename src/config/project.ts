@@ -56,7 +56,7 @@ export const MAX_CONFIG_FILES = 2000;
 
 export interface LoadOptions {
   trust?: Trust;
-  /** The project's config budget (budget.ts). The engine caps its time at `timeoutMs`. */
+  /** The project's config budget (budget.ts). The engine gives it at most a quarter of `timeoutMs`. */
   budget?: Partial<ConfigBudgetLimits>;
   /** Milliseconds, for the budget's time (a port: universal code has no clock of its own). */
   clock?: () => number;
