@@ -15,7 +15,7 @@ import type {
 } from './types.js';
 import { FormatboxError, messageOf } from './errors.js';
 import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
-import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
+import type { ConfigBudgetReport, NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
 import { normaliseForFormatter, rangeToNormalised, restoreText, utf8ByteLength } from './text.js';
@@ -62,6 +62,8 @@ export interface Engine {
   explain(path: string): Selection;
   /** Every project config item that was ignored or refused. */
   readonly ignored: IgnoredItem[];
+  /** What the project's config used of its budget (see src/config/budget.ts). */
+  readonly configBudget: ConfigBudgetReport | undefined;
   readonly limits: Limits;
   /** Re-reads project config (e.g. after a config file changed on disk). */
   setProjectFiles(files: ProjectFiles): void;
@@ -236,6 +238,9 @@ export function createEngine(options: EngineOptions): Engine {
     },
     get ignored() {
       return project.ignored;
+    },
+    get configBudget() {
+      return project.budget;
     },
     limits,
     setProjectFiles(files) {

@@ -23,6 +23,8 @@ export interface BudgetResult {
   error?: string;
   receipt?: { status: string; reason?: string; line: string; content: string; ignored: string[] };
   doctorIgnored: string[];
+  /** doctor().configBudget.exceeded */
+  budgetExceeded?: string;
 }
 
 const [jobFile, outFile] = process.argv.slice(2);
@@ -46,6 +48,7 @@ try {
   const doctor = await runtime.doctor();
   result.receipt = { status: receipt.status, ...(receipt.reason ? { reason: receipt.reason } : {}), line: receipt.line, content: receipt.content.length < 1_000_000 ? receipt.content : '', ignored: lines(receipt.ignored) };
   result.doctorIgnored = lines(doctor.ignored);
+  if (doctor.configBudget?.exceeded) result.budgetExceeded = doctor.configBudget.exceeded;
 } catch (error) {
   result.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 } finally {

@@ -25,6 +25,7 @@ const CASE_BOUND_MS = 30_000;
 const TIMEOUT_MS = 4_000;
 const MEMORY_GROWTH_MB = 300;
 const CHILDREN = 2;
+const OVER_BUDGET = /^over the project config budget \(/;
 
 function runCase(base: string, c: Pick<BudgetCase, 'files' | 'target' | 'content' | 'trust'>): Promise<BudgetResult & { wallMs: number }> {
   const root = join(base, 'root');
@@ -72,7 +73,10 @@ function check(c: BudgetCase, result: BudgetResult & { wallMs: number }, control
   const lines = [...result.doctorIgnored, ...receipt.ignored];
   for (const pattern of c.expect.ignored ?? []) assert.ok(lines.some((line) => pattern.test(line)), `no ignored item matches ${pattern}; got:\n${lines.slice(0, 20).join('\n')}`);
   for (const pattern of c.expect.receiptIgnored ?? []) assert.ok(receipt.ignored.some((line) => pattern.test(line)), `the receipt lists no item matching ${pattern}; got:\n${receipt.ignored.join('\n')}`);
-  if (receipt.status === 'refused') assert.ok(receipt.ignored.some((line) => /config budget/.test(line)), 'a refused receipt carries the budget item');
+  if (receipt.status === 'refused') {
+    assert.ok(receipt.ignored.some((line) => /config budget/.test(line)), 'a refused receipt carries the budget item');
+    assert.match(result.budgetExceeded ?? '', OVER_BUDGET, 'doctor().configBudget says why');
+  }
 }
 
 test(`hostile config cost and output amplification: ${BUDGET_CASES.length} cases, each bounded in time, stall and memory`, { timeout: 900_000 }, async (t) => {
