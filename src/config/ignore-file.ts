@@ -24,6 +24,7 @@
 import type { IgnoredItem } from '../core/types.js';
 import { compileGlob, type Glob, type GlobBudget, type GlobCost } from './glob.js';
 import { isUnder, relativeTo } from './paths.js';
+import { CONFIG_BUDGET } from './budget.js';
 
 /** Rules read from one ignore file; `dir` is the file's directory ('' is the project root). */
 export interface IgnoreFile {
@@ -115,7 +116,7 @@ interface CompiledText {
  * then compares it), so identical files share one compile. Bounded by the characters it holds.
  */
 const compiledIgnoreFiles = new Map<string, CompiledText>();
-const MAX_CACHED_IGNORE_CHARS = 4 * 1024 * 1024;
+const MAX_CACHED_IGNORE_CHARS = 2 * CONFIG_BUDGET.maxGlobChars;
 let cachedIgnoreChars = 0;
 
 function cacheCompiled(key: string, compiled: CompiledText): void {
