@@ -8,6 +8,7 @@ import type { ConfigSource, IgnoredItem } from '../core/types.js';
 import type { ConfigError } from './config-error.js';
 import { isRecord, parseData } from './data.js';
 import { compileGlob } from './glob.js';
+import { CONFIG_BUDGET } from './budget.js';
 import { baseOf, dirOf, isUnder, relativeTo } from './paths.js';
 import { truncate } from './prettier.js';
 
@@ -212,13 +213,21 @@ function ancestors(path: string): string[] {
 }
 
 const globCache = new Map<string, { test: (path: string) => boolean; reason?: string }>();
+/** Bounded by what it holds, not by count: a project's includes (within its config budget) all fit, so none is compiled twice. */
+const MAX_CACHED_GLOB_SIZE = 2 * CONFIG_BUDGET.maxGlobChars;
+let cachedGlobSize = 0;
 
 function biomeGlob(pattern: string, file: string, where: string, ignored: IgnoredItem[]): (path: string) => boolean {
   let entry = globCache.get(pattern);
   if (!entry) {
     const compiled = compileGlob(pattern.replace(/^\.\//, ''));
     entry = compiled.ok ? { test: compiled.test } : { test: () => false, reason: compiled.reason };
-    if (globCache.size > 1000) globCache.clear();
+    const size = compiled.ok ? compiled.size : 1;
+    if (cachedGlobSize + size > MAX_CACHED_GLOB_SIZE) {
+      globCache.clear();
+      cachedGlobSize = 0;
+    }
+    cachedGlobSize += size;
     globCache.set(pattern, entry);
   }
   if (entry.reason) ignored.push({ file, item: `${where}: ${truncate(pattern)}`, reason: entry.reason });

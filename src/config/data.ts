@@ -20,9 +20,15 @@ export interface DataLimits {
   maxNodes: number;
   /** YAML aliases per document. Default 100. */
   maxAliases: number;
+  /**
+   * Characters per YAML or JSON5 file. Default 64 Ki. Their parsers are slow (a 250 KB YAML file
+   * took 1.8 s in a fresh process here, 1 MB of JSON5 0.6 s), and one file is the unit of config
+   * work that cannot be interrupted on the caller's thread. Real YAML and JSON5 configs are a few KB.
+   */
+  maxSlowFormatChars: number;
 }
 
-export const DATA_LIMITS: DataLimits = { maxChars: 1024 * 1024, maxDepth: 64, maxNodes: 100_000, maxAliases: 100 };
+export const DATA_LIMITS: DataLimits = { maxChars: 1024 * 1024, maxDepth: 64, maxNodes: 100_000, maxAliases: 100, maxSlowFormatChars: 64 * 1024 };
 
 /** A failed parse may say where (1-based line and column) the text went wrong. */
 export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string; line?: number; column?: number };
@@ -43,6 +49,9 @@ export function parseData(text: string, format: DataFormat, limits: DataLimits =
   if (text.length > limits.maxChars) return { ok: false, reason: `larger than ${limits.maxChars} characters` };
   const depth = bracketDepth(text, format === 'json5' || format === 'yaml' || format === 'toml');
   if (depth > limits.maxDepth) return { ok: false, reason: `nested deeper than ${limits.maxDepth} levels` };
+  if ((format === 'yaml' || format === 'json5') && text.length > limits.maxSlowFormatChars) {
+    return { ok: false, reason: `${format.toUpperCase()} larger than ${limits.maxSlowFormatChars} characters (its parser is slow; config is read on the caller's thread)` };
+  }
   let value: unknown;
   try {
     value = parseUnchecked(text, format, limits);

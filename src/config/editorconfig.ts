@@ -3,7 +3,7 @@
  * and mapped to Prettier options the way Prettier's `editorconfig: true` does.
  * Bounded: section and line counts, glob complexity (see glob.ts).
  */
-import { compileGlob } from './glob.js';
+import { compileGlob, type GlobBudget } from './glob.js';
 import type { IgnoredItem } from '../core/types.js';
 
 export const EDITORCONFIG_LIMITS = { maxSections: 1000, maxLineChars: 4096 };
@@ -26,7 +26,7 @@ export interface EditorconfigFile {
 const KNOWN = new Set(['end_of_line', 'indent_style', 'indent_size', 'insert_final_newline', 'trim_trailing_whitespace', 'charset', 'tab_width', 'max_line_length', 'quote_type']);
 
 /** Parses one `.editorconfig`. Sections whose glob is refused are reported in `ignored`. */
-export function parseEditorconfig(text: string, file: string, dir: string, ignored: IgnoredItem[]): EditorconfigFile {
+export function parseEditorconfig(text: string, file: string, dir: string, ignored: IgnoredItem[], budget?: GlobBudget): EditorconfigFile {
   const result: EditorconfigFile = { dir, file, root: false, sections: [] };
   let section: EditorconfigSection | undefined;
   let skipping = false;
@@ -44,7 +44,7 @@ export function parseEditorconfig(text: string, file: string, dir: string, ignor
         break;
       }
       const glob = line.slice(1, -1);
-      const compiled = compileGlob(fullGlob(glob));
+      const compiled = compileGlob(fullGlob(glob), budget);
       if (!compiled.ok) {
         ignored.push({ file, item: `[${glob.length > 60 ? `${glob.slice(0, 60)}…` : glob}]`, reason: compiled.reason });
         section = undefined;

@@ -5,7 +5,7 @@
  * Search order per directory is Prettier's own (config-searcher.js); the nearest directory wins.
  */
 import type { IgnoredItem } from '../core/types.js';
-import { compileGlob } from './glob.js';
+import { compileGlob, type GlobBudget } from './glob.js';
 import { isRecord, parseData, type DataFormat } from './data.js';
 import { baseOf, dirOf, isUnder, relativeTo } from './paths.js';
 import { locateKey, positionAt, type ConfigError, type SettingOrigin } from './config-error.js';
@@ -93,7 +93,7 @@ export interface PrettierConfigFile {
  * Reads every Prettier config among `files`, keeping per directory only the one Prettier would use.
  * Unusable files are reported in `ignored`.
  */
-export function loadPrettierConfigs(files: Record<string, string | null>, trust: Trust, ignored: IgnoredItem[]): PrettierConfigFile[] {
+export function loadPrettierConfigs(files: Record<string, string | null>, trust: Trust, ignored: IgnoredItem[], budget?: GlobBudget): PrettierConfigFile[] {
   const byDir = new Map<string, string[]>();
   for (const path of Object.keys(files)) {
     if ((PRETTIER_CONFIG_NAMES as readonly string[]).includes(baseOf(path))) {
@@ -105,7 +105,7 @@ export function loadPrettierConfigs(files: Record<string, string | null>, trust:
   for (const [dir, paths] of byDir) {
     const ordered = [...paths].sort((a, b) => rank(a) - rank(b));
     for (const file of ordered) {
-      const entry = readOne(file, dir, files[file] ?? null, trust);
+      const entry = readOne(file, dir, files[file] ?? null, trust, budget);
       if (!entry) continue; // package.json without "prettier": Prettier keeps looking in the same directory.
       if (entry.skippedByPrettier) {
         // Prettier skips it and keeps looking in the same directory: so does the search, but the file is remembered.
@@ -126,7 +126,7 @@ function rank(path: string): number {
   return (PRETTIER_CONFIG_NAMES as readonly string[]).indexOf(baseOf(path));
 }
 
-function readOne(file: string, dir: string, text: string | null, trust: Trust): PrettierConfigFile | undefined {
+function readOne(file: string, dir: string, text: string | null, trust: Trust, budget?: GlobBudget): PrettierConfigFile | undefined {
   const base = baseOf(file);
   const entry: PrettierConfigFile = { dir, file, options: {}, overrides: [], ignored: [], code: false, origins: {} };
   if (PRETTIER_CODE_CONFIG_NAMES.includes(base)) {
@@ -200,7 +200,7 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
               entry.ignored.push({ file, item: `${where}.${what}[${k}]`, reason: 'not a string' });
               return undefined;
             }
-            const m = prettierGlob(pattern);
+            const m = prettierGlob(pattern, budget);
             if (!m.ok) {
               entry.ignored.push({ file, item: `${where}.${what}: ${truncate(pattern)}`, reason: m.reason });
               return undefined;
@@ -227,9 +227,9 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
 }
 
 /** A glob from `overrides`, negation (`!x`) handled as micromatch does for a single pattern. */
-function prettierGlob(pattern: string): { ok: true; test: (path: string) => boolean } | { ok: false; reason: string } {
+function prettierGlob(pattern: string, budget?: GlobBudget): { ok: true; test: (path: string) => boolean } | { ok: false; reason: string } {
   const negated = pattern.startsWith('!') && !pattern.startsWith('!(');
-  const compiled = compileGlob(negated ? pattern.slice(1) : pattern);
+  const compiled = compileGlob(negated ? pattern.slice(1) : pattern, budget);
   if (!compiled.ok) return compiled;
   const test = (path: string): boolean => path === pattern || compiled.test(path);
   return { ok: true, test: negated ? (path) => !test(path) : test };

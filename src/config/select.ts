@@ -212,11 +212,11 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       return { settings: config ? config.settings : {}, ignored: config ? [...config.ignored] : [] };
     }
     case 'rustfmt':
-      return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)rust-toolchain(\.toml)?$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
+      return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)(rust-toolchain(\.toml)?|\.?rustfmt\.toml)$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
     case 'gofmt':
       return { settings: {}, ignored: project.ignored.filter((i) => i.file.endsWith('go.mod') && isUnder(dirOfFile(i.file), path)) };
     case 'clang-format':
-      return { settings: clangFormatSettingsFor(project.clangFormat, path, language), ignored: [] };
+      return { settings: clangFormatSettingsFor(project.clangFormat, path, language), ignored: project.ignored.filter((i) => /(^|\/)[._]clang-format$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
     case 'toml':
     case 'dprint:markdown':
     case 'dprint:json': {

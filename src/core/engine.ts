@@ -16,13 +16,14 @@ import type {
 } from './types.js';
 import { shownPath } from './shown.js';
 import { FormatboxError, messageOf } from './errors.js';
-import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
-import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
+import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
+import type { ConfigBudgetReport, NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
 import { problemsOf } from './wasm.js';
 import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength } from './text.js';
 import { describeConfigError } from '../config/config-error.js';
+import { outputOverCap } from './output-cap.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
 
@@ -72,6 +73,8 @@ export interface Engine {
   explain(path: string): Selection;
   /** Every project config item that was ignored or refused. */
   readonly ignored: IgnoredItem[];
+  /** What the project's config used of its budget (see src/config/budget.ts). */
+  readonly configBudget: ConfigBudgetReport | undefined;
   readonly limits: Limits;
   /** Re-reads project config (e.g. after a config file changed on disk). */
   setProjectFiles(files: ProjectFiles): void;
@@ -87,12 +90,27 @@ export function createEngine(options: EngineOptions): Engine {
     ...definedOnly({ timeoutMs: user.timeoutMs, maxInputBytes: user.maxInputBytes, maxDiffChars: user.maxDiffChars }),
     ...definedOnly(options.limits ?? {}),
   };
-  let project: ProjectConfig = loadProjectConfig(options.projectFiles ?? {}, { trust });
+  // Config is loaded on the caller's thread. Its budget gets a quarter of timeoutMs at most: the budget
+  // is checked between files and globs, and the rest covers the one file being parsed when it runs
+  // out (up to ~1 s for 1 MiB of JSON on a loaded machine) and the selection of the path.
+  const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs / 4) } });
+  let project: ProjectConfig = loadConfig(options.projectFiles ?? {});
   const adaptersByName = new Map(options.formatters.map((adapter) => [adapter.name, adapter]));
   const choiceAdapters = new Map<string, FormatterAdapter | undefined>();
   const infoCache = new Map<FormatterAdapter, Promise<FormatterInfo>>();
   /** Last formatted output per path, to notice a formatter that is not idempotent. */
   const lastOutput = new Map<string, string>();
+  /** Selection per path until the project config changes: matching its globs is the config work of each edit. */
+  const selections = new Map<string, Selection>();
+
+  function selectionFor(path: string): Selection {
+    let selection = selections.get(path);
+    if (!selection) {
+      selection = selectFormatter(project, user, path);
+      remember(selections, path, selection);
+    }
+    return selection;
+  }
 
   function adapterForSelection(selection: Extract<Selection, { kind: 'format' }>): FormatterAdapter | undefined {
     const { formatter, language } = selection;
@@ -142,7 +160,8 @@ export function createEngine(options: EngineOptions): Engine {
     }
 
     if (!user.enabled) return done(skipped(path, 'disabled', text));
-    const selection = selectFormatter(project, user, path);
+    if (project.overBudget) return done(overBudget(path, text, project));
+    const selection = selectionFor(path);
     if (selection.kind === 'skip') return done(skipped(path, selection.reason, text, selection.detail));
     if (selection.kind === 'invalid-config') return done(await invalidConfig(selection, path, text));
     const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
@@ -188,6 +207,8 @@ export function createEngine(options: EngineOptions): Engine {
     switch (result.kind) {
       case 'ok': {
         const producer = result.formatter ?? info;
+        const overCap = outputOverCap(prepared.text, result.text);
+        if (overCap) return done({ status: 'failed', formatter: producer, content: text, reason: overCap, line: failedLine(producer, path, overCap), ...extra });
         if (result.text.trim() === '' && prepared.text.trim() !== '') {
           return done({ status: 'failed', formatter: producer, content: text, reason: 'formatter returned empty output for a non-empty file', line: failedLine(producer, path, 'returned empty output for a non-empty file'), ...extra });
         }
@@ -256,14 +277,22 @@ export function createEngine(options: EngineOptions): Engine {
       ).flat();
       return { ok: problems.length === 0, problems };
     },
-    explain: (path) => (user.enabled ? selectFormatter(project, user, path) : { kind: 'skip', reason: 'disabled' }),
+    explain: (path) => {
+      if (!user.enabled) return { kind: 'skip', reason: 'disabled' };
+      if (project.overBudget) return { kind: 'skip', reason: 'ignored by project config', detail: `refused: the project config is ${project.overBudget}` };
+      return selectionFor(path);
+    },
     get ignored() {
       return project.ignored;
     },
+    get configBudget() {
+      return project.budget;
+    },
     limits,
     setProjectFiles(files) {
-      project = loadProjectConfig(files, { trust });
+      project = loadConfig(files);
       lastOutput.clear();
+      selections.clear();
     },
     async dispose() {
       const all = new Set<FormatterAdapter>([...adaptersByName.values(), ...[...choiceAdapters.values()].filter((a): a is FormatterAdapter => !!a)]);
@@ -271,6 +300,13 @@ export function createEngine(options: EngineOptions): Engine {
     },
   };
   return engine;
+}
+
+/** A project whose config is over budget is not formatted: part of its config would give other bytes than its formatter writes. */
+function overBudget(path: string, content: string, project: ProjectConfig): Omit<FormatOutcome, 'ms' | 'path'> {
+  const reason = `the project config is ${project.overBudget}; formatbox does not format with part of a project's config`;
+  const ignored = project.ignored.slice(-1);
+  return { status: 'refused', content, reason, line: `not formatted (project config over budget): ${path}`, ignored };
 }
 
 function skipped(path: string, reason: string, content: string, detail?: string): Omit<FormatOutcome, 'ms' | 'path'> {
@@ -319,7 +355,7 @@ async function withTimeout(run: () => Promise<AdapterResult>, timeoutMs: number)
   }
 }
 
-function remember(map: Map<string, string>, key: string, value: string): void {
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
   map.delete(key);
   map.set(key, value);
   if (map.size > 64) map.delete(map.keys().next().value as string);

@@ -28,7 +28,7 @@ import type {
   UserConfig,
   WriteInput,
 } from '../core/types.js';
-import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES } from '../config/index.js';
+import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES, type ConfigBudgetReport } from '../config/index.js';
 import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
@@ -140,6 +140,8 @@ export interface DoctorReport {
   /** Subprocess formatters (sandboxed): where each binary is, or why it cannot run. */
   subprocess: SubprocessStatus[];
   ignored: IgnoredItem[];
+  /** What the project's config used of its budget, and why loading stopped when it did (`exceeded`). */
+  configBudget?: ConfigBudgetReport;
   workers: PoolStats;
   limits: Limits;
 }
@@ -543,6 +545,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       sandbox: { kind: sandbox.kind, available: sandbox.unavailable === undefined, detail: sandbox.unavailable ?? sandbox.describe() },
       subprocess: subprocess?.status() ?? [],
       ignored: dedupeIgnored([...discoveredIgnored, ...eng.ignored, ...unreadFiles(discoveredFiles, [...discoveredIgnored, ...eng.ignored], trust)]),
+      ...(eng.configBudget ? { configBudget: eng.configBudget } : {}),
       workers: pool.stats(),
       limits: eng.limits,
     };
