@@ -276,7 +276,7 @@ function matchesAt(image: readonly ImageLine[], pre: readonly string[], preHashe
  * apply.c hash_line: over the line's UTF-8 bytes, skipping git's whitespace (space, \t, \n, \r),
  * kept to 24 bits (`unsigned hash : 24`). A lone surrogate counts as U+FFFD, as TextEncoder writes it.
  */
-export function gitLineHash(line: string): number {
+function gitLineHash(line: string): number {
   let hash = 0;
   const add = (byte: number): void => {
     hash = (hash * 3 + byte) & 0xffffff;
