@@ -210,7 +210,7 @@ test('the thin entry loads no formatter and no engine; --no-daemon and FORMATBOX
   }
 });
 
-test('a warm daemon follows project config changed on disk', { timeout: 120_000, todo: 'relies on the runtime noticing config changed on disk (the config-fidelity issue); fails until that is merged' }, async () => {
+test('a warm daemon follows project config changed on disk', { timeout: 120_000 }, async () => {
   const { env } = isolated();
   const root = tracked(project({ 'biome.json': '{ "formatter": { "indentStyle": "space" } }\n' }));
   const text = 'function f(){return 1}\n';
