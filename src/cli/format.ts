@@ -26,7 +26,7 @@ interface FormatFlags {
 const MAX_FILES = 100_000;
 
 export async function runFormat(root: string, flags: FormatFlags, options: HandlerOptions): Promise<number> {
-  const files = collectFiles(root, flags.positional.length > 0 ? flags.positional : ['.']);
+  const files = collectFiles(root, flags.positional.length > 0 ? flags.positional : ['.'], options.findRoot === true);
   const handler = createRequestHandler(options);
   const tty = process.stderr.isTTY === true && !flags.json;
   const counts = { formatted: 0, unchanged: 0, skipped: 0, failed: 0 };
@@ -63,8 +63,12 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
 }
 
-/** Project-relative paths of the files named or found below the directories named, sorted. */
-function collectFiles(root: string, named: string[]): string[] {
+/**
+ * Paths relative to `root` of the files named or found below the directories named, sorted. With
+ * `anywhere` (no --root: `root` is the working directory and each file's project root is found per
+ * file), a file may lie above it.
+ */
+function collectFiles(root: string, named: string[], anywhere: boolean): string[] {
   const out = new Set<string>();
   const visit = (abs: string, explicit: boolean): void => {
     let stat;
@@ -80,7 +84,7 @@ function collectFiles(root: string, named: string[]): string[] {
       }
     } else if (stat.isFile() && (explicit || languageOf(abs) !== undefined)) {
       const rel = relative(root, abs);
-      if (rel.startsWith('..')) throw new FormatboxError('PATH_REFUSED', `${shownPath(abs)} is outside the project root ${shownPath(root)}`);
+      if (rel.startsWith('..') && !anywhere) throw new FormatboxError('PATH_REFUSED', `${shownPath(abs)} is outside the project root ${shownPath(root)}`);
       out.add(rel.split(sep).join('/'));
       if (out.size > MAX_FILES) throw new FormatboxError('INVALID_REQUEST', `more than ${MAX_FILES} files; name fewer paths`);
     }

@@ -121,7 +121,8 @@ async function main(argv: string[]): Promise<number> {
   const flags = parseFlags(rest);
   const root = resolve(flags.root ?? process.cwd());
   const { config } = loadUserConfig(flags.config);
-  const handlerOptions = { defaultRoot: root, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
+  // Without --root, each request runs in its file's project root, found as the formatters find it.
+  const handlerOptions = { defaultRoot: root, findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
   switch (command) {
     case 'doctor': {
       const handler = createRequestHandler(handlerOptions);
