@@ -7,7 +7,8 @@
  * `apply_patch {patch}`, `format {path}`, `doctor {}` (`file_path` is accepted for `path`, and
  * `input` for `patch`). Each returns the receipt's note as text and the whole receipt as
  * structured content. The root is the client's first root (roots/list) when it offers roots,
- * else --root, else the current directory; every path is contained in it as in the runtime.
+ * else --root, else each file's project root (request-root.ts); every path is contained in it as
+ * in the runtime.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
