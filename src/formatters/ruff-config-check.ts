@@ -7,7 +7,8 @@
  *
  * One exception, to never refuse a valid project: an unknown rule selector (`select = ["XYZ1"]`) is
  * accepted. Rule codes come and go between Ruff releases, only the linter reads them, and the table's
- * keys and types were already accepted when Ruff resolves selectors (after deserializing).
+ * keys and types were already accepted when Ruff resolves selectors (after deserializing). And a path
+ * needing an environment variable (`extend = "$HOME/…"`) is not judged: the wasm has no environment.
  *
  * The module must already be initialised (the adapter calls this after loading its wasm).
  */
@@ -42,12 +43,30 @@ export function createRuffConfigChecker(): RuffConfigChecker {
 
 /** Ruff's message when it rejects `options` (selector errors excepted), else undefined. */
 function rejectionOf(options: Record<string, unknown>): string | undefined {
+  let judged = options;
+  // Each round either accepts, rejects, or drops one key the wasm cannot judge (at most every key once).
+  for (let round = 0; round <= Object.keys(options).length; round++) {
+    const message = loaderMessage(judged);
+    if (message === undefined || /^Unknown rule selector/.test(message)) return undefined;
+    if (!ENVIRONMENT_LOOKUP.test(message)) return message;
+    // Ruff expands `$VAR` in paths (`extend`, `cache-dir`, `src`, …); the wasm has no environment,
+    // where the CLI would have one. Not Ruff's verdict: drop the key that needs it and judge the rest.
+    const culprit = Object.keys(judged).find((name) => loaderMessage({ [name]: judged[name] }) !== undefined && ENVIRONMENT_LOOKUP.test(loaderMessage({ [name]: judged[name] }) ?? ''));
+    if (culprit === undefined) return undefined;
+    judged = Object.fromEntries(Object.entries(judged).filter(([name]) => name !== culprit));
+  }
+  return undefined;
+}
+
+const ENVIRONMENT_LOOKUP = /environment variable not found/;
+
+/** The first line of the error Ruff's loader throws for `options`, without its `Error:` prefixes. */
+function loaderMessage(options: Record<string, unknown>): string | undefined {
   try {
     new Workspace(options, PositionEncoding.Utf16).free();
     return undefined;
   } catch (thrown) {
-    const message = firstLine(messageOf(thrown)).replace(/^(Error:\s*)+/, '');
-    return /^Unknown rule selector/.test(message) ? undefined : message;
+    return firstLine(messageOf(thrown)).replace(/^(Error:\s*)+/, '');
   }
 }
 

@@ -137,6 +137,8 @@ test('unknown top-level keys, wrong types and an unmet required-version are refu
     ['ruff.toml', 'target-version = "py99"\n', /ruff\.toml:1:1: target-version: unknown variant `py99`/],
     ['ruff.toml', 'select = "E"\n', /ruff\.toml:1:1: select: invalid type: string "E", expected a sequence/],
     ['ruff.toml', 'required-version = ">=99"\n', /ruff\.toml:1:1: required-version: Required version `>=99` does not match the running version/],
+    ['ruff.toml', 'extend = "$HOME/base.toml"\nline-lenght = 1\n', /ruff\.toml:2:1: unknown field `line-lenght`/],
+    ['ruff.toml', 'cache-dir = "$HOME/c"\nextend-exclude = ["a["]\n', /ruff\.toml:2:1: extend-exclude: error parsing glob/],
   ];
   for (const [file, text, reason] of cases) {
     const outcome = await run({ [file]: text }, 'a.py');
@@ -152,6 +154,8 @@ test('valid Ruff tables with lint-only sections, other tools\' sections and unkn
     ['pyproject.toml', '[project]\nname = "x"\n[tool.ruff]\nline-length = 100\nsrc = ["src"]\ntarget-version = "py311"\nfix = true\nshow-fixes = true\ncache-dir = ".cache"\n[tool.ruff.lint]\nextend-select = ["I"]\n[tool.ruff.lint.pydocstyle]\nconvention = "google"\n[tool.ruff.format]\ndocstring-code-format = true\n'],
     ['ruff.toml', 'extend = "../base.toml"\nnamespace-packages = ["pkg"]\nrespect-gitignore = false\nbuiltins = ["_"]\noutput-format = "full"\n'],
     ['ruff.toml', 'select = ["E"]\nper-file-ignores = { "a.py" = ["F401"] }\n[lint]\nextend-select = ["ZZZ999"]\n'],
+    // Ruff expands $VAR in paths from the environment; the wasm has none, so these are not judged.
+    ['ruff.toml', 'extend = "$HOME/.config/ruff/base.toml"\ncache-dir = "$XDG_CACHE_HOME/ruff"\nsrc = ["$PROJECT/src"]\n'],
   ];
   for (const [file, text] of valid) {
     const outcome = await run({ [file]: text }, 'a.py');
