@@ -51,6 +51,9 @@ for (const [mode, env] of [['through the daemon', iso.env], ['in-process', noDae
       const check = await runCli(built.cli, ['format', '--check', 'deep/a.ts'], { env, cwd });
       assert.equal(check.code, 1, check.stderr);
       assert.match(check.stdout, /would reformat/);
+      // The file named by its absolute path through `base` (the symlink, in that variant).
+      const absolute = await runCli(built.cli, ['format', '--check', join(base, 'sub/deep/a.ts')], { env, cwd });
+      assert.equal(absolute.code, 1, absolute.stderr);
 
       const write = await runCli(built.cli, ['format', '--write', 'deep/a.ts', '../top.ts'], { env, cwd });
       assert.equal(write.code, 0, write.stderr);
