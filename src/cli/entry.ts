@@ -14,7 +14,7 @@ import { quietOnEpipe } from './epipe.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
 import { COMMAND_HELP } from './help.js';
-import { placeRequest, withNoRootReason } from './request-root.js';
+import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
 import { formatboxBuildId, formatboxVersion } from './version.js';
 
 interface ThinFlags {
@@ -182,11 +182,11 @@ async function thinFormatFiles(flags: ThinFlags, env: NodeJS.ProcessEnv): Promis
   for (const named of flags.positional) {
     const path = relative(root, resolve(named)).split(sep).join('/');
     try {
-      const receipt = (await requestThroughDaemon({ method: 'format', path, check: flags.check }, flags, env)) as { status: string; line: string };
+      const receipt = (await requestThroughDaemon({ method: 'format', path, check: flags.check }, flags, env)) as { status: string; line: string; reason?: string };
       const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
       counts[kind]++;
       if (kind === 'formatted') process.stdout.write(`${flags.check ? `would reformat: ${path}` : receipt.line}\n`);
-      if (kind === 'failed') process.stdout.write(`${receipt.line}\n`);
+      if (kind === 'failed' || saysNoRoot(receipt)) process.stdout.write(`${receipt.line}\n`);
     } catch (error) {
       counts.failed++;
       process.stdout.write(`error: ${path}: ${describe(error)}\n`);

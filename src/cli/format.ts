@@ -15,6 +15,7 @@ import { SKIPPED_DIRS } from '../node/discover.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { formatJsonStatus } from './format-args.js';
 import { createRequestHandler, type HandlerOptions } from './requests.js';
+import { saysNoRoot } from './request-root.js';
 
 interface FormatFlags {
   positional: string[];
@@ -48,7 +49,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
       counts[kind]++;
       if (flags.json) {
         process.stdout.write(JSON.stringify({ path, status: formatJsonStatus(receipt.status, flags.check), line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}) }) + '\n');
-      } else if (kind === 'formatted' || kind === 'failed') {
+      } else if (kind === 'formatted' || kind === 'failed' || saysNoRoot(receipt)) {
         const text = kind === 'formatted' && flags.check ? `would reformat: ${shownPath(path)}` : receipt.line;
         process.stdout.write(`${tty ? '\r\x1b[K' : ''}${text}\n`);
       }

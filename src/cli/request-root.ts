@@ -68,6 +68,11 @@ function callerMayReach(root: string, file: string, cwd: string): boolean {
   return within(cwdReal, file) || within(root, cwdReal);
 }
 
+/** Whether a receipt says its file was not formatted because no project root was found (the CLI prints it). */
+export function saysNoRoot(receipt: { status?: unknown; reason?: unknown }): boolean {
+  return receipt.status === 'skipped' && typeof receipt.reason === 'string' && receipt.reason.startsWith(NO_ROOT_REASON);
+}
+
 /** A receipt of a file with no project root: when it was not formatted, its reason says why. */
 export function withNoRootReason<T>(result: T, noRoot: boolean): T {
   if (!noRoot || !result || typeof result !== 'object') return result;

@@ -98,6 +98,12 @@ test('a file with no project root (no VCS root, no formatter config above it) sa
   assert.equal(line.status, 'skipped');
   assert.match(line.reason, /no project root found/);
   for (const env of [iso.env, noDaemon]) {
+    const plain = await runCli(built.cli, ['format', '--write', 'a.ts'], { env, cwd: bare });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /a\.ts.*no project root found/);
+    const stdin = await runCli(built.cli, ['format', '--stdin-filepath', 'b.ts'], { env, cwd: bare, input: MESSY });
+    assert.equal(stdin.stdout, MESSY, 'the input as it was');
+    assert.match(stdin.stderr, /no project root found/);
     const apply = await runCli(built.cli, ['apply', '--json'], { env, cwd: bare, input: JSON.stringify({ method: 'format', path: 'a.ts', check: true }) });
     assert.equal(apply.code, 0, apply.stderr);
     assert.match(JSON.parse(apply.stdout).reason, /no project root found/);
