@@ -64,10 +64,14 @@ export interface ExtendedConfig {
  * Reads the files `entries` names (from `files`, the project's config files as read). Returns them
  * in order, or the error that stops formatting with this config.
  */
-export function readBiomeExtends(configFile: string, entries: readonly unknown[], files: Readonly<Record<string, string | null>>): { extended: ExtendedConfig[] } | { error: ConfigError } {
+export function readBiomeExtends(configFile: string, extendsValue: unknown, files: Readonly<Record<string, string | null>>): { extended: ExtendedConfig[] } | { error: ConfigError } {
   const extended: ExtendedConfig[] = [];
-  for (const entry of entries) {
-    if (entry === '//') continue;
+  // As Biome 2.4.15: `"//"` is valid only as the whole value; anything else must be a list of paths.
+  if (extendsValue === undefined || extendsValue === '//') return { extended };
+  // Anything else that is not a list, Biome's own loader rejects (the adapter runs it), with its message and position.
+  if (!Array.isArray(extendsValue)) return { extended };
+  for (const entry of extendsValue as unknown[]) {
+    if (entry === '//') return { error: { file: configFile, message: 'Failed to resolve the configuration from // ("//" is valid only as the whole extends value, as Biome reads it)' } };
     if (typeof entry !== 'string') return { error: { file: configFile, message: `extends: ${JSON.stringify(entry)} is not a string` } };
     const resolved = resolveBiomeExtends(configFile, entry);
     if ('reason' in resolved) return { error: refusal(configFile, entry, resolved.reason) };

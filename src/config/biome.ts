@@ -1,7 +1,7 @@
 /**
- * biome.json / biome.jsonc (and `.biome.json[c]`) read as JSONC data and sanitised:
- * `extends` (except `"//"`, the project root config) and `plugins` are stripped, `files.maxSize`
- * is clamped to Biome's default. `files.includes`/`formatter.includes` (and Biome 1's
+ * biome.json / biome.jsonc (and `.biome.json[c]`) read as JSONC data and sanitised: `extends`
+ * files inside the root are merged (biome-extends.ts), `"//"` merges the root config, anything else
+ * in `extends` refuses the config; `plugins` are stripped, `files.maxSize` is clamped to Biome's default. `files.includes`/`formatter.includes` (and Biome 1's
  * `ignore`/`include`) are evaluated here, since the wasm `formatFile` does not honour them.
  */
 import type { ConfigSource, IgnoredItem } from '../core/types.js';
@@ -70,12 +70,9 @@ function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void
   const out: Record<string, unknown> = { ...config };
   delete out.$schema;
   if (out.root === false) entry.nested = true;
-  if (out.extends !== undefined) {
-    const list = Array.isArray(out.extends) ? out.extends : [out.extends];
-    // Files inside the root are merged (mergeExtended); anything else refuses the config there.
-    if (list.includes('//')) entry.extendsRoot = true;
-    delete out.extends;
-  }
+  // `"//"` (the whole value) merges the root config; a list of files is merged by mergeExtended.
+  if (out.extends === '//') entry.extendsRoot = true;
+  delete out.extends;
   if (out.plugins !== undefined) {
     const list = Array.isArray(out.plugins) ? out.plugins : [out.plugins];
     list.forEach((plugin, index) => entry.ignored.push({ file, item: `plugins[${index}]: ${truncate(JSON.stringify(plugin) ?? String(plugin))}`, reason: 'plugins are never loaded in untrusted mode' }));
@@ -109,13 +106,12 @@ function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void
  * config file; `extends` inside it is not followed, as in Biome. Their texts join `sources`.
  */
 function mergeExtended(extendsValue: unknown, entry: BiomeConfigFile, files: Record<string, string | null>): void {
-  if (extendsValue === undefined) return;
-  const list = Array.isArray(extendsValue) ? extendsValue : [extendsValue];
-  const read = readBiomeExtends(entry.file, list, files);
+  const read = readBiomeExtends(entry.file, extendsValue, files);
   if ('error' in read) {
     entry.error = read.error;
     return;
   }
+  if (read.extended.length === 0) return;
   let merged: Record<string, unknown> = {};
   for (const extended of read.extended) {
     const part: BiomeConfigFile = { dir: entry.dir, file: extended.file, configuration: {}, nested: false, extendsRoot: false, ignored: [], text: extended.text };
