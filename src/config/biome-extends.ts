@@ -4,7 +4,8 @@
  * - entries in order, each later one over the earlier ones, the extending file over all of them;
  * - objects merge key by key, `overrides` lists are concatenated (the extended file's first), any
  *   other value (including lists such as `files.includes`) is replaced;
- * - an entry is resolved against the directory of the file that extends;
+ * - an entry is resolved against the directory of the file that extends; a `.json` file is read as
+ *   strict JSON (comments and trailing commas are errors in Biome too), any other name as JSONC;
  * - `extends` inside an extended file is not followed (Biome ignores it), so there are no chains
  *   and no cycles; a file that extends itself merges over itself (no change), as in Biome;
  * - globs in an extended file are relative to the extending config's directory (as in Biome).
@@ -78,12 +79,25 @@ export function readBiomeExtends(configFile: string, extendsValue: unknown, file
     if (!(resolved.path in files)) return { error: refusal(configFile, entry, `${resolved.path} does not exist in the project (Biome stops: No such file or directory)`) };
     const text = files[resolved.path];
     if (typeof text !== 'string') return { error: refusal(configFile, entry, `${resolved.path} was not read (too large, not a regular file, or a symlink out of the root)`) };
+    // Biome reads an extended `.json` file as strict JSON (a comment or trailing comma stops it), any other as JSONC.
     const parsed = parseData(text, 'jsonc');
     if (!parsed.ok) return { error: { file: resolved.path, message: `${parsed.reason} (extended by ${configFile})` } };
+    const strictError = resolved.path.endsWith('.json') ? strictJsonError(text) : undefined;
+    if (strictError) return { error: { file: resolved.path, message: `not valid JSON (Biome reads an extended .json file as strict JSON): ${strictError} (extended by ${configFile})` } };
     if (!isRecord(parsed.value)) return { error: { file: resolved.path, message: `not a JSON object (extended by ${configFile})` } };
     extended.push({ file: resolved.path, text, configuration: parsed.value });
   }
   return { extended };
+}
+
+/** Comments and trailing commas, which the JSONC reading accepts. Runs after parseData's caps held (depth, size). */
+function strictJsonError(text: string): string | undefined {
+  try {
+    JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 function refusal(configFile: string, entry: string, reason: string): ConfigError {

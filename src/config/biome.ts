@@ -147,7 +147,8 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
   const projectRoot = applicable.find((c) => !c.nested) ?? applicable[applicable.length - 1] ?? config;
   const used = configs.filter((c) => c === projectRoot || isUnder(projectRoot.dir, c.file)).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
   const unreadable = used.find((c) => c.text === null || c.error);
-  const sources = used.flatMap((c) => (c.text === null ? [] : [{ file: c.file, text: c.text }]));
+  // Files they extend go through Biome's loader too: it rejects an extended file it cannot read.
+  const sources = used.flatMap((c) => [...(c.text === null ? [] : [{ file: c.file, text: c.text }]), ...(c.extended ?? [])]);
   const configuration = root ? deepMerge(root.configuration, config.configuration) : config.configuration;
   const rootFormatter = projectRoot.configuration.formatter;
   return {
