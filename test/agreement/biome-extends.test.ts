@@ -138,6 +138,8 @@ const REFUSE: RefuseCase[] = [
   { name: 'a missing file', files: { 'biome.json': JSON.stringify({ extends: ['./shared/nope.json'] }) }, reason: /^invalid project config: biome\.json: extends "\.\/shared\/nope\.json" is not followed: shared\/nope\.json does not exist/, nativeFails: true },
   { name: 'a package name', files: { 'biome.json': JSON.stringify({ extends: ['some-shared-biome-config'] }) }, reason: /biome\.json: extends "some-shared-biome-config" is not followed: a package name/, nativeFails: true },
   { name: '"//" inside a list', files: { 'biome.json': '{}', 'pkg/biome.json': JSON.stringify({ root: false, extends: ['//', './x.json'] }), 'pkg/x.json': '{}' }, reason: /pkg\/biome\.json: Failed to resolve the configuration from \/\//, nativeFails: true },
+  { name: 'a comment in an extended .json file', files: { 'biome.json': JSON.stringify({ extends: ['./base.json'] }), 'base.json': '{\n  // no\n  "formatter": {}\n}\n' }, reason: /^invalid project config: base\.json: not valid JSON \(Biome reads an extended \.json file as strict JSON\)/, nativeFails: true },
+  { name: 'an unknown key in an extended file (Biome\'s own loader)', files: { 'biome.json': JSON.stringify({ extends: ['./base.jsonc'] }), 'base.jsonc': '{ "formatter": { "indentWidht": 3 } }\n' }, reason: /^invalid project config: base\.jsonc:1:\d+: .*indentWidht/, nativeFails: true },
   { name: 'a path out of the root', files: { 'biome.json': JSON.stringify({ extends: ['../outside.json'] }) }, reason: /biome\.json: extends "\.\.\/outside\.json" is not followed: a path outside the project root/, nativeFails: false },
 ];
 
