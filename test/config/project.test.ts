@@ -318,3 +318,10 @@ test('custom YAML tags make a YAML config unreadable (never a silently stringifi
   assert.equal(s.kind, 'invalid-config');
   assert.match(s.kind === 'invalid-config' ? s.error.message : '', /custom YAML tags/);
 });
+
+test('Biome: extended files count against the project config budget (text, and the globs in them)', () => {
+  const files = { 'biome.json': JSON.stringify({ extends: ['./big.json'] }), 'big.json': JSON.stringify({ formatter: { indentStyle: 'space' }, files: { includes: ['**', ...Array.from({ length: 50 }, (_, i) => `!gen${i}/**`)] } }) };
+  assert.equal(loadProjectConfig(files, { trust: 'untrusted' }).overBudget, undefined);
+  assert.match(loadProjectConfig(files, { trust: 'untrusted', budget: { maxConfigChars: files['big.json'].length } }).overBudget ?? '', /over the project config budget/);
+  assert.match(loadProjectConfig(files, { trust: 'untrusted', budget: { maxPatterns: 20 } }).overBudget ?? '', /over the project config budget/);
+});
