@@ -129,7 +129,8 @@ function toRule(key: string, value: unknown, source: string, appendFile: boolean
     if (typeof v.wasi === 'string') {
       if (v.args !== undefined && !(Array.isArray(v.args) && v.args.every((a) => typeof a === 'string'))) throw invalid(`${where}.args must be a list of strings`);
       if (v.sha256 !== undefined && !(typeof v.sha256 === 'string' && /^[0-9a-f]{64}$/i.test(v.sha256))) throw invalid(`${where}.sha256 must be 64 hex digits`);
-      rule.choice = { wasi: v.wasi, ...(v.args ? { args: v.args as string[] } : {}), ...(v.sha256 ? { sha256: v.sha256 as string } : {}) };
+      if (v.env !== undefined && !(typeof v.env === 'object' && v.env !== null && !Array.isArray(v.env) && Object.values(v.env).every((e) => typeof e === 'string'))) throw invalid(`${where}.env must be an object of strings`);
+      rule.choice = { wasi: v.wasi, ...(v.args ? { args: v.args as string[] } : {}), ...(v.env ? { env: { ...(v.env as Record<string, string>) } } : {}), ...(v.sha256 ? { sha256: (v.sha256 as string).toLowerCase() } : {}) };
       rule.because = `${where} runs the WASI module ${v.wasi}`;
       return rule;
     }

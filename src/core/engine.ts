@@ -150,10 +150,10 @@ export function createEngine(options: EngineOptions): Engine {
     }
     const info = await infoOf(adapter);
 
-    const prepared = normaliseForFormatter(text);
+    const prepared = adapter.rawText ? { text } : normaliseForFormatter(text);
     let range = request.range ? rangeToNormalised(text, request.range) : undefined;
     let scopeFallback: string | undefined;
-    if (range && (!adapter.supportsRange || (adapter.rangeLanguages && !adapter.rangeLanguages.includes(selection.language)))) {
+    if (range && (!adapter.supportsRange || adapter.rawText || (adapter.rangeLanguages && !adapter.rangeLanguages.includes(selection.language)))) {
       scopeFallback = `${info.name} cannot format a range of ${selection.language}; formatted the whole file`;
       range = undefined;
     }
@@ -178,7 +178,7 @@ export function createEngine(options: EngineOptions): Engine {
         if (result.text.trim() === '' && prepared.text.trim() !== '') {
           return done({ status: 'failed', formatter: producer, content: text, reason: 'formatter returned empty output for a non-empty file', line: failedLine(producer, path, 'returned empty output for a non-empty file'), ...extra });
         }
-        const content = restoreText(text, result.text);
+        const content = adapter.rawText ? result.text : restoreText(text, result.text);
         const unstable = lastOutput.get(path) === text && content !== text;
         remember(lastOutput, path, content);
         if (content === text) {

@@ -95,6 +95,12 @@ export interface FormatterAdapter {
   readonly supportsRange: boolean;
   /** When set, ranges are honoured only for these languages (Prettier formats CSS or Markdown whole). */
   readonly rangeLanguages?: readonly string[];
+  /**
+   * The adapter gets the file's text as it is (BOM and line endings included) and its output is the
+   * final text, line endings and BOM included (an EditorConfig normaliser sets both). Default false:
+   * LF text in, and the engine restores the file's own line endings and BOM.
+   */
+  readonly rawText?: boolean;
   /** Real name/version/via of the formatter (may load the module). */
   info(): Promise<FormatterInfo>;
   format(request: AdapterRequest): Promise<AdapterResult>;
@@ -121,7 +127,7 @@ export type WasmSource =
 export type FormatterChoice =
   | string // built-in name: 'prettier' | 'biome' | 'ruff' | 'gofmt' | 'rustfmt' | 'clang-format' | 'toml' | …
   | { command: string | string[] }
-  | { wasi: string; args?: string[]; sha256?: string }
+  | { wasi: string; args?: string[]; env?: Record<string, string>; sha256?: string }
   | { dprint: string };
 
 /** Trusted configuration from the embedding program (or the CLI user's formatbox.json). */

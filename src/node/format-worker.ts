@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     port.postMessage({ type: 'fatal', message: messageOf(error) } satisfies WorkerReply);
     return;
   }
-  const meta: AdapterMeta[] = [...adapters.values()].map((a) => ({ name: a.name, via: a.via, languages: [...a.languages], supportsRange: a.supportsRange, ...(a.rangeLanguages ? { rangeLanguages: [...a.rangeLanguages] } : {}) }));
+  const meta: AdapterMeta[] = [...adapters.values()].map((a) => ({ name: a.name, via: a.via, languages: [...a.languages], supportsRange: a.supportsRange, ...(a.rangeLanguages ? { rangeLanguages: [...a.rangeLanguages] } : {}), ...(a.rawText ? { rawText: true } : {}) }));
   port.postMessage({ type: 'ready', adapters: meta } satisfies WorkerReply);
 
   port.on('message', (message: WorkerRequest) => {
