@@ -13,6 +13,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { messageOf } from '../core/errors.js';
 import type { AdapterResult, FormatterAdapter } from '../core/types.js';
 import { createBuiltinAdapters } from './builtins.js';
+import { projectWasmWorkerAdapters } from './project-wasm.js';
 import type { AdapterMeta, WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
 
 /** Messages that mean a wasm instance trapped or panicked: its state can no longer be trusted. */
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     if (init.builtins) {
       const onCompiled = (name: string, module: WebAssembly.Module) => port.postMessage({ type: 'compiled', name, module } satisfies WorkerReply);
       for (const adapter of createBuiltinAdapters({ compiled: init.compiled, onCompiled })) adapters.set(adapter.name, adapter);
+      for (const adapter of projectWasmWorkerAdapters()) adapters.set(adapter.name, adapter);
     }
     for (const url of init.modules) {
       const module = (await import(url)) as { createAdapters?: () => FormatterAdapter[] | Promise<FormatterAdapter[]> };

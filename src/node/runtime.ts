@@ -35,6 +35,7 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { flushDirectorySyncs, readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
+import { projectWasiAdapterFor } from './project-wasm.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
 import { createSubprocessFormatters, type ApprovalRequest, type SubprocessFormatters, type SubprocessStatus } from './subprocess.js';
 import { detectSandbox } from './sandbox/index.js';
@@ -212,13 +213,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(options.approve ? { approve: options.approve } : {}),
       });
       subprocess = sub;
+      const wasiFor = projectWasiAdapterFor({ pool, rootReal });
       return createEngine({
         formatters: [...adapters, ...sub.adapters],
         ...(options.config ? { config: options.config } : {}),
         projectFiles: discovered.files,
         trust,
         limits,
-        adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => sub.adapterFor(choice, language),
+        adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => wasiFor(choice, language) ?? sub.adapterFor(choice, language),
       });
     })().catch((error: unknown) => {
       engineReady = undefined;
