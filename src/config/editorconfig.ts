@@ -119,3 +119,17 @@ export function editorconfigToPrettier(ec: Record<string, string | number>): Rec
   if (ec.end_of_line === 'lf' || ec.end_of_line === 'crlf' || ec.end_of_line === 'cr') result.endOfLine = ec.end_of_line;
   return result;
 }
+
+/** Values of the properties formatbox's EditorConfig normaliser applies (src/formatters/editorconfig.ts). */
+const NORMALISED: Readonly<Record<string, readonly unknown[]>> = {
+  trim_trailing_whitespace: ['true'],
+  insert_final_newline: ['true', 'false'],
+  end_of_line: ['lf', 'crlf', 'cr'],
+  indent_style: ['space', 'tab'],
+  charset: ['utf-8', 'utf-8-bom'],
+};
+
+/** The properties of a file's EditorConfig that the normaliser would apply (none: it is not used). */
+export function normalisedProperties(properties: Record<string, string | number>): string[] {
+  return Object.keys(NORMALISED).filter((key) => NORMALISED[key]!.includes(properties[key]));
+}

@@ -7,7 +7,7 @@ import type { FormatterChoice, IgnoredItem, SkipReason } from '../core/types.js'
 import { languageOf, extensionOf } from '../core/languages.js';
 import { biomeConfigFor, biomeExcludes, biomeVcsIgnore } from './biome.js';
 import type { DprintPluginName } from './dprint.js';
-import { editorconfigFor, editorconfigToPrettier } from './editorconfig.js';
+import { editorconfigFor, editorconfigToPrettier, normalisedProperties } from './editorconfig.js';
 import { insideNodeModules, isIgnoredBy } from './ignore-file.js';
 import { isUnder, nearest, normalisePath } from './paths.js';
 import { nearestPrettierConfig, prettierOptionsFor } from './prettier.js';
@@ -71,7 +71,7 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
     }
     return { kind: 'format', formatter: rule.choice, language: lang, settings: {}, because: rule.because, ignored: [] };
   }
-  if (!language) return { kind: 'skip', reason: 'unknown extension' };
+  if (!language) return editorconfigFallback(project, path, 'text') ?? { kind: 'skip', reason: 'unknown extension' };
 
   const declared = declaredFormatter(project, path, language);
   if (declared && 'skip' in declared) return { kind: 'skip', reason: 'ignored by project config', detail: declared.skip, language };
@@ -82,12 +82,27 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
     because = formatter ? `mode 'always': ${NAMES[formatter] ?? formatter} is the default for ${language}` : undefined;
   }
   if (!formatter || !because) {
+    const fallback = editorconfigFallback(project, path, language);
+    if (fallback) return fallback;
     return { kind: 'skip', reason: 'no formatter declared', detail: `the project declares no formatter for ${language}`, language };
   }
   const prettierSkip = formatter === 'prettier' ? prettierIgnores(project, path) : undefined;
   if (prettierSkip) return { kind: 'skip', reason: 'ignored by project config', detail: prettierSkip, language };
   const resolved = settingsFor(project, formatter, path, language);
   return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: short(resolved.ignored), ...dirOf(resolved) };
+}
+
+/**
+ * A file no formatter covers gets what an editor's EditorConfig plugin does on save, when the
+ * project's `.editorconfig` gives it a property the normaliser applies. Dependencies are left alone.
+ */
+function editorconfigFallback(project: ProjectConfig, path: string, language: string): Selection | undefined {
+  if (project.editorconfig.length === 0 || insideNodeModules(path)) return undefined;
+  const properties = editorconfigFor(project.editorconfig, path);
+  const applied = normalisedProperties(properties);
+  if (applied.length === 0) return undefined;
+  const file = [...project.editorconfig].reverse().find((f) => f.dir === '' || path.startsWith(`${f.dir}/`));
+  return { kind: 'format', formatter: 'editorconfig', language, settings: properties, because: `${file?.file ?? '.editorconfig'} sets ${applied.join(', ')} and no formatter covers this file`, ignored: [] };
 }
 
 /** Why Prettier's CLI would leave `path` alone: node_modules, the root .gitignore, the root .prettierignore. */

@@ -12,6 +12,7 @@ import { prettierFormatter } from './prettier.js';
 import { ruffFormatter } from './ruff.js';
 import { tomlFormatter } from './toml.js';
 import { dprintPluginFormatter } from './dprint-plugin.js';
+import { editorconfigFormatter } from './editorconfig.js';
 
 /** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
 export const BUILTIN_WASM_FILES = {
@@ -24,6 +25,8 @@ export const BUILTIN_WASM_FILES = {
   toml: 'dprint-toml.wasm',
   'dprint-markdown': 'dprint-markdown.wasm',
   'dprint-json': 'dprint-json.wasm',
+  // Built from wasm/editorconfig/editorconfig.c (WASI).
+  editorconfig: 'editorconfig.wasm',
 } as const;
 
 export type BuiltinWasmName = keyof typeof BUILTIN_WASM_FILES;
@@ -42,6 +45,7 @@ export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSourc
   // Chosen by a project's dprint.json or the user's `{dprint: 'markdown' | 'json'}`, never by default.
   if (wasm['dprint-markdown']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-markdown'], name: 'dprint:markdown', section: 'markdown', languages: ['markdown'] }));
   if (wasm['dprint-json']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-json'], name: 'dprint:json', section: 'json', languages: ['json', 'jsonc'] }));
+  if (wasm.editorconfig) adapters.push(editorconfigFormatter({ wasm: wasm.editorconfig }));
   return adapters;
 }
 

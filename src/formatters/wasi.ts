@@ -449,7 +449,7 @@ export function resultOf(result: WasiRunResult, program: string): AdapterResult 
     case 'exit': {
       if (result.code !== 0) return { kind: 'error', message: said || `${program} exited with code ${result.code}`, exitCode: result.code };
       try {
-        return { kind: 'ok', text: new TextDecoder('utf-8', { fatal: true }).decode(result.stdout) };
+        return { kind: 'ok', text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(result.stdout) };
       } catch {
         return { kind: 'error', message: `${program} wrote output that is not UTF-8` };
       }

@@ -18,6 +18,7 @@ export const BUILTIN_WASM: Readonly<Record<string, string>> = {
   toml: '@dprint/toml/plugin.wasm',
   'dprint-markdown': '@dprint/markdown/plugin.wasm',
   'dprint-json': '@dprint/json/plugin.wasm',
+  editorconfig: 'formatbox/wasm/editorconfig/editorconfig.wasm',
 };
 
 /** Resolves a file inside an installed package, also when its package.json `exports` hides it. */

@@ -17,7 +17,7 @@ writeFileSync(join(root, 'secret.txt'), 'TOP-SECRET');
 symlinkSync('/etc/passwd', join(root, 'tools', 'outside.wasm'));
 const sha = (file: string) => createHash('sha256').update(readFileSync(join(root, file))).digest('hex');
 
-function runtimeWith(formatters: Record<string, FormatterChoice>, timeoutMs = 1500) {
+function runtimeWith(formatters: Record<string, FormatterChoice>, timeoutMs = 3000) {
   return createRuntime({ root, config: { formatters, languages: { text: ['txt'] } }, limits: { timeoutMs } });
 }
 
@@ -56,7 +56,7 @@ test('hostile modules: loop and unbounded memory.grow time out, flood and odd ex
     assert.equal(loop.status, 'timeout', loop.line);
     const grow = await rt.write({ path: 'grow/a.txt', content: 'x\n' });
     assert.equal(grow.status, 'timeout', grow.line);
-    assert.ok(performance.now() - started < 8000, 'both stopped near the 1.5 s limit');
+    assert.ok(performance.now() - started < 15000, 'both stopped near the 3 s limit');
     const flood = await rt.write({ path: 'flood/a.txt', content: 'x\n' });
     assert.equal(flood.status, 'failed');
     assert.match(flood.line, /wrote more than \d+ bytes to stdout and was stopped/);
