@@ -13,7 +13,7 @@ import { truncate } from './prettier.js';
 export const DPRINT_CONFIG_NAMES = ['dprint.json', 'dprint.jsonc', '.dprint.json', '.dprint.jsonc'];
 
 /** The dprint plugins formatbox ships, by the section name dprint.json gives them. */
-export const DPRINT_PLUGINS = ['toml', 'markdown', 'json'] as const;
+export const DPRINT_PLUGINS = ['toml', 'markdown', 'json', 'dockerfile'] as const;
 export type DprintPluginName = (typeof DPRINT_PLUGINS)[number];
 
 const GLOBAL_KEYS = ['lineWidth', 'indentWidth', 'useTabs'];

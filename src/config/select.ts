@@ -53,7 +53,7 @@ export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
 };
 
 /** Languages a shipped dprint plugin formats, and the plugin (its dprint.json section name). */
-const DPRINT_LANGUAGES: Readonly<Record<string, DprintPluginName>> = { toml: 'toml', markdown: 'markdown', json: 'json', jsonc: 'json' };
+const DPRINT_LANGUAGES: Readonly<Record<string, DprintPluginName>> = { toml: 'toml', markdown: 'markdown', json: 'json', jsonc: 'json', dockerfile: 'dockerfile' };
 
 const NAMES: Record<string, string> = { prettier: 'Prettier', biome: 'Biome', ruff: 'Ruff', gofmt: 'gofmt', rustfmt: 'rustfmt', 'clang-format': 'clang-format', toml: 'the TOML formatter' };
 
@@ -202,7 +202,8 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       return { settings: clangFormatSettingsFor(project.clangFormat, path, language), ignored: [] };
     case 'toml':
     case 'dprint:markdown':
-    case 'dprint:json': {
+    case 'dprint:json':
+    case 'dprint:dockerfile': {
       // dprint.json settings (global keys and the plugin's section); taplo.toml is only a declaration.
       const plugin = formatter === 'toml' ? 'toml' : (formatter.slice('dprint:'.length) as DprintPluginName);
       const dprint = nearest(project.dprint.filter((d) => d.plugins.has(plugin)), path);

@@ -25,6 +25,7 @@ export const BUILTIN_WASM_FILES = {
   toml: 'dprint-toml.wasm',
   'dprint-markdown': 'dprint-markdown.wasm',
   'dprint-json': 'dprint-json.wasm',
+  'dprint-dockerfile': 'dprint-dockerfile.wasm',
   // Built from wasm/editorconfig/editorconfig.c (WASI).
   editorconfig: 'editorconfig.wasm',
 } as const;
@@ -45,6 +46,7 @@ export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSourc
   // Chosen by a project's dprint.json or the user's `{dprint: 'markdown' | 'json'}`, never by default.
   if (wasm['dprint-markdown']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-markdown'], name: 'dprint:markdown', section: 'markdown', languages: ['markdown'] }));
   if (wasm['dprint-json']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-json'], name: 'dprint:json', section: 'json', languages: ['json', 'jsonc'] }));
+  if (wasm['dprint-dockerfile']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-dockerfile'], name: 'dprint:dockerfile', section: 'dockerfile', languages: ['dockerfile'] }));
   if (wasm.editorconfig) adapters.push(editorconfigFormatter({ wasm: wasm.editorconfig }));
   return adapters;
 }

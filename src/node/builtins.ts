@@ -18,6 +18,7 @@ export const BUILTIN_WASM: Readonly<Record<string, string>> = {
   toml: '@dprint/toml/plugin.wasm',
   'dprint-markdown': '@dprint/markdown/plugin.wasm',
   'dprint-json': '@dprint/json/plugin.wasm',
+  'dprint-dockerfile': '@dprint/dockerfile/plugin.wasm',
   editorconfig: 'formatbox/wasm/editorconfig/editorconfig.wasm',
 };
 
