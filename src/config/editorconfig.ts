@@ -133,3 +133,22 @@ const NORMALISED: Readonly<Record<string, readonly unknown[]>> = {
 export function normalisedProperties(properties: Record<string, string | number>): string[] {
   return Object.keys(NORMALISED).filter((key) => NORMALISED[key]!.includes(properties[key]));
 }
+
+/** Keys only shfmt reads: a section that sets one is about shell files. */
+const SHFMT_KEYS = ['shell_variant', 'binary_next_line', 'switch_case_indent', 'space_redirects', 'keep_padding', 'function_next_line'];
+
+/**
+ * The `.editorconfig` section that declares shell formatting for `path`: one that applies to it and
+ * either names shell files in its glob (`[*.sh]`, `[{*.bash,*.sh}]`) or sets a key only shfmt reads.
+ */
+export function shellSectionFor(files: EditorconfigFile[], path: string): { file: string; glob: string } | undefined {
+  for (const f of [...files].reverse()) {
+    if (f.dir !== '' && !path.startsWith(`${f.dir}/`)) continue;
+    const relative = f.dir === '' ? path : path.slice(f.dir.length + 1);
+    for (const section of [...f.sections].reverse()) {
+      if (!section.test(relative)) continue;
+      if (/\b(sh|bash|bats|mksh|ksh)\b/.test(section.glob) || SHFMT_KEYS.some((key) => key in section.properties)) return { file: f.file, glob: section.glob };
+    }
+  }
+  return undefined;
+}

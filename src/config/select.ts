@@ -7,7 +7,7 @@ import type { FormatterChoice, IgnoredItem, SkipReason } from '../core/types.js'
 import { languageOf, extensionOf } from '../core/languages.js';
 import { biomeConfigFor, biomeExcludes, biomeVcsIgnore } from './biome.js';
 import type { DprintPluginName } from './dprint.js';
-import { editorconfigFor, editorconfigToPrettier, normalisedProperties } from './editorconfig.js';
+import { editorconfigFor, editorconfigToPrettier, normalisedProperties, shellSectionFor } from './editorconfig.js';
 import { insideNodeModules, isIgnoredBy } from './ignore-file.js';
 import { isUnder, nearest, normalisePath } from './paths.js';
 import { nearestPrettierConfig, prettierOptionsFor } from './prettier.js';
@@ -50,12 +50,13 @@ export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
   proto: 'clang-format',
   csharp: 'clang-format',
   toml: 'toml',
+  shell: 'shfmt',
 };
 
 /** Languages a shipped dprint plugin formats, and the plugin (its dprint.json section name). */
 const DPRINT_LANGUAGES: Readonly<Record<string, DprintPluginName>> = { toml: 'toml', markdown: 'markdown', json: 'json', jsonc: 'json', dockerfile: 'dockerfile' };
 
-const NAMES: Record<string, string> = { prettier: 'Prettier', biome: 'Biome', ruff: 'Ruff', gofmt: 'gofmt', rustfmt: 'rustfmt', 'clang-format': 'clang-format', toml: 'the TOML formatter' };
+const NAMES: Record<string, string> = { shfmt: 'shfmt', prettier: 'Prettier', biome: 'Biome', ruff: 'Ruff', gofmt: 'gofmt', rustfmt: 'rustfmt', 'clang-format': 'clang-format', toml: 'the TOML formatter' };
 
 export function selectFormatter(project: ProjectConfig, user: NormalisedUserConfig, rawPath: string): Selection {
   const path = normalisePath(rawPath);
@@ -166,6 +167,10 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
     const clang = nearest(project.clangFormat, path);
     if (clang) return { formatter: 'clang-format', because: `${clang.file} declares clang-format` };
   }
+  if (language === 'shell') {
+    const section = shellSectionFor(project.editorconfig, path);
+    if (section) return { formatter: 'shfmt', because: `${section.file} [${section.glob}] declares shell formatting (shfmt reads .editorconfig)` };
+  }
   if (language === 'toml') {
     const toml = nearest([...project.toml, ...project.dprint.filter((d) => d.plugins.has('toml'))], path);
     if (toml) return { formatter: 'toml', because: `${toml.file} declares TOML formatting` };
@@ -198,6 +203,8 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)rust-toolchain(\.toml)?$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
     case 'gofmt':
       return { settings: {}, ignored: project.ignored.filter((i) => i.file.endsWith('go.mod') && isUnder(dirOfFile(i.file), path)) };
+    case 'shfmt':
+      return { settings: editorconfigFor(project.editorconfig, path), ignored: [] };
     case 'clang-format':
       return { settings: clangFormatSettingsFor(project.clangFormat, path, language), ignored: [] };
     case 'toml':

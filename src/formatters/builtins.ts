@@ -13,6 +13,7 @@ import { ruffFormatter } from './ruff.js';
 import { tomlFormatter } from './toml.js';
 import { dprintPluginFormatter } from './dprint-plugin.js';
 import { editorconfigFormatter } from './editorconfig.js';
+import { shfmtFormatter } from './shfmt.js';
 
 /** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
 export const BUILTIN_WASM_FILES = {
@@ -26,6 +27,7 @@ export const BUILTIN_WASM_FILES = {
   'dprint-markdown': 'dprint-markdown.wasm',
   'dprint-json': 'dprint-json.wasm',
   'dprint-dockerfile': 'dprint-dockerfile.wasm',
+  'sh-syntax': 'sh-syntax.wasm',
   // Built from wasm/editorconfig/editorconfig.c (WASI).
   editorconfig: 'editorconfig.wasm',
 } as const;
@@ -47,6 +49,7 @@ export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSourc
   if (wasm['dprint-markdown']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-markdown'], name: 'dprint:markdown', section: 'markdown', languages: ['markdown'] }));
   if (wasm['dprint-json']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-json'], name: 'dprint:json', section: 'json', languages: ['json', 'jsonc'] }));
   if (wasm['dprint-dockerfile']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-dockerfile'], name: 'dprint:dockerfile', section: 'dockerfile', languages: ['dockerfile'] }));
+  if (wasm['sh-syntax']) adapters.push(shfmtFormatter({ wasm: wasm['sh-syntax'] }));
   if (wasm.editorconfig) adapters.push(editorconfigFormatter({ wasm: wasm.editorconfig }));
   return adapters;
 }

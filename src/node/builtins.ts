@@ -19,6 +19,7 @@ export const BUILTIN_WASM: Readonly<Record<string, string>> = {
   'dprint-markdown': '@dprint/markdown/plugin.wasm',
   'dprint-json': '@dprint/json/plugin.wasm',
   'dprint-dockerfile': '@dprint/dockerfile/plugin.wasm',
+  'sh-syntax': 'sh-syntax/main.wasm',
   editorconfig: 'formatbox/wasm/editorconfig/editorconfig.wasm',
 };
 
