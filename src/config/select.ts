@@ -10,7 +10,7 @@ import type { DprintPluginName } from './dprint.js';
 import { editorconfigFor, editorconfigToPrettier, normalisedProperties, shellSectionFor } from './editorconfig.js';
 import { insideNodeModules, isIgnoredBy } from './ignore-file.js';
 import { isUnder, nearest, normalisePath } from './paths.js';
-import { nearestPrettierConfig, prettierOptionsFor } from './prettier.js';
+import { nearestPrettierConfig, prettierOptionsFor, PRETTIER_PLUGIN_ALLOWLIST, type PrettierConfigFile } from './prettier.js';
 import type { ProjectConfig } from './project.js';
 import { clangFormatSettingsFor, rustfmtSettingsFor } from './toolchains.js';
 import type { NormalisedUserConfig, UserRule } from './user.js';
@@ -149,6 +149,13 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
     const prettier = nearestPrettierConfig(project.prettier, path);
     if (prettier) return { formatter: 'prettier', because: `${prettier.file} declares Prettier${prettier.code && project.trust === 'untrusted' ? ' (its code config is not loaded)' : ''}` };
   }
+  const plugin = pluginForLanguage(language);
+  if (plugin) {
+    const prettier = nearestPrettierConfig(project.prettier, path);
+    if (prettier && listsPlugin(prettier, plugin)) {
+      return { formatter: 'prettier', because: `${prettier.file} lists the Prettier plugin for ${language}; formatbox runs its own copy` };
+    }
+  }
   if (language === 'python') {
     const ruff = nearest(project.ruff, path);
     if (ruff) return { formatter: 'ruff', because: `${ruff.file}${ruff.file.endsWith('pyproject.toml') ? ' [tool.ruff]' : ''} declares Ruff` };
@@ -176,6 +183,17 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
     if (toml) return { formatter: 'toml', because: `${toml.file} declares TOML formatting` };
   }
   return undefined;
+}
+
+/** The allowlisted Prettier plugin (xml, php, java, svelte, astro, …) that formats a language Prettier itself does not. */
+function pluginForLanguage(language: string): string | undefined {
+  if (PRETTIER_LANGUAGES.has(language)) return undefined;
+  return Object.keys(PRETTIER_PLUGIN_ALLOWLIST).find((id) => PRETTIER_PLUGIN_ALLOWLIST[id]!.shipped && PRETTIER_PLUGIN_ALLOWLIST[id]!.languages.includes(language));
+}
+
+function listsPlugin(config: PrettierConfigFile, id: string): boolean {
+  const has = (options: Record<string, unknown>) => Array.isArray(options.plugins) && options.plugins.includes(id);
+  return has(config.options) || config.overrides.some((override) => has(override.options));
 }
 
 /** The formatter's settings for `path`, in the adapter's own shape, and the config items ignored on the way. */

@@ -9,6 +9,7 @@ import { biomeFormatter } from './biome.js';
 import { clangFormatFormatter } from './clang-format.js';
 import { gofmtFormatter } from './gofmt.js';
 import { prettierFormatter } from './prettier.js';
+import type { ShippedPrettierPlugin } from './prettier-plugins.js';
 import { ruffFormatter } from './ruff.js';
 import { tomlFormatter } from './toml.js';
 import { dprintPluginFormatter } from './dprint-plugin.js';
@@ -38,8 +39,8 @@ export type BuiltinWasmName = keyof typeof BUILTIN_WASM_FILES;
  * The built-in adapters. Prettier needs no wasm; a formatter whose wasm is not given is left out
  * (`ruff_fmt` is optional: without it Ruff formats no ranges and skips `.pyi`).
  */
-export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSource>>): FormatterAdapter[] {
-  const adapters: FormatterAdapter[] = [prettierFormatter()];
+export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSource>>, options: { prettierPlugins?: Readonly<Record<string, ShippedPrettierPlugin>> } = {}): FormatterAdapter[] {
+  const adapters: FormatterAdapter[] = [prettierFormatter(options.prettierPlugins ? { shippedPlugins: options.prettierPlugins } : {})];
   if (wasm.biome) adapters.push(biomeFormatter({ wasm: wasm.biome }));
   if (wasm.ruff) adapters.push(ruffFormatter({ wasm: wasm.ruff, ...(wasm.ruff_fmt ? { ruffFmtWasm: wasm.ruff_fmt } : {}) }));
   if (wasm.gofmt) adapters.push(gofmtFormatter({ wasm: wasm.gofmt }));

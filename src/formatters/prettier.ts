@@ -10,6 +10,7 @@ import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } f
 import { messageOf } from '../core/errors.js';
 import { lazy } from '../core/wasm.js';
 import { firstLine, isPlainObject } from './shared.js';
+import { UNIVERSAL_PRETTIER_PLUGINS, type ShippedPrettierPlugin } from './prettier-plugins.js';
 
 export interface PrettierFormatterOptions {
   /**
@@ -17,6 +18,11 @@ export interface PrettierFormatterOptions {
    * They are added after the built-in ones. formatbox never resolves plugin names itself.
    */
   plugins?: unknown[];
+  /**
+   * formatbox's own copies of allowlisted plugins, by id (`xml`, `php`, `java`, `svelte`): run when a
+   * project's config lists the plugin (settings `plugins: ['java']`). Default: the universal ones.
+   */
+  shippedPlugins?: Readonly<Record<string, ShippedPrettierPlugin>>;
 }
 
 /** Language ids this adapter formats (see src/core/languages.ts). */
@@ -26,7 +32,12 @@ export const PRETTIER_RANGE_LANGUAGES: readonly string[] = ['javascript', 'types
 export const PRETTIER_LANGUAGES = [
   'javascript', 'typescript', 'json', 'jsonc', 'json5', 'css', 'scss', 'less',
   'markdown', 'mdx', 'yaml', 'html', 'vue', 'graphql',
+  // Through a shipped plugin the project's config lists.
+  'xml', 'php', 'java', 'svelte',
 ] as const;
+
+/** Languages Prettier formats with the plugins that ship inside it. */
+const CORE_LANGUAGES = new Set<string>(PRETTIER_LANGUAGES.slice(0, 14));
 
 /**
  * Parsers for which Prettier honours `rangeStart`/`rangeEnd` (its range-util only knows JS-like,
@@ -67,7 +78,7 @@ const OPTIONAL_PLUGINS: Readonly<Record<string, () => Promise<unknown>>> = {
 };
 
 /** Option keys that never pass through: code loading, per-call positions, and config-file structure. */
-const DROPPED_KEYS = ['plugins', 'pluginSearchDirs', 'overrides', '$schema', 'filepath', 'rangeStart', 'rangeEnd', 'cursorOffset'];
+const DROPPED_KEYS = ['pluginSearchDirs', 'overrides', '$schema', 'filepath', 'rangeStart', 'rangeEnd', 'cursorOffset'];
 
 interface Loaded {
   format: (text: string, options: Options) => Promise<string>;
@@ -84,6 +95,31 @@ function parsersOf(plugins: Plugin[]): Set<string> {
 export function prettierFormatter(options: PrettierFormatterOptions = {}): FormatterAdapter {
   const extraPlugins = (options.plugins ?? []) as Plugin[];
   const optionalLoaded = new Map<string, Plugin>();
+  const shipped = options.shippedPlugins ?? UNIVERSAL_PRETTIER_PLUGINS;
+  const shippedLoaded = new Map<string, Promise<Plugin>>();
+
+  /** The shipped plugins `settings.plugins` names (ids from the config layer), loaded once each. */
+  async function shippedPluginsFor(ids: unknown, language: string): Promise<{ plugins: Plugin[]; used: Array<ShippedPrettierPlugin & { plugin: Plugin }> } | { missing: string }> {
+    const plugins: Plugin[] = [];
+    const used: Array<ShippedPrettierPlugin & { plugin: Plugin }> = [];
+    for (const id of Array.isArray(ids) ? ids : []) {
+      const entry = typeof id === 'string' ? shipped[id] : undefined;
+      if (!entry) {
+        // Only a file that needs a plugin (not one of Prettier's own languages) misses it.
+        if (!CORE_LANGUAGES.has(language)) return { missing: String(id) };
+        continue;
+      }
+      let pending = shippedLoaded.get(id as string);
+      if (!pending) {
+        pending = entry.load().then((module) => ((module as { default?: Plugin }).default ?? module) as Plugin);
+        shippedLoaded.set(id as string, pending);
+      }
+      const plugin = await pending;
+      plugins.push(plugin);
+      used.push({ ...entry, plugin });
+    }
+    return { plugins, used };
+  }
 
   // `info()` needs only the core (85 kB); `format()` needs the plugins too (about 2.5 MB of JS).
   const core = lazy(() => import('prettier/standalone'));
@@ -129,14 +165,21 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         }
         parser = settings.parser;
       }
-      const plugins = await pluginsFor(loaded, parser);
-      if (!plugins) {
+      const fromProject = await shippedPluginsFor(settings.plugins, request.language);
+      delete settings.plugins;
+      if ('missing' in fromProject) {
+        return { kind: 'unsupported', reason: `the project's Prettier config lists the ${fromProject.missing} plugin, and formatbox has no copy of it in this runtime` };
+      }
+      // A parser may come from a shipped plugin the config lists; otherwise it must be Prettier's own.
+      const parserFromProject = parser !== undefined && fromProject.plugins.some((plugin) => parser! in (plugin.parsers ?? {}));
+      const base = parserFromProject ? loaded.plugins : await pluginsFor(loaded, parser);
+      if (!base) {
         return {
           kind: 'unsupported',
           reason: `prettier parser "${parser}" comes from a plugin, and formatbox loads no plugins (built-in parsers: ${[...loaded.parsers].filter((name) => !name.startsWith('__')).join(', ')})`,
         };
       }
-
+      const plugins = [...base, ...fromProject.plugins];
       const prettierOptions: Options = {
         ...settings,
         // LF in, LF out: the engine restores the file's own line endings. An explicit 'crlf'/'cr' is honoured.
@@ -150,7 +193,11 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
       }
 
       try {
-        return { kind: 'ok', text: await loaded.format(request.text, prettierOptions) };
+        const text = await loaded.format(request.text, prettierOptions);
+        // A file of a plugin's language: the receipt names the plugin build that printed it.
+        const printer = fromProject.used.find((entry) => (entry.plugin.languages ?? []).some((language) => (language.extensions ?? []).some((extension) => request.path.endsWith(extension)) || (language.filenames ?? []).includes(request.path.slice(request.path.lastIndexOf('/') + 1))));
+        if (printer) return { kind: 'ok', text, formatter: { name: printer.package, version: `${printer.version} on prettier ${versionOf(await core.get())}`, via: 'js' } };
+        return { kind: 'ok', text };
       } catch (error) {
         return resultOfError(error);
       }
