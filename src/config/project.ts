@@ -10,6 +10,7 @@ import { baseOf, dirOf, normalisePath } from './paths.js';
 import { parseIgnoreFile, type IgnoreFile, type IgnoreFlavour } from './ignore-file.js';
 import { loadPrettierConfigs, type PrettierConfigFile, type Trust } from './prettier.js';
 import { loadRuffConfigs, type RuffConfigFile } from './ruff.js';
+import { loadStyluaConfigs, type StyluaConfigFile } from './stylua.js';
 import {
   loadClangFormat,
   loadGoModules,
@@ -35,6 +36,8 @@ export interface ProjectConfig {
   toml: Array<{ dir: string; file: string }>;
   /** dprint configs that declare a plugin formatbox ships (toml, markdown, json). */
   dprint: DprintConfigFile[];
+  /** stylua.toml / .stylua.toml (Lua). */
+  stylua: StyluaConfigFile[];
   /** The root `.prettierignore` (Prettier reads it with the root `.gitignore`). */
   prettierignore?: IgnoreFile;
   /** Every `.gitignore` as git reads it, shallowest first (Prettier's CLI reads the root one). */
@@ -107,6 +110,7 @@ export function loadProjectConfig(files: ProjectFiles, options: { trust?: Trust 
     clangFormat: loadClangFormat(clean, ignored),
     toml: loadTomlDeclarations(clean),
     dprint: loadDprintConfigs(clean, ignored),
+    stylua: loadStyluaConfigs(clean, ignored),
     ignored,
   };
 }

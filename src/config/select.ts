@@ -51,6 +51,7 @@ export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
   csharp: 'clang-format',
   toml: 'toml',
   shell: 'shfmt',
+  lua: 'stylua',
 };
 
 /** Languages a shipped dprint plugin formats, and the plugin (its dprint.json section name). */
@@ -174,6 +175,10 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
     const clang = nearest(project.clangFormat, path);
     if (clang) return { formatter: 'clang-format', because: `${clang.file} declares clang-format` };
   }
+  if (language === 'lua') {
+    const stylua = nearest(project.stylua, path);
+    if (stylua) return { formatter: 'stylua', because: `${stylua.file} declares StyLua` };
+  }
   if (language === 'shell') {
     const section = shellSectionFor(project.editorconfig, path);
     if (section) return { formatter: 'shfmt', because: `${section.file} [${section.glob}] declares shell formatting (shfmt reads .editorconfig)` };
@@ -221,6 +226,10 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)rust-toolchain(\.toml)?$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
     case 'gofmt':
       return { settings: {}, ignored: project.ignored.filter((i) => i.file.endsWith('go.mod') && isUnder(dirOfFile(i.file), path)) };
+    case 'stylua': {
+      const stylua = nearest(project.stylua, path);
+      return { settings: stylua ? stylua.settings : {}, ignored: stylua ? project.ignored.filter((i) => i.file === stylua.file) : [] };
+    }
     case 'shfmt':
       return { settings: editorconfigFor(project.editorconfig, path), ignored: [] };
     case 'clang-format':

@@ -15,6 +15,7 @@ import { tomlFormatter } from './toml.js';
 import { dprintPluginFormatter } from './dprint-plugin.js';
 import { editorconfigFormatter } from './editorconfig.js';
 import { shfmtFormatter } from './shfmt.js';
+import { styluaFormatter } from './stylua.js';
 
 /** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
 export const BUILTIN_WASM_FILES = {
@@ -29,6 +30,7 @@ export const BUILTIN_WASM_FILES = {
   'dprint-json': 'dprint-json.wasm',
   'dprint-dockerfile': 'dprint-dockerfile.wasm',
   'sh-syntax': 'sh-syntax.wasm',
+  stylua: 'stylua_lib_bg.wasm',
   // Built from wasm/editorconfig/editorconfig.c (WASI).
   editorconfig: 'editorconfig.wasm',
 } as const;
@@ -51,6 +53,7 @@ export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSourc
   if (wasm['dprint-json']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-json'], name: 'dprint:json', section: 'json', languages: ['json', 'jsonc'] }));
   if (wasm['dprint-dockerfile']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-dockerfile'], name: 'dprint:dockerfile', section: 'dockerfile', languages: ['dockerfile'] }));
   if (wasm['sh-syntax']) adapters.push(shfmtFormatter({ wasm: wasm['sh-syntax'] }));
+  if (wasm.stylua) adapters.push(styluaFormatter({ wasm: wasm.stylua }));
   if (wasm.editorconfig) adapters.push(editorconfigFormatter({ wasm: wasm.editorconfig }));
   return adapters;
 }

@@ -21,6 +21,7 @@ export const BUILTIN_WASM: Readonly<Record<string, string>> = {
   'dprint-json': '@dprint/json/plugin.wasm',
   'dprint-dockerfile': '@dprint/dockerfile/plugin.wasm',
   'sh-syntax': 'sh-syntax/main.wasm',
+  stylua: '@johnnymorganz/stylua/stylua_lib_bg.wasm',
   editorconfig: 'formatbox/wasm/editorconfig/editorconfig.wasm',
 };
 
