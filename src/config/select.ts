@@ -52,6 +52,7 @@ export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
   toml: 'toml',
   shell: 'shfmt',
   lua: 'stylua',
+  sql: 'sql_fmt',
 };
 
 /** Languages a shipped dprint plugin formats, and the plugin (its dprint.json section name). */
@@ -231,6 +232,7 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       return { settings: stylua ? stylua.settings : {}, ignored: stylua ? project.ignored.filter((i) => i.file === stylua.file) : [] };
     }
     case 'shfmt':
+    case 'sql_fmt':
       return { settings: editorconfigFor(project.editorconfig, path), ignored: [] };
     case 'clang-format':
       return { settings: clangFormatSettingsFor(project.clangFormat, path, language), ignored: [] };

@@ -16,6 +16,7 @@ import { dprintPluginFormatter } from './dprint-plugin.js';
 import { editorconfigFormatter } from './editorconfig.js';
 import { shfmtFormatter } from './shfmt.js';
 import { styluaFormatter } from './stylua.js';
+import { sqlFormatter } from './sql.js';
 
 /** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
 export const BUILTIN_WASM_FILES = {
@@ -31,6 +32,7 @@ export const BUILTIN_WASM_FILES = {
   'dprint-dockerfile': 'dprint-dockerfile.wasm',
   'sh-syntax': 'sh-syntax.wasm',
   stylua: 'stylua_lib_bg.wasm',
+  sql_fmt: 'sql_fmt_bg.wasm',
   // Built from wasm/editorconfig/editorconfig.c (WASI).
   editorconfig: 'editorconfig.wasm',
 } as const;
@@ -54,6 +56,7 @@ export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSourc
   if (wasm['dprint-dockerfile']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-dockerfile'], name: 'dprint:dockerfile', section: 'dockerfile', languages: ['dockerfile'] }));
   if (wasm['sh-syntax']) adapters.push(shfmtFormatter({ wasm: wasm['sh-syntax'] }));
   if (wasm.stylua) adapters.push(styluaFormatter({ wasm: wasm.stylua }));
+  if (wasm.sql_fmt) adapters.push(sqlFormatter({ wasm: wasm.sql_fmt }));
   if (wasm.editorconfig) adapters.push(editorconfigFormatter({ wasm: wasm.editorconfig }));
   return adapters;
 }

@@ -22,6 +22,7 @@ export const BUILTIN_WASM: Readonly<Record<string, string>> = {
   'dprint-dockerfile': '@dprint/dockerfile/plugin.wasm',
   'sh-syntax': 'sh-syntax/main.wasm',
   stylua: '@johnnymorganz/stylua/stylua_lib_bg.wasm',
+  sql_fmt: '@wasm-fmt/sql_fmt/sql_fmt_bg.wasm',
   editorconfig: 'formatbox/wasm/editorconfig/editorconfig.wasm',
 };
 
