@@ -100,6 +100,7 @@ async function main() {
     });
   }
   writeFileSync('wasm/manifest.json', JSON.stringify(manifest, null, 2) + '\n');
+  await (await import('./wasm/languages.mjs')).buildLanguageWasm('wasm/manifest.json'); // issue 14: editorconfig.wasm from C, language modules
 
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], { stdio: 'inherit' });
   if (tsc.status !== 0) {

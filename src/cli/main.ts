@@ -203,6 +203,8 @@ function formatDoctor(report: DoctorReport): string {
   for (const s of report.subprocess) lines.push(`  ${s.name}: ${s.available ? '' : 'unavailable: '}${s.detail}`);
   lines.push('', report.ignored.length === 0 ? 'ignored project config: none' : 'ignored project config:');
   for (const item of report.ignored) lines.push(`  ${item.file}: ${item.item} — ${item.reason}`);
+  if (report.wasm.length > 0) lines.push('', 'wasm modules named by config:');
+  for (const m of report.wasm) lines.push(`  ${m.namedBy}: ${m.path} (${m.kind}) ${m.sha256 ? `sha256 ${m.sha256} ${m.bytes} bytes` : ''}${m.refused ? ` — not run: ${m.refused}` : ''}`);
   return lines.join('\n');
 }
 

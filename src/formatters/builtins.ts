@@ -17,6 +17,7 @@ import { editorconfigFormatter } from './editorconfig.js';
 import { shfmtFormatter } from './shfmt.js';
 import { styluaFormatter } from './stylua.js';
 import { sqlFormatter } from './sql.js';
+import { unavailableFormatters } from './unavailable.js';
 
 /** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
 export const BUILTIN_WASM_FILES = {
@@ -58,6 +59,8 @@ export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSourc
   if (wasm.stylua) adapters.push(styluaFormatter({ wasm: wasm.stylua }));
   if (wasm.sql_fmt) adapters.push(sqlFormatter({ wasm: wasm.sql_fmt }));
   if (wasm.editorconfig) adapters.push(editorconfigFormatter({ wasm: wasm.editorconfig }));
+  // Rust: a clear `skipped` where only the Node runtime's sandbox could run rustfmt.
+  adapters.push(...unavailableFormatters());
   return adapters;
 }
 

@@ -140,3 +140,32 @@ async function moduleFor(file: ProjectWasmFile, memoryMaxBytes: number): Promise
   compiled.set(key, loaded);
   return loaded;
 }
+
+/** What `doctor()` says about one wasm module named by config. */
+export interface DoctorWasmModule {
+  /** Where it was named: `formatters.text` of the user config. */
+  namedBy: string;
+  path: string;
+  kind: 'wasi';
+  sha256?: string;
+  bytes?: number;
+  /** Set when the module would not run: missing, too large, outside the root, a pinned hash that differs. */
+  refused?: string;
+}
+
+/** Every `{wasi}` module the user config names, read and hashed (never run) for `doctor()`. */
+export function doctorWasmModules(rootReal: string, formatters: Record<string, unknown> | undefined): DoctorWasmModule[] {
+  const out: DoctorWasmModule[] = [];
+  for (const [key, choice] of Object.entries(formatters ?? {})) {
+    if (typeof choice !== 'object' || choice === null || typeof (choice as { wasi?: unknown }).wasi !== 'string') continue;
+    const { wasi: path, sha256: pinned } = choice as { wasi: string; sha256?: string };
+    const read = readProjectWasm(rootReal, path);
+    if ('refused' in read) {
+      out.push({ namedBy: `formatters.${key}`, path, kind: 'wasi', refused: read.refused });
+      continue;
+    }
+    const mismatch = pinned && pinned.toLowerCase() !== read.file.sha256 ? `the user config pins sha256 ${pinned.slice(0, 12)}…` : undefined;
+    out.push({ namedBy: `formatters.${key}`, path, kind: 'wasi', sha256: read.file.sha256, bytes: read.file.bytes, ...(mismatch ? { refused: mismatch } : {}) });
+  }
+  return out;
+}

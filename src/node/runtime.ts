@@ -35,7 +35,7 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { flushDirectorySyncs, readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
-import { projectWasiAdapterFor } from './project-wasm.js';
+import { doctorWasmModules, projectWasiAdapterFor, type DoctorWasmModule } from './project-wasm.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
 import { createSubprocessFormatters, type ApprovalRequest, type SubprocessFormatters, type SubprocessStatus } from './subprocess.js';
 import { detectSandbox } from './sandbox/index.js';
@@ -141,6 +141,8 @@ export interface DoctorReport {
   ignored: IgnoredItem[];
   workers: PoolStats;
   limits: Limits;
+  /** Wasm modules the config names (`{wasi}`): path, sha256 and size, or why they would not run. */
+  wasm: DoctorWasmModule[];
 }
 
 export interface Runtime {
@@ -503,6 +505,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ignored: dedupeIgnored([...discoveredIgnored, ...eng.ignored, ...unreadFiles(discoveredFiles, [...discoveredIgnored, ...eng.ignored], trust)]),
       workers: pool.stats(),
       limits: eng.limits,
+      wasm: doctorWasmModules(rootReal, options.config?.formatters as Record<string, unknown> | undefined),
     };
   }
 

@@ -32,12 +32,13 @@ test('npm run build produces every entry, declarations and a wasm manifest match
   }
   assert.doesNotMatch(readFileSync(join(root, 'dist/index.js'), 'utf8'), /from ["']node:/);
   const manifest = JSON.parse(readFileSync(join(root, 'wasm/manifest.json'), 'utf8')) as Array<{ name: string; package: string; file: string; version: string; sha256: string }>;
-  assert.deepEqual(manifest.map((m) => m.name).sort(), ['biome', 'clang-format', 'dprint-json', 'dprint-markdown', 'gofmt', 'ruff', 'ruff_fmt', 'toml']);
+  assert.deepEqual(manifest.map((m) => m.name).sort(), ['biome', 'clang-format', 'dprint-dockerfile', 'dprint-json', 'dprint-markdown', 'editorconfig', 'gofmt', 'ruff', 'ruff_fmt', 'sh-syntax', 'sql_fmt', 'stylua', 'toml']);
   for (const entry of manifest) {
     const pkgJson = require.resolve(`${entry.package}/package.json`);
     const bytes = readFileSync(join(pkgJson, '..', entry.file));
     assert.equal(createHash('sha256').update(bytes).digest('hex'), entry.sha256, `${entry.name} hash`);
-    assert.equal(JSON.parse(readFileSync(pkgJson, 'utf8')).version, entry.version, `${entry.name} version`);
+    // Modules built here (package 'formatbox') carry their own version (the EditorConfig normaliser's).
+    if (entry.package !== 'formatbox') assert.equal(JSON.parse(readFileSync(pkgJson, 'utf8')).version, entry.version, `${entry.name} version`);
   }
 });
 

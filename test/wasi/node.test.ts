@@ -102,6 +102,13 @@ test('a pinned hash that differs, a path outside the root, a symlink out and a m
     }
     mkdirSync(join(root, 'ok'), { recursive: true });
     assert.equal((await rt.write({ path: 'ok/a.txt', content: 'x\n' })).status, 'formatted');
+    // doctor names every module with its sha256 and size, or why it would not run.
+    const doctor = await rt.doctor();
+    const byKey = Object.fromEntries(doctor.wasm.map((m) => [m.namedBy, m]));
+    assert.equal(byKey['formatters.ok/**']?.sha256, sha('tools/probe.wasm'));
+    assert.equal(byKey['formatters.ok/**']?.bytes, readFileSync(join(root, 'tools/probe.wasm')).length);
+    assert.match(byKey['formatters.pinned/**']?.refused ?? '', /pins sha256 000000000000/);
+    assert.match(byKey['formatters.link/**']?.refused ?? '', /outside the project root/);
   } finally {
     await rt.close();
   }
