@@ -1,6 +1,10 @@
 /**
- * WASI modules named by config, run in the formatter worker: `{wasi: "tools/fmt.wasm", args, env,
- * sha256?}` from the user config, with the path relative to the project root.
+ * Wasm modules named by config, run in the formatter worker:
+ *   - `{wasi: "tools/fmt.wasm", args, env, sha256?}` from the user config (WASI preview1, stdin→stdout);
+ *   - `.wasm` plugins inside the repository that a dprint.json lists (the dprint plugin ABI, through
+ *     `@dprint/formatter`, whose WASI imports give no files, environment or arguments). Allowed in
+ *     untrusted mode: the module is size-capped, memory-capped, stopped by the worker's time limit.
+ * Paths are relative to the project root.
  *
  * The main thread reads the file (inside the root only: `resolveInside` refuses `..`, symlinks out,
  * devices), caps its size, hashes it and checks the user's pin. The worker (`projectWasmWorkerAdapters`)
@@ -12,7 +16,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { isFormatboxError, messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterChoice, FormatterInfo } from '../core/types.js';
-import { DEFAULT_WASI_MEMORY_MAX_BYTES, loadCapped, resultOf, runWasiCommand } from '../formatters/wasi.js';
+import { createFromWasmModule, type Formatter } from '@dprint/formatter';
+import { DEFAULT_WASI_MEMORY_MAX_BYTES, capModuleMemory, loadCapped, resultOf, runWasiCommand } from '../formatters/wasi.js';
+import { dprintConfig, locateDprintError } from '../formatters/dprint-plugin.js';
+import type { DprintConfigFile } from '../config/dprint.js';
 import { resolveInside } from './fs.js';
 import type { WorkerPool } from './worker-pool.js';
 
@@ -97,6 +104,109 @@ export function projectWasiAdapterFor(options: ProjectWasmOptions): (choice: For
   };
 }
 
+/** The worker adapter that runs a dprint plugin named in `settings.module`. */
+export const DPRINT_FILE_ADAPTER = 'dprint-file';
+
+/** What a local dprint plugin says about itself (its `getPluginInfo` and file matching). */
+export interface LocalPluginInfo {
+  name: string;
+  version: string;
+  configKey: string;
+  fileExtensions: string[];
+  fileNames: string[];
+}
+
+interface DprintFileSettings {
+  module: ProjectWasmFile;
+  memoryMaxBytes: number;
+  /** dprint.json's global keys and sections. */
+  config: Record<string, unknown>;
+  /** `info`: answer with the plugin's LocalPluginInfo as JSON instead of formatting. */
+  query?: 'info';
+}
+
+/**
+ * `adapterFor` for `{dprint: 'plugins/fmt.wasm'}` choices (a dprint.json's local plugin, made into a
+ * rule by `localDprintRules`): reads and checks the file here, formats in the worker.
+ */
+export function projectDprintAdapterFor(options: ProjectWasmOptions & { pins?: Readonly<Record<string, string>> }): (choice: FormatterChoice, language: string) => FormatterAdapter | undefined {
+  return (choice, language) => {
+    if (typeof choice !== 'object' || !('dprint' in choice) || !choice.dprint.toLowerCase().endsWith('.wasm')) return undefined;
+    const path = choice.dprint;
+    let lastInfo: FormatterInfo = { name: `dprint:${path}`, version: 'unread', via: 'wasm' };
+    return {
+      name: `dprint:${path}`,
+      via: 'wasm',
+      languages: [language],
+      supportsRange: false,
+      async info() {
+        return lastInfo;
+      },
+      async format(request: AdapterRequest): Promise<AdapterResult> {
+        const read = readProjectWasm(options.rootReal, path);
+        if ('refused' in read) return { kind: 'refused', reason: read.refused };
+        const pinned = choice.sha256 ?? options.pins?.[path];
+        if (pinned && pinned.toLowerCase() !== read.file.sha256) {
+          return { kind: 'refused', reason: `${path} has sha256 ${read.file.sha256.slice(0, 12)}…, the user config pins ${pinned.slice(0, 12)}…` };
+        }
+        lastInfo = wasmFileInfo(read.file, 'wasm', 'dprint');
+        const settings: DprintFileSettings = { module: read.file, memoryMaxBytes: options.memoryMaxBytes ?? DEFAULT_WASI_MEMORY_MAX_BYTES, config: choice.settings ?? {} };
+        const result = await options.pool.call(DPRINT_FILE_ADAPTER, { ...request, settings: settings as unknown as Record<string, unknown> });
+        return result.kind === 'ok' ? { ...result, formatter: lastInfo } : result;
+      },
+    };
+  };
+}
+
+/** A local dprint plugin as doctor reports it. */
+export interface LocalDprintPlugin {
+  path: string;
+  declaredBy: string;
+  sha256?: string;
+  bytes?: number;
+  info?: LocalPluginInfo;
+  refused?: string;
+}
+
+/**
+ * Reads every local plugin the dprint configs list, asks it (in the worker, under the time limit)
+ * which files it formats, and returns user-config rules for them: a glob per config directory
+ * (`**\/*.{ext,…}` and its file names) choosing `{dprint: path, sha256, settings, declaredBy}`.
+ */
+export async function localDprintRules(pool: WorkerPool, rootReal: string, configs: readonly DprintConfigFile[], pins: Readonly<Record<string, string>> = {}): Promise<{ rules: Record<string, FormatterChoice>; plugins: LocalDprintPlugin[] }> {
+  const rules: Record<string, FormatterChoice> = {};
+  const plugins: LocalDprintPlugin[] = [];
+  for (const config of configs) {
+    for (const path of config.localPlugins) {
+      const read = readProjectWasm(rootReal, path);
+      if ('refused' in read) {
+        plugins.push({ path, declaredBy: config.file, refused: read.refused });
+        continue;
+      }
+      const pinned = pins[path];
+      const base = { path, declaredBy: config.file, sha256: read.file.sha256, bytes: read.file.bytes };
+      if (pinned && pinned.toLowerCase() !== read.file.sha256) {
+        plugins.push({ ...base, refused: `the user config pins sha256 ${pinned.slice(0, 12)}…` });
+        continue;
+      }
+      const settings: DprintFileSettings = { module: read.file, memoryMaxBytes: DEFAULT_WASI_MEMORY_MAX_BYTES, config: config.raw, query: 'info' };
+      const answer = await pool.call(DPRINT_FILE_ADAPTER, { path: '', language: '', text: '', settings: settings as unknown as Record<string, unknown> });
+      if (answer.kind !== 'ok') {
+        plugins.push({ ...base, refused: answer.kind === 'timeout' ? `it did not answer within ${answer.ms} ms` : answer.kind === 'error' ? answer.message : answer.reason });
+        continue;
+      }
+      const info = JSON.parse(answer.text) as LocalPluginInfo;
+      plugins.push({ ...base, info });
+      const dir = config.dir === '' ? '' : `${config.dir}/`;
+      const choice: FormatterChoice = { dprint: path, sha256: read.file.sha256, settings: config.raw, declaredBy: config.file };
+      const extensions = info.fileExtensions.filter((e) => /^[\w.+-]+$/.test(e));
+      if (extensions.length > 0) rules[`${dir}**/*.${extensions.length === 1 ? extensions[0] : `{${extensions.join(',')}}`}`] = choice;
+      for (const name of info.fileNames.filter((n) => /^[\w.+-]+$/.test(n))) rules[`${dir}**/${name}`] = choice;
+    }
+  }
+  return { rules, plugins };
+}
+
 /** Compiled modules by sha256 (and cap), in the worker. Small: a project names a few modules. */
 const compiled = new Map<string, Awaited<ReturnType<typeof loadCapped>>>();
 
@@ -125,7 +235,66 @@ export function projectWasmWorkerAdapters(): FormatterAdapter[] {
       return resultOf(run, settings.module.path);
     },
   };
-  return [wasiFile];
+  const dprintFile: FormatterAdapter = {
+    name: DPRINT_FILE_ADAPTER,
+    via: 'wasm',
+    languages: [],
+    supportsRange: false,
+    async info() {
+      return { name: DPRINT_FILE_ADAPTER, version: 'per module', via: 'wasm' };
+    },
+    async format(request) {
+      const settings = request.settings as unknown as Partial<DprintFileSettings>;
+      if (!settings.module || !settings.memoryMaxBytes || !settings.config) return { kind: 'unsupported', reason: `${DPRINT_FILE_ADAPTER} runs only plugins a dprint.json lists` };
+      const plugin = await dprintPluginFor(settings.module, settings.memoryMaxBytes);
+      if ('refused' in plugin) return { kind: 'refused', reason: plugin.refused };
+      try {
+        const info = plugin.formatter.getPluginInfo();
+        const { global, plugin: section } = dprintConfig(settings.config, info.configKey);
+        plugin.formatter.setConfig(global, section);
+        if (settings.query === 'info') {
+          const matching = plugin.formatter.getFileMatchingInfo();
+          const answer: LocalPluginInfo = { name: info.name, version: info.version, configKey: info.configKey, fileExtensions: matching.fileExtensions, fileNames: matching.fileNames };
+          return { kind: 'ok', text: JSON.stringify(answer) };
+        }
+        const diagnostics = plugin.formatter.getConfigDiagnostics();
+        if (diagnostics.length > 0) return { kind: 'error', message: `invalid ${info.configKey} settings: ${diagnostics.map((d) => `${d.propertyName}: ${d.message}`).join('; ')}` };
+        return { kind: 'ok', text: plugin.formatter.formatText({ filePath: request.path, fileText: request.text }) };
+      } catch (thrown) {
+        // A trap leaves the instance unusable: the next call makes a new one.
+        dprintInstances.delete(settings.module.sha256);
+        return { kind: 'error', message: thrown instanceof WebAssembly.RuntimeError ? `${settings.module.path} trapped: ${messageOf(thrown)}` : locateDprintError(messageOf(thrown)) };
+      }
+    },
+  };
+  return [wasiFile, dprintFile];
+}
+
+const dprintInstances = new Map<string, { formatter: Formatter } | { refused: string }>();
+
+/** A local plugin's instance, from its bytes (checked against the sha256 read on the main thread), memory capped. */
+async function dprintPluginFor(file: ProjectWasmFile, memoryMaxBytes: number): Promise<{ formatter: Formatter } | { refused: string }> {
+  const cached = dprintInstances.get(file.sha256);
+  if (cached) return cached;
+  const data = new Uint8Array(readFileSync(file.abs));
+  let result: { formatter: Formatter } | { refused: string };
+  if (createHash('sha256').update(data).digest('hex') !== file.sha256) {
+    result = { refused: `${file.path} changed while it was being loaded` };
+  } else {
+    const capped = capModuleMemory(data, memoryMaxBytes);
+    if (!capped.ok) {
+      result = { refused: `${file.path} is not run: ${capped.reason}` };
+    } else {
+      try {
+        result = { formatter: createFromWasmModule(await WebAssembly.compile(capped.bytes as BufferSource), { onOutput: () => {} }) };
+      } catch (error) {
+        result = { refused: `${file.path} is not a dprint plugin formatbox can run: ${messageOf(error)}` };
+      }
+    }
+  }
+  if (dprintInstances.size >= 16) dprintInstances.delete(dprintInstances.keys().next().value!);
+  dprintInstances.set(file.sha256, result);
+  return result;
 }
 
 async function moduleFor(file: ProjectWasmFile, memoryMaxBytes: number): Promise<Awaited<ReturnType<typeof loadCapped>>> {
@@ -146,7 +315,9 @@ export interface DoctorWasmModule {
   /** Where it was named: `formatters.text` of the user config. */
   namedBy: string;
   path: string;
-  kind: 'wasi';
+  kind: 'wasi' | 'dprint-plugin';
+  /** A dprint plugin's own name and version, and the files it formats. */
+  plugin?: string;
   sha256?: string;
   bytes?: number;
   /** Set when the module would not run: missing, too large, outside the root, a pinned hash that differs. */
@@ -168,4 +339,16 @@ export function doctorWasmModules(rootReal: string, formatters: Record<string, u
     out.push({ namedBy: `formatters.${key}`, path, kind: 'wasi', sha256: read.file.sha256, bytes: read.file.bytes, ...(mismatch ? { refused: mismatch } : {}) });
   }
   return out;
+}
+
+/** Local dprint plugins as doctor lists them. */
+export function doctorDprintPlugins(plugins: readonly LocalDprintPlugin[]): DoctorWasmModule[] {
+  return plugins.map((p) => ({
+    namedBy: `${p.declaredBy} plugins`,
+    path: p.path,
+    kind: 'dprint-plugin' as const,
+    ...(p.info ? { plugin: `${p.info.name} ${p.info.version} (${[...p.info.fileExtensions.map((e) => `.${e}`), ...p.info.fileNames].join(' ')})` } : {}),
+    ...(p.sha256 ? { sha256: p.sha256, bytes: p.bytes! } : {}),
+    ...(p.refused ? { refused: p.refused } : {}),
+  }));
 }

@@ -35,7 +35,8 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { flushDirectorySyncs, readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
-import { doctorWasmModules, projectWasiAdapterFor, type DoctorWasmModule } from './project-wasm.js';
+import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
+import { loadDprintConfigs } from '../config/dprint.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
 import { createSubprocessFormatters, type ApprovalRequest, type SubprocessFormatters, type SubprocessStatus } from './subprocess.js';
 import { detectSandbox } from './sandbox/index.js';
@@ -197,6 +198,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let discoveredFiles: ProjectFiles = {};
   let engineReady: Promise<Engine> | undefined;
   let subprocess: SubprocessFormatters | undefined;
+  let localPlugins: LocalDprintPlugin[] = [];
 
   function engine(): Promise<Engine> {
     if (closed) return Promise.reject(new FormatboxError('INVALID_REQUEST', 'the runtime is closed'));
@@ -216,13 +218,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       });
       subprocess = sub;
       const wasiFor = projectWasiAdapterFor({ pool, rootReal });
+      const dprintFor = projectDprintAdapterFor({ pool, rootReal, ...(options.config?.wasmPins ? { pins: options.config.wasmPins } : {}) });
+      // .wasm plugins a dprint.json lists inside the repo: asked (in the worker) which files they take.
+      const dprintConfigs = loadDprintConfigs(discovered.files, []);
+      const local = dprintConfigs.some((c) => c.localPlugins.length > 0)
+        ? await localDprintRules(pool, rootReal, dprintConfigs, options.config?.wasmPins)
+        : { rules: {}, plugins: [] };
+      localPlugins = local.plugins;
+      const config = Object.keys(local.rules).length > 0 ? { ...options.config, formatters: { ...(options.config?.formatters ?? {}), ...local.rules } } : options.config;
       return createEngine({
         formatters: [...adapters, ...sub.adapters],
-        ...(options.config ? { config: options.config } : {}),
+        ...(config ? { config } : {}),
         projectFiles: discovered.files,
         trust,
         limits,
-        adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => wasiFor(choice, language) ?? sub.adapterFor(choice, language),
+        adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => wasiFor(choice, language) ?? dprintFor(choice, language) ?? sub.adapterFor(choice, language),
       });
     })().catch((error: unknown) => {
       engineReady = undefined;
@@ -505,7 +515,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ignored: dedupeIgnored([...discoveredIgnored, ...eng.ignored, ...unreadFiles(discoveredFiles, [...discoveredIgnored, ...eng.ignored], trust)]),
       workers: pool.stats(),
       limits: eng.limits,
-      wasm: doctorWasmModules(rootReal, options.config?.formatters as Record<string, unknown> | undefined),
+      wasm: [...doctorWasmModules(rootReal, options.config?.formatters as Record<string, unknown> | undefined), ...doctorDprintPlugins(localPlugins)],
     };
   }
 
