@@ -32,8 +32,8 @@ export type Selection =
   | { kind: 'skip'; reason: SkipReason; detail?: string; language?: string };
 
 export const BIOME_LANGUAGES = new Set(['javascript', 'typescript', 'json', 'jsonc', 'css', 'graphql']);
-export const PRETTIER_LANGUAGES = new Set([...BIOME_LANGUAGES, 'json5', 'scss', 'less', 'markdown', 'mdx', 'yaml', 'html', 'vue']);
-const CLANG_LANGUAGES = new Set(['c', 'cpp', 'java', 'proto', 'csharp']);
+export const PRETTIER_LANGUAGES = new Set([...BIOME_LANGUAGES, 'json5', 'scss', 'less', 'markdown', 'mdx', 'yaml', 'html', 'vue', 'handlebars']);
+const CLANG_LANGUAGES = new Set(['c', 'cpp', 'java', 'proto', 'csharp', 'objective-c', 'verilog', 'textproto']);
 
 /**
  * Language defaults for `mode: 'always'`. Prettier covers the web languages (it is the formatter most
@@ -49,6 +49,9 @@ export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
   java: 'clang-format',
   proto: 'clang-format',
   csharp: 'clang-format',
+  'objective-c': 'clang-format',
+  verilog: 'clang-format',
+  textproto: 'clang-format',
   toml: 'toml',
   shell: 'shfmt',
   lua: 'stylua',

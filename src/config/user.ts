@@ -97,7 +97,7 @@ export function normaliseUserConfig(config: UserConfig | undefined, options: { a
 const KNOWN_LANGUAGE_IDS = new Set([
   'javascript', 'typescript', 'json', 'jsonc', 'json5', 'css', 'scss', 'less', 'markdown', 'mdx', 'yaml', 'html', 'vue',
   'graphql', 'python', 'go', 'rust', 'toml', 'c', 'cpp', 'java', 'proto', 'csharp',
-  'shell', 'lua', 'sql', 'php', 'xml', 'dockerfile', 'svelte', 'astro', 'kotlin',
+  'shell', 'lua', 'sql', 'php', 'xml', 'dockerfile', 'svelte', 'astro', 'kotlin', 'handlebars', 'objective-c', 'verilog', 'textproto',
 ]);
 
 function toRule(key: string, value: unknown, source: string, appendFile: boolean, names: ReadonlySet<string>): UserRule {

@@ -22,6 +22,10 @@ export const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = {
   xml: 'xml', svg: 'xml', xsd: 'xml', xsl: 'xml', xslt: 'xml', wsdl: 'xml', rss: 'xml', atom: 'xml', xhtml: 'xml',
   dockerfile: 'dockerfile',
   svelte: 'svelte', astro: 'astro', kt: 'kotlin', kts: 'kotlin',
+  hbs: 'handlebars', handlebars: 'handlebars',
+  m: 'objective-c', mm: 'objective-c',
+  sv: 'verilog', svh: 'verilog',
+  textproto: 'textproto', textpb: 'textproto', pbtxt: 'textproto',
 };
 
 /**

@@ -31,13 +31,13 @@ export const PRETTIER_RANGE_LANGUAGES: readonly string[] = ['javascript', 'types
 
 export const PRETTIER_LANGUAGES = [
   'javascript', 'typescript', 'json', 'jsonc', 'json5', 'css', 'scss', 'less',
-  'markdown', 'mdx', 'yaml', 'html', 'vue', 'graphql',
+  'markdown', 'mdx', 'yaml', 'html', 'vue', 'graphql', 'handlebars',
   // Through a shipped plugin the project's config lists.
   'xml', 'php', 'java', 'svelte',
 ] as const;
 
 /** Languages Prettier formats with the plugins that ship inside it. */
-const CORE_LANGUAGES = new Set<string>(PRETTIER_LANGUAGES.slice(0, 14));
+const CORE_LANGUAGES = new Set<string>(PRETTIER_LANGUAGES.slice(0, 15));
 
 /**
  * Parsers for which Prettier honours `rangeStart`/`rangeEnd` (its range-util only knows JS-like,
@@ -165,6 +165,8 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         }
         parser = settings.parser;
       }
+      // Handlebars: Prettier's own glimmer parser, which formatbox loads on demand.
+      if (parser === undefined && request.language === 'handlebars') parser = 'glimmer';
       const fromProject = await shippedPluginsFor(settings.plugins, request.language);
       delete settings.plugins;
       if ('missing' in fromProject) {

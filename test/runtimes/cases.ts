@@ -137,6 +137,21 @@ export const CASES: RuntimeCase[] = [
     input: { content: '<script>let count=0</script>\n<button on:click={()=>count++}>{count}</button>\n' },
   },
   {
+    name: 'handlebars: Prettier\'s glimmer parser (mode always)',
+    projectFiles: {},
+    config: { mode: 'always' },
+    path: 'app/templates/card.hbs',
+    prior: '',
+    input: { content: '<div   class="card">{{#if a}}<b>{{name}}</b>{{/if}}</div>\n' },
+  },
+  {
+    name: 'objective-c: clang-format with .clang-format',
+    projectFiles: { '.clang-format': 'BasedOnStyle: LLVM\n' },
+    path: 'Sources/Foo.m',
+    prior: '',
+    input: { content: '@interface Foo:NSObject\n-(void)bar:(int)x;\n@end\n' },
+  },
+  {
     name: 'rust: skipped with the reason outside the Node sandbox',
     projectFiles: { 'Cargo.toml': '[package]\nname = "x"\nedition = "2021"\n' },
     path: 'src/lib.rs',
