@@ -69,7 +69,7 @@ export const PRETTIER_PLUGIN_ALLOWLIST: Readonly<Record<string, { package: RegEx
   php: { package: /@prettier\/plugin-php/, languages: ['php'], parsers: ['php'], options: ['phpVersion', 'trailingCommaPHP', 'braceStyle'], shipped: true },
   java: { package: /prettier-plugin-java/, languages: ['java'], parsers: ['java'], options: ['entrypoint'], shipped: true },
   svelte: { package: /prettier-plugin-svelte/, languages: ['svelte'], parsers: ['svelte'], options: ['svelteSortOrder', 'svelteStrictMode', 'svelteBracketNewLine', 'svelteAllowShorthand', 'svelteIndentScriptAndStyle'], shipped: true },
-  astro: { package: /prettier-plugin-astro/, languages: ['astro'], parsers: ['astro'], options: ['astroAllowShorthand', 'astroSkipFrontmatter'], shipped: false },
+  astro: { package: /prettier-plugin-astro/, languages: ['astro'], parsers: ['astro'], options: ['astroAllowShorthand', 'astroSkipFrontmatter'], shipped: true },
   sh: { package: /prettier-plugin-sh/, languages: ['shell'], parsers: ['sh'], options: [], shipped: false },
   sql: { package: /prettier-plugin-sql/, languages: ['sql'], parsers: ['sql'], options: [], shipped: false },
 };

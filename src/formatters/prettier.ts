@@ -33,7 +33,7 @@ export const PRETTIER_LANGUAGES = [
   'javascript', 'typescript', 'json', 'jsonc', 'json5', 'css', 'scss', 'less',
   'markdown', 'mdx', 'yaml', 'html', 'vue', 'graphql', 'handlebars',
   // Through a shipped plugin the project's config lists.
-  'xml', 'php', 'java', 'svelte',
+  'xml', 'php', 'java', 'svelte', 'astro',
 ] as const;
 
 /** Languages Prettier formats with the plugins that ship inside it. */

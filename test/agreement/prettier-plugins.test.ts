@@ -2,7 +2,7 @@
 // chosen because the project's .prettierrc lists them, against the prettier 3.10.1 CLI loading the
 // same plugin versions from node_modules, with the same options. Corpora: the XML of Debian's
 // shared-mime-info and Adwaita's SVG icons, Debian's php-psr-log (and the Cloud SDK's PHP when
-// installed); Java and Svelte: small fixtures of our own (no Java or Svelte sources on this machine).
+// installed); Java, Svelte and Astro: small fixtures of our own (no such sources on this machine).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -40,6 +40,11 @@ const SVELTE = [
   '<script lang="ts">\n  let items:string[]=["a","b"]\n</script>\n{#each items as item,i}\n<p class:first={i===0}>{item}</p>\n{:else}\n<p>none</p>\n{/each}\n{#if items.length>1}<span>many</span>{/if}\n',
 ];
 
+const ASTRO = [
+  '---\nconst x=1\nconst items=["a","b"]\n---\n<div   class="a"><p>{x}</p>{items.map((i)=><span>{i}</span>)}</div>\n<style>p{color:red}</style>\n',
+  '---\nimport Layout from "../layouts/Layout.astro";\ninterface Props{title:string}\nconst {title}=Astro.props;\n---\n<Layout title={title}><h1>{title}</h1><slot/></Layout>\n',
+];
+
 test('shipped Prettier plugins: byte-identical to the prettier CLI with the same plugins and .prettierrc', { timeout: 600_000 }, async () => {
   for (const [id, entry] of Object.entries(NODE_PRETTIER_PLUGINS)) {
     assert.equal(entry.version, JSON.parse(readFileSync(`node_modules/${entry.package}/package.json`, 'utf8')).version, `${id} pinned version`);
@@ -51,12 +56,13 @@ test('shipped Prettier plugins: byte-identical to the prettier CLI with the same
   [...files('/usr/share/php', /\.php$/, PER_KIND), ...files('/usr/lib/google-cloud-sdk/platform/google_appengine/php', /\.php$/, LONG ? PER_KIND : 20)].forEach((f, i) => add(`php/${i}-${f.split('/').pop()}`, readFileSync(f, 'utf8')));
   JAVA.forEach((text, i) => add(`java/F${i}.java`, text));
   SVELTE.forEach((text, i) => add(`svelte/c${i}.svelte`, text));
+  ASTRO.forEach((text, i) => add(`astro/p${i}.astro`, text));
   const kinds = new Set(sources.map((s) => s.path.split('/')[0]));
   if (!process.env.CI && !kinds.has('xml')) return;
   assert.ok(kinds.has('xml') && kinds.has('php'), `corpora: ${[...kinds].join(', ')} (CI installs shared-mime-info with chromium, and php-psr-log)`);
 
   const options = { tabWidth: 4, printWidth: 100, xmlWhitespaceSensitivity: 'ignore', phpVersion: '8.1', braceStyle: '1tbs', svelteIndentScriptAndStyle: false };
-  const packages = ['@prettier/plugin-xml', '@prettier/plugin-php', 'prettier-plugin-java', 'prettier-plugin-svelte'];
+  const packages = ['@prettier/plugin-xml', '@prettier/plugin-php', 'prettier-plugin-java', 'prettier-plugin-svelte', 'prettier-plugin-astro'];
   const root = mkdtempSync(join(tmpdir(), 'formatbox-prettier-plugins-'));
   try {
     // The CLI resolves plugins from the config's directory: give it absolute entry points to the same packages.
