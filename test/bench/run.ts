@@ -5,7 +5,7 @@
  * CLI per edit) and prints ratios;
  * absolute times on shared machines are noisy.
  *
- *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, cli-serve
+ *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice, php-choice, cli-serve
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -17,6 +17,8 @@ const BENCHES: Record<string, string[]> = {
   'sandbox-overhead': ['test/bench/sandbox-overhead.ts', '--rounds', '5'],
   'toml-choice': ['test/bench/toml-choice.ts', '--runs', '5', '--budget-ms', '60000'],
   'wasi-choice': ['test/bench/wasi-choice.ts', '--runs', '50'],
+  'sql-choice': ['test/bench/sql-choice.ts'],
+  'php-choice': ['test/bench/php-choice.ts'],
   'cli-serve': ['test/bench/cli-serve.ts', '20'],
 };
 
