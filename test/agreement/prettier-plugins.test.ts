@@ -74,7 +74,8 @@ test('shipped Prettier plugins: byte-identical to the prettier CLI with the same
     }
     const run = spawnSync(PRETTIER, ['--write', '--log-level', 'warn', ...sources.map((s) => s.path)], { cwd: root, encoding: 'utf8', timeout: 300_000 });
     const rejected = new Set([...run.stderr.matchAll(/\[error\] (\S+?): /g)].map((m) => m[1]));
-    const engine = createEngine({ formatters: createBuiltinAdapters(), projectFiles: { '.prettierrc': JSON.stringify({ ...options, plugins: packages }) } });
+    // A generous limit: the first call loads every plugin, and CI runs two test files at a time.
+    const engine = createEngine({ formatters: createBuiltinAdapters(), limits: { timeoutMs: 120_000 }, projectFiles: { '.prettierrc': JSON.stringify({ ...options, plugins: packages }) } });
     const counts: Record<string, { identical: number; total: number; rejectedByBoth: number }> = {};
     const mismatches: string[] = [];
     for (const { path, text } of sources) {
