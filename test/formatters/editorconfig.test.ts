@@ -112,7 +112,8 @@ test('real projects with their own .editorconfig: every uncovered text file agre
     let checked = 0;
     let changed = 0;
     let restored = 0;
-    for (const file of textFiles(root)) {
+    // Every file with FORMATBOX_LONG=1; the first 300 of each project otherwise.
+    for (const file of textFiles(root).slice(0, process.env.FORMATBOX_LONG === '1' ? undefined : 300)) {
       const bytes = new Uint8Array(readFileSync(file));
       const path = relative(root, file);
       const outcome = await engine.format({ path, bytes });
