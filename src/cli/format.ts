@@ -5,6 +5,7 @@
  * Exit 0: ok. 1: `--check` found files that would change. 2: a file could not be formatted (syntax
  * error, timeout, refusal) or a path is bad.
  */
+import { shownPath } from '../core/shown.js';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
@@ -12,6 +13,7 @@ import { languageOf } from '../core/languages.js';
 import type { Receipt } from '../core/types.js';
 import { SKIPPED_DIRS } from '../node/discover.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
+import { formatJsonStatus } from './format-args.js';
 import { createRequestHandler, type HandlerOptions } from './requests.js';
 
 interface FormatFlags {
@@ -31,7 +33,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   try {
     for (let i = 0; i < files.length; i++) {
       const path = files[i] as string;
-      if (tty) process.stderr.write(`\r\x1b[K[${i + 1}/${files.length}] ${path}`);
+      if (tty) process.stderr.write(`\r\x1b[K[${i + 1}/${files.length}] ${shownPath(path)}`);
       let receipt: Receipt;
       try {
         receipt = (await handler.handle({ method: 'format', path, check: flags.check })) as Receipt;
@@ -39,15 +41,15 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
         counts.failed++;
         const code = isFormatboxError(error) ? error.code : 'INTERNAL';
         if (flags.json) process.stdout.write(JSON.stringify({ path, error: { code, message: messageOf(error) } }) + '\n');
-        else process.stdout.write(`${tty ? '\r\x1b[K' : ''}error: ${path}: ${messageOf(error)}\n`);
+        else process.stdout.write(`${tty ? '\r\x1b[K' : ''}error: ${shownPath(path)}: ${messageOf(error)}\n`);
         continue;
       }
       const kind = receipt.status === 'formatted' ? 'formatted' : receipt.status === 'unchanged' ? 'unchanged' : receipt.status === 'skipped' ? 'skipped' : 'failed';
       counts[kind]++;
       if (flags.json) {
-        process.stdout.write(JSON.stringify({ path, status: receipt.status, line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}) }) + '\n');
+        process.stdout.write(JSON.stringify({ path, status: formatJsonStatus(receipt.status, flags.check), line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}) }) + '\n');
       } else if (kind === 'formatted' || kind === 'failed') {
-        const text = kind === 'formatted' && flags.check ? `would reformat: ${path}` : receipt.line;
+        const text = kind === 'formatted' && flags.check ? `would reformat: ${shownPath(path)}` : receipt.line;
         process.stdout.write(`${tty ? '\r\x1b[K' : ''}${text}\n`);
       }
     }
@@ -78,7 +80,7 @@ function collectFiles(root: string, named: string[]): string[] {
       }
     } else if (stat.isFile() && (explicit || languageOf(abs) !== undefined)) {
       const rel = relative(root, abs);
-      if (rel.startsWith('..')) throw new FormatboxError('PATH_REFUSED', `${abs} is outside the project root ${root}`);
+      if (rel.startsWith('..')) throw new FormatboxError('PATH_REFUSED', `${shownPath(abs)} is outside the project root ${shownPath(root)}`);
       out.add(rel.split(sep).join('/'));
       if (out.size > MAX_FILES) throw new FormatboxError('INVALID_REQUEST', `more than ${MAX_FILES} files; name fewer paths`);
     }

@@ -1,11 +1,13 @@
 /**
  * `stylua.toml` / `.stylua.toml` read as data: StyLua's options, checked against the values StyLua
- * accepts. A key StyLua does not know, or a value of the wrong kind, is reported and left out (the
- * StyLua CLI would refuse the whole file; formatbox formats with the rest and says what it left out).
+ * accepts. A file that is not TOML, or a known key with a value StyLua cannot read (a wrong kind, an
+ * unknown enum variant), is a config error: StyLua's CLI fails on it, so formatbox refuses the file
+ * (`failed`) rather than format with defaults. A key StyLua does not know is reported and left out.
  * StyLua searches for the nearest of the two names upward from the file; in one directory
  * `stylua.toml` wins over `.stylua.toml`.
  */
 import type { IgnoredItem } from '../core/types.js';
+import { locateKey, type ConfigError } from './config-error.js';
 import { isRecord, parseData } from './data.js';
 import { baseOf, dirOf } from './paths.js';
 
@@ -28,6 +30,8 @@ export interface StyluaConfigFile {
   dir: string;
   file: string;
   settings: Record<string, unknown>;
+  /** Why StyLua's CLI would reject this file; then nothing is formatted with it. */
+  error?: ConfigError;
 }
 
 export function loadStyluaConfigs(files: Record<string, string | null>, ignored: IgnoredItem[]): StyluaConfigFile[] {
@@ -47,24 +51,28 @@ export function loadStyluaConfigs(files: Record<string, string | null>, ignored:
     }
     const parsed = parseData(text, 'toml');
     const settings: Record<string, unknown> = {};
+    let error: ConfigError | undefined;
     if (!parsed.ok || !isRecord(parsed.value)) {
-      ignored.push({ file, item: base, reason: parsed.ok ? 'not a TOML table' : parsed.reason });
+      error = parsed.ok ? { file, message: 'not a TOML table (StyLua fails on it)' } : { file, ...(parsed.line !== undefined ? { line: parsed.line } : {}), ...(parsed.column !== undefined ? { column: parsed.column } : {}), message: `${parsed.reason} (StyLua fails on it)` };
     } else {
       for (const [key, value] of Object.entries(parsed.value)) {
         const reason = invalid(key, value);
-        if (reason) ignored.push({ file, item: key, reason });
+        if (reason === UNKNOWN_KEY) ignored.push({ file, item: key, reason });
+        else if (reason) error ??= { file, ...locateKey(text, key), message: `${key}: ${reason} (StyLua fails on it)` };
         else settings[key] = value;
       }
     }
-    byDir.set(dir, { dir, file, settings });
+    byDir.set(dir, { dir, file, settings, ...(error ? { error } : {}) });
   }
   return [...byDir.values()];
 }
+
+const UNKNOWN_KEY = 'not a StyLua option';
 
 function invalid(key: string, value: unknown): string | undefined {
   if (key in ENUMS) return typeof value === 'string' && ENUMS[key]!.includes(value) ? undefined : `expected one of ${ENUMS[key]!.join(', ')}`;
   if (NUMBERS.includes(key)) return Number.isInteger(value) && (value as number) > 0 && (value as number) <= 10_000 ? undefined : 'expected a positive integer';
   if (BOOLEANS.includes(key)) return typeof value === 'boolean' ? undefined : 'expected true or false';
   if (key === 'sort_requires') return isRecord(value) && typeof value.enabled === 'boolean' ? undefined : 'expected { enabled = true|false }';
-  return 'not a StyLua option';
+  return UNKNOWN_KEY;
 }

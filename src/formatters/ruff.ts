@@ -23,9 +23,9 @@
 import init, { PositionEncoding, Workspace } from '@astral-sh/ruff-wasm-web';
 import initRuffFmt, { format as ruffFmtFormat, format_range as ruffFmtFormatRange } from '@wasm-fmt/ruff_fmt/web';
 import { byteToUtf16Offset, utf16ToByteOffset } from '../core/text.js';
-import { compileWasm, lazy } from '../core/wasm.js';
+import { compileWasm, lazy, preloadAll } from '../core/wasm.js';
 import { messageOf } from '../core/errors.js';
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, Utf16Range, WasmSource } from '../core/types.js';
+import type { AdapterRequest, AdapterResult, LineEndingPolicy, FormatterAdapter, FormatterInfo, Utf16Range, WasmSource } from '../core/types.js';
 
 export interface RuffFormatterOptions {
   /** `ruff_wasm_bg.wasm` of `@astral-sh/ruff-wasm-web`. */
@@ -134,6 +134,21 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
     },
 
     async format(request: AdapterRequest): Promise<AdapterResult> {
+      const result = await formatWithRuff(request);
+      return result.kind === 'ok' ? { ...result, lineEnding: ruffLineEnding(request.settings) } : result;
+    },
+
+    preload() {
+      return preloadAll([module.get(), ...(options.ruffFmtWasm ? [ruffFmtModule.get()] : [])]);
+    },
+
+    dispose() {
+      for (const workspace of workspaces.values()) workspace.free();
+      workspaces.clear();
+    },
+  };
+
+  async function formatWithRuff(request: AdapterRequest): Promise<AdapterResult> {
       const stub = /\.pyi$/i.test(request.path);
       if (stub && (pyi === 'skip' || (pyi === 'stub-rules' && !options.ruffFmtWasm))) {
         // Formatting with .py rules would disagree with `ruff format` on the project's stubs.
@@ -163,13 +178,19 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
       } catch (thrown) {
         return { kind: 'error', message: locateRuffError(messageOf(thrown), request.text) };
       }
-    },
+  }
+}
 
-    dispose() {
-      for (const workspace of workspaces.values()) workspace.free();
-      workspaces.clear();
-    },
-  };
+/**
+ * Ruff's `format.line-ending`: `auto` (the default) keeps the file's first line ending, `native` is LF
+ * on the platforms formatbox runs on, `lf`/`cr-lf` are fixed. The wasm always writes LF.
+ */
+export function ruffLineEnding(settings: Record<string, unknown>): LineEndingPolicy {
+  const format = settings['format'];
+  const value = format && typeof format === 'object' ? (format as Record<string, unknown>)['line-ending'] : undefined;
+  if (value === 'cr-lf') return 'crlf';
+  if (value === 'lf' || value === 'native') return 'lf';
+  return 'first';
 }
 
 /** ruff.toml settings (kebab-case) in `@wasm-fmt/ruff_fmt`'s config shape; LF output. */
@@ -195,7 +216,7 @@ export function ruffFmtConfig(settings: Record<string, unknown>): Record<string,
  * way in, and splice its answer (the code for the byte range it chose, widened to whole statements)
  * back on the way out.
  */
-function formatRange(text: string, path: string, range: Utf16Range, settings: Record<string, unknown>): AdapterResult {
+export function formatRange(text: string, path: string, range: Utf16Range, settings: Record<string, unknown>): AdapterResult {
   const byteStart = utf16ToByteOffset(text, range.utf16Start);
   const byteEnd = utf16ToByteOffset(text, range.utf16End);
   let printed: { code: string; source_range: { start: number; end: number } };

@@ -249,7 +249,8 @@ export function shfmtFormatter(options: { wasm: WasmSource }): FormatterAdapter 
         return { kind: 'error', message: Pos?.Line ? `${Pos.Line}:${Pos.Col ?? 0}: ${Text ?? 'syntax error'}` : (Text ?? 'syntax error') };
       }
       if (result.message) return { kind: 'error', message: result.message };
-      return { kind: 'ok', text: result.text ?? '' };
+      // shfmt's printer ends every line with LF, whatever the file had (it has no line-ending option).
+      return { kind: 'ok', text: result.text ?? '', lineEnding: 'lf' };
     },
 
   };

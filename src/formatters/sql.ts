@@ -61,7 +61,8 @@ export function sqlFormatter(options: { wasm: WasmSource }): FormatterAdapter {
       try {
         const text = sqlFmtFormat(request.text, sqlFmtConfig(request.settings));
         // sqlformat returns the statements without the file's final newline: keep the file's own.
-        return { kind: 'ok', text: request.text.endsWith('\n') && !text.endsWith('\n') ? `${text}\n` : text };
+        // sqlformat joins lines with LF and has no line-ending option: the file gets LF.
+        return { kind: 'ok', text: request.text.endsWith('\n') && !text.endsWith('\n') ? `${text}\n` : text, lineEnding: 'lf' };
       } catch (thrown) {
         return { kind: 'error', message: `sql_fmt failed: ${messageOf(thrown)}` };
       }

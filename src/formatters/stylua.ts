@@ -3,15 +3,15 @@
  * package's glue holds one module-wide instance, initialised once from the host's `WasmSource`.
  *
  * `settings` are `stylua.toml` keys (src/config/stylua.ts), mapped onto StyLua's `Config`.
- * `line_endings` is applied by the engine (the file keeps its own endings unless the config names
- * one: `Windows` → CRLF). Ranges: StyLua formats the statements a byte range touches (`Range`), the
+ * `line_endings` is applied by the engine as the adapter's line-ending policy: StyLua writes `Unix` (LF,
+ * its default) or `Windows` (CRLF) whatever the file had, as its CLI does. Ranges: StyLua formats the statements a byte range touches (`Range`), the
  * rest of the file stays as written.
  */
 import * as glue from '@johnnymorganz/stylua/web';
 import { compileWasm, lazy } from '../core/wasm.js';
 import { messageOf } from '../core/errors.js';
 import { utf16ToByteOffset } from '../core/text.js';
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
+import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, LineEndingPolicy, WasmSource } from '../core/types.js';
 import { isPlainObject } from './shared.js';
 
 /** The `@johnnymorganz/stylua` version (StyLua's own version; a test checks the installed package). */
@@ -27,7 +27,7 @@ const ENUM_VALUES: Readonly<Record<string, Record<string, number>>> = {
   syntax: glue.LuaVersion as unknown as Record<string, number>,
 };
 
-/** A StyLua `Config` from stylua.toml keys; line endings stay Unix (the engine restores the file's own). */
+/** A StyLua `Config` from stylua.toml keys; line endings stay Unix (the engine writes `line_endings`). */
 function configFrom(settings: Record<string, unknown>): glue.Config {
   const config = glue.Config.new();
   const target = config as unknown as Record<string, unknown>;
@@ -39,6 +39,11 @@ function configFrom(settings: Record<string, unknown>): glue.Config {
   }
   config.line_endings = glue.LineEndings.Unix;
   return config;
+}
+
+/** StyLua's `line_endings`: `Windows` is CRLF, anything else its default `Unix` (LF). */
+export function styluaLineEnding(settings: Record<string, unknown>): LineEndingPolicy {
+  return settings.line_endings === 'Windows' ? 'crlf' : 'lf';
 }
 
 /**
@@ -82,7 +87,7 @@ export function styluaFormatter(options: { wasm: WasmSource }): FormatterAdapter
       const range = request.range ? byteRangeOfLines(request.text, request.range.utf16Start, request.range.utf16End) : undefined;
       try {
         // formatCode takes ownership of `config` and `range` (wasm-bindgen moves them): nothing to free here.
-        return { kind: 'ok', text: glue.formatCode(request.text, config, range, glue.OutputVerification.None) };
+        return { kind: 'ok', text: glue.formatCode(request.text, config, range, glue.OutputVerification.None), lineEnding: styluaLineEnding(request.settings) };
       } catch (thrown) {
         const message = messageOf(thrown);
         if (thrown instanceof WebAssembly.RuntimeError) return { kind: 'error', message: `stylua trapped: ${message}` };

@@ -21,6 +21,12 @@ export interface DiscoverOptions {
   maxEntries?: number;
   /** Directory depth below the root. Default 24. */
   maxDepth?: number;
+  /**
+   * Characters over all config files (each file is refused when its size in bytes is above what is
+   * left). Default 16 Mi, twice the project config budget's text: a project that reaches it is over
+   * that budget and refused, never formatted with part of its config.
+   */
+  maxTotalChars?: number;
 }
 
 export interface Discovered {
@@ -30,7 +36,14 @@ export interface Discovered {
   truncated: boolean;
 }
 
-const DEFAULTS = { maxBytes: 1024 * 1024, maxDirs: 5000, maxEntries: 200_000, maxDepth: 24 };
+const DEFAULTS = { maxBytes: 1024 * 1024, maxDirs: 5000, maxEntries: 200_000, maxDepth: 24, maxTotalChars: 16 * 1024 * 1024 };
+
+/** What may still be read in one discovery (characters, see `maxTotalChars`). */
+interface ReadAllowance {
+  perFile: number;
+  total: number;
+  remaining: number;
+}
 
 /** Directories never searched for config (dependencies, VCS data, caches, build output of big toolchains). */
 export const SKIPPED_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.ruff_cache', '.pytest_cache', '.next', '.turbo', '.cache', 'target', 'bower_components', 'vendor']);
@@ -43,6 +56,7 @@ export async function discoverProjectFiles(root: string, options: DiscoverOption
   const limits = { ...DEFAULTS, ...options };
   const realRoot = await fs.realpath(resolve(root));
   const out: Discovered = { files: {}, ignored: [], truncated: false };
+  const allowance: ReadAllowance = { perFile: limits.maxBytes, total: limits.maxTotalChars, remaining: limits.maxTotalChars };
   const queue: Array<{ dir: string; depth: number }> = [{ dir: realRoot, depth: 0 }];
   let dirs = 0;
   let entries = 0;
@@ -76,7 +90,7 @@ export async function discoverProjectFiles(root: string, options: DiscoverOption
         }
         queue.push({ dir: full, depth: depth + 1 });
       } else if (NAMES.has(entry.name)) {
-        await collect(realRoot, full, entry.isSymbolicLink(), limits.maxBytes, out);
+        await collect(realRoot, full, entry.isSymbolicLink(), allowance, out);
       }
     }
   }
@@ -87,8 +101,9 @@ export async function discoverProjectFiles(root: string, options: DiscoverOption
  * Reads only the config files on the way from the root to `path` (project-relative or absolute),
  * for big trees where a full walk is not wanted. Same rules as `discoverProjectFiles`.
  */
-export async function discoverConfigForPath(root: string, path: string, options: Pick<DiscoverOptions, 'maxBytes'> = {}): Promise<Discovered> {
-  const maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
+export async function discoverConfigForPath(root: string, path: string, options: Pick<DiscoverOptions, 'maxBytes' | 'maxTotalChars'> = {}): Promise<Discovered> {
+  const total = options.maxTotalChars ?? DEFAULTS.maxTotalChars;
+  const allowance: ReadAllowance = { perFile: options.maxBytes ?? DEFAULTS.maxBytes, total, remaining: total };
   const realRoot = await fs.realpath(resolve(root));
   const out: Discovered = { files: {}, ignored: [], truncated: false };
   const target = resolve(realRoot, path);
@@ -106,7 +121,7 @@ export async function discoverConfigForPath(root: string, path: string, options:
       break;
     }
     for (const entry of listing) {
-      if (NAMES.has(entry.name) && !entry.isDirectory()) await collect(realRoot, join(dir, entry.name), entry.isSymbolicLink(), maxBytes, out);
+      if (NAMES.has(entry.name) && !entry.isDirectory()) await collect(realRoot, join(dir, entry.name), entry.isSymbolicLink(), allowance, out);
     }
     const next = segments[i];
     if (next === undefined || SKIPPED_DIRS.has(next)) break;
@@ -115,7 +130,7 @@ export async function discoverConfigForPath(root: string, path: string, options:
   return out;
 }
 
-async function collect(realRoot: string, full: string, isLink: boolean, maxBytes: number, out: Discovered): Promise<void> {
+async function collect(realRoot: string, full: string, isLink: boolean, allowance: ReadAllowance, out: Discovered): Promise<void> {
   const key = rel(realRoot, full);
   const name = key.slice(key.lastIndexOf('/') + 1);
   let target = full;
@@ -138,17 +153,21 @@ async function collect(realRoot: string, full: string, isLink: boolean, maxBytes
     out.files[key] = null; // Present, never read: the config module reports it.
     return;
   }
-  const read = await readBounded(target, maxBytes);
+  const read = await readBounded(target, Math.min(allowance.perFile, allowance.remaining));
   if ('refused' in read) {
     out.files[key] = null;
-    out.ignored.push({ file: key, item: name, reason: read.refused });
+    const overTotal = read.size !== undefined && read.size <= allowance.perFile;
+    if (overTotal) out.truncated = true;
+    out.ignored.push({ file: key, item: name, reason: overTotal ? `not read: config files add up to more than ${allowance.total} characters` : read.refused });
     return;
   }
+  // Counted in characters, as the config budget counts text: reaching this total means being over it.
+  allowance.remaining -= read.text.length;
   out.files[key] = read.text;
 }
 
 /** Reads a regular file without following a final symlink, up to `maxBytes`. */
-async function readBounded(path: string, maxBytes: number): Promise<{ text: string } | { refused: string }> {
+async function readBounded(path: string, maxBytes: number): Promise<{ text: string } | { refused: string; size?: number }> {
   let handle: import('node:fs/promises').FileHandle;
   try {
     // O_NONBLOCK: opening a FIFO must not hang; O_NOFOLLOW: the path was checked, a swapped-in link is refused.
@@ -159,7 +178,7 @@ async function readBounded(path: string, maxBytes: number): Promise<{ text: stri
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) return { refused: 'not a regular file' };
-    if (stat.size > maxBytes) return { refused: `larger than ${maxBytes} bytes (${stat.size})` };
+    if (stat.size > maxBytes) return { refused: `larger than ${maxBytes} bytes (${stat.size})`, size: stat.size };
     const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
     let total = 0;
     while (total < buffer.length) {
@@ -167,7 +186,7 @@ async function readBounded(path: string, maxBytes: number): Promise<{ text: stri
       if (bytesRead === 0) break;
       total += bytesRead;
     }
-    if (total > maxBytes) return { refused: `larger than ${maxBytes} bytes` };
+    if (total > maxBytes) return { refused: `larger than ${maxBytes} bytes`, size: total };
     const text = new TextDecoder('utf-8', { fatal: false }).decode(buffer.subarray(0, total));
     return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
   } finally {

@@ -5,7 +5,7 @@
  * CLI per edit) and prints ratios;
  * absolute times on shared machines are noisy.
  *
- *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice, php-choice, cli-serve
+ *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice, php-choice, cli-serve, per-edit, delivery, config-watch
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -20,6 +20,9 @@ const BENCHES: Record<string, string[]> = {
   'sql-choice': ['test/bench/sql-choice.ts'],
   'php-choice': ['test/bench/php-choice.ts'],
   'cli-serve': ['test/bench/cli-serve.ts', '20'],
+  delivery: ['test/bench/delivery.ts', '--runs', '10'],
+  'per-edit': ['test/bench/per-edit.ts', '20'],
+  'config-watch': ['test/bench/config-watch.ts', '20000'],
 };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -38,15 +38,22 @@ test('stylua.toml options are honoured', async () => {
   assert.match(collapse.content, /local function g\(\) return 1 end/);
   const narrow = await format('column_width = 20\n', 'local value = call(argument_one, argument_two, argument_three)\n');
   assert.equal(narrow.content, 'local value = call(\n\targument_one,\n\targument_two,\n\targument_three\n)\n');
-  // Line endings are the engine's business: the file keeps its own (LF here).
+  // StyLua writes its `line_endings` whatever the file had: Windows is CRLF, the default Unix is LF.
+  const unix = (await format('')).content;
   const windows = await format('line_endings = "Windows"\n');
-  assert.equal(windows.content, (await format('')).content);
+  assert.equal(windows.content, unix.replace(/\n/g, '\r\n'));
+  const crlfFile = await format('', SOURCE.replace(/\n/g, '\r\n'));
+  assert.equal(crlfFile.content, unix);
 });
 
-test('bad keys and values are reported and left out; the rest applies', async () => {
-  const outcome = await format('indent_type = "Sideways"\nindent_width = 2\nfoo = 1\n');
-  assert.deepEqual(outcome.ignored?.map((i) => i.item).sort(), ['foo', 'indent_type']);
-  assert.match(outcome.content, /\treturn a \+ b/);
+test('a value StyLua rejects refuses the file; an unknown key is reported and left out', async () => {
+  const rejected = await format('indent_type = "Sideways"\nindent_width = 2\n');
+  assert.equal(rejected.status, 'failed');
+  assert.match(rejected.reason ?? '', /^invalid project config: stylua\.toml:1:1: indent_type: expected one of Tabs, Spaces/);
+  assert.equal(rejected.content, SOURCE);
+  const unknown = await format('indent_width = 2\nfoo = 1\n');
+  assert.deepEqual(unknown.ignored?.map((i) => i.item), ['foo']);
+  assert.match(unknown.content, /\treturn a \+ b/);
 });
 
 test('nearest config wins; stylua.toml wins over .stylua.toml in one directory; no config: not declared', async () => {

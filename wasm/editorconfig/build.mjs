@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 export const EDITORCONFIG_WASM = join(here, 'editorconfig.wasm');
 export const MEMORY_MAX_BYTES = 64 * 1024 * 1024;
+/** The normaliser's own version (`#define VERSION` in editorconfig.c): the manifest's version of the module. */
+export const EDITORCONFIG_VERSION = /#define VERSION "([^"]+)"/.exec(readFileSync(join(here, 'editorconfig.c'), 'utf8'))[1];
 
 /** The clang command line; the output path is the only thing that varies. */
 export function clangArgs(output) {
