@@ -15,6 +15,6 @@ export interface ShippedPrettierPlugin {
 }
 
 export const UNIVERSAL_PRETTIER_PLUGINS: Readonly<Record<string, ShippedPrettierPlugin>> = {
-  xml: { package: '@prettier/plugin-xml', version: '3.4.2', load: () => import('@prettier/plugin-xml') },
-  svelte: { package: 'prettier-plugin-svelte', version: '4.1.1', load: () => import('prettier-plugin-svelte/browser') },
+  xml: { package: '@prettier/plugin-xml', version: '3.4.2', load: () => import('./shipped/prettier-plugin-xml.js') },
+  svelte: { package: 'prettier-plugin-svelte', version: '4.1.1', load: () => import('./shipped/prettier-plugin-svelte.js') },
 };

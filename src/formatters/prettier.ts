@@ -107,7 +107,7 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
   const shippedLoaded = new Map<string, Promise<Plugin>>();
 
   /** The shipped plugins `settings.plugins` names (ids from the config layer), loaded once each. */
-  async function shippedPluginsFor(ids: unknown, language: string): Promise<{ plugins: Plugin[]; used: Array<ShippedPrettierPlugin & { plugin: Plugin }> } | { missing: string }> {
+  async function shippedPluginsFor(ids: unknown, language: string): Promise<{ plugins: Plugin[]; used: Array<ShippedPrettierPlugin & { plugin: Plugin }> } | { missing: string; omitted?: true }> {
     const plugins: Plugin[] = [];
     const used: Array<ShippedPrettierPlugin & { plugin: Plugin }> = [];
     for (const id of Array.isArray(ids) ? ids : []) {
@@ -123,6 +123,11 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         shippedLoaded.set(id as string, pending);
       }
       const plugin = await pending;
+      // A bundle may leave a shipped plugin out (the edge worker profile): then its language is not here.
+      if ((plugin as { formatboxOmitted?: boolean }).formatboxOmitted) {
+        if (!CORE_LANGUAGES.has(language)) return { missing: entry.package, omitted: true };
+        continue;
+      }
       plugins.push(plugin);
       used.push({ ...entry, plugin });
     }
@@ -181,7 +186,8 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
       const fromProject = await shippedPluginsFor(settings.plugins, request.language);
       delete settings.plugins;
       if ('missing' in fromProject) {
-        return { kind: 'unsupported', reason: `the project's Prettier config lists the ${fromProject.missing} plugin, and formatbox has no copy of it in this runtime` };
+        const why = fromProject.omitted ? 'its copy is left out of this build of formatbox' : 'formatbox has no copy of it in this runtime';
+        return { kind: 'unsupported', reason: `the project's Prettier config lists the ${fromProject.missing} plugin, and ${why}` };
       }
       // The CLI checks every option against the schema before formatting; the API lets a few deprecated
       // values through (`trailingComma: true` for JSON). Same check, same message as the CLI; the options
