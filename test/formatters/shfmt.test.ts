@@ -18,7 +18,13 @@ test('a syntax error is a value with its position; the next call still works', a
   const bad = await shfmt.format({ path: 'a.sh', language: 'shell', text: 'if then fi\n', settings: {} });
   assert.deepEqual(bad, { kind: 'error', message: '1:1: `if` must be followed by a statement list' });
   const good = await shfmt.format({ path: 'a.sh', language: 'shell', text: 'echo  hi\n', settings: {} });
-  assert.deepEqual(good, { kind: 'ok', text: 'echo hi\n' });
+  assert.deepEqual(good, { kind: 'ok', text: 'echo hi\n', lineEnding: 'lf' });
+});
+
+test('line endings are shfmt\'s: a CRLF script comes out LF, as shfmt writes it', async () => {
+  const engine = createEngine({ formatters: createBuiltinAdapters(), config: { mode: 'always' } });
+  const outcome = await engine.format({ path: 'a.sh', text: 'if x;then\r\necho a\r\nfi\r\n' });
+  assert.equal(outcome.content, 'if x; then\n\techo a\nfi\n');
 });
 
 test('variant and options as shfmt derives them', () => {

@@ -25,6 +25,8 @@ test('SQL is formatted when the user config or mode always chooses it, never by 
   assert.equal(outcome.content, 'select\n  a,\n  b\nfrom\n  t\nwhere\n  x = 1\n  and y in (\n    select\n      z\n    from\n      u\n  );\n');
   const always = createEngine({ formatters, config: { mode: 'always' }, projectFiles: { '.editorconfig': '[*.sql]\nindent_style = space\nindent_size = 4\n' } });
   assert.match((await always.format({ path: 'q.sql', text })).content, /^from\n {4}t$/m);
+  // sqlformat joins lines with LF: a CRLF file comes out LF.
+  assert.equal((await chosen.format({ path: 'q.sql', text: text.replace('\n', '\r\n') })).content, outcome.content);
 });
 
 const EXTENSIONS = ['/usr/share/postgresql/15/extension', '/usr/share/postgresql/16/extension', '/usr/share/postgresql/17/extension'].find(existsSync);

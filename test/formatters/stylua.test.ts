@@ -78,3 +78,12 @@ test('a syntax error is a failed receipt with its position; a range formats the 
   const ranged = await engine.format({ path: 'a.lua', text, range: { utf16Start: 18, utf16End: 19 } });
   assert.equal(ranged.content, 'local a={1}\nlocal b = { 2 }\nlocal c={3}\n');
 });
+
+test('untrusted mode clamps a huge indent_width and says so; trusted mode keeps it', async () => {
+  const text = 'if a then\n\tb()\nend\n';
+  const untrusted = await createEngine({ formatters, projectFiles: { 'stylua.toml': 'indent_type = "Spaces"\nindent_width = 5000\n' } }).format({ path: 'a.lua', text });
+  assert.equal(untrusted.content, `if a then\n${' '.repeat(16)}b()\nend\n`);
+  assert.match(untrusted.ignored?.find((i) => i.item.startsWith('indent_width'))?.reason ?? '', /clamped from 5000 to 16 in untrusted mode/);
+  const trusted = await createEngine({ formatters, trust: 'trusted', projectFiles: { 'stylua.toml': 'indent_type = "Spaces"\nindent_width = 40\n' } }).format({ path: 'a.lua', text });
+  assert.equal(trusted.content, `if a then\n${' '.repeat(40)}b()\nend\n`);
+});
