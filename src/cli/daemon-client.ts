@@ -28,7 +28,7 @@ export interface DaemonEnvelope {
   v: string;
   op: 'status' | 'stop' | 'request' | 'hook';
   settings?: DaemonSettings;
-  /** The root for a request that names none (the caller's --root or cwd). */
+  /** The caller's --root or cwd (requests arrive placed in their root by the thin entry: request-root.ts). */
   root?: string;
   /** op 'request': a CLI request (see requests.ts). */
   request?: unknown;

@@ -14,6 +14,7 @@ import { quietOnEpipe } from './epipe.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
 import { COMMAND_HELP } from './help.js';
+import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
 import { formatboxBuildId, formatboxVersion } from './version.js';
 
 interface ThinFlags {
@@ -181,11 +182,11 @@ async function thinFormatFiles(flags: ThinFlags, env: NodeJS.ProcessEnv): Promis
   for (const named of flags.positional) {
     const path = relative(root, resolve(named)).split(sep).join('/');
     try {
-      const receipt = (await requestThroughDaemon({ method: 'format', path, check: flags.check }, flags, env)) as { status: string; line: string };
+      const receipt = (await requestThroughDaemon({ method: 'format', path, check: flags.check }, flags, env)) as { status: string; line: string; reason?: string };
       const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
       counts[kind]++;
       if (kind === 'formatted') process.stdout.write(`${flags.check ? `would reformat: ${path}` : receipt.line}\n`);
-      if (kind === 'failed') process.stdout.write(`${receipt.line}\n`);
+      if (kind === 'failed' || saysNoRoot(receipt)) process.stdout.write(`${receipt.line}\n`);
     } catch (error) {
       counts.failed++;
       process.stdout.write(`error: ${path}: ${describe(error)}\n`);
@@ -197,14 +198,19 @@ async function thinFormatFiles(flags: ThinFlags, env: NodeJS.ProcessEnv): Promis
   return flags.check && counts.formatted > 0 ? 1 : 0;
 }
 
-async function requestThroughDaemon(request: unknown, flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<unknown> {
+/** Sends `request` placed in its project root (request-root.ts): the daemon's working directory is not the caller's. */
+async function requestThroughDaemon(raw: unknown, flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<unknown> {
+  const placeable = raw !== null && typeof raw === 'object' && !Array.isArray(raw);
+  const { request, noRoot } = placeable
+    ? placeRequest(raw, { cwd: process.cwd(), ...(flags.root !== undefined ? { root: flags.root } : {}) })
+    : { request: raw, noRoot: false };
   try {
-    return unwrap(await callDaemon(envelope('request', flags, env, { request }), callOptions(env)));
+    return withNoRootReason(unwrap(await callDaemon(envelope('request', flags, env, { request }), callOptions(env))), noRoot);
   } catch (error) {
     if (!(error instanceof DaemonUnavailable)) throw error;
     process.stderr.write(`formatbox: no daemon (${error.message}); formatting in this process\n`);
     const local = await import('./local.js');
-    return local.requestLocally(request, flags);
+    return withNoRootReason(await local.requestLocally(request, flags), noRoot);
   }
 }
 

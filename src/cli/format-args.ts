@@ -9,6 +9,7 @@ import { relative, resolve } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { COMMAND_HELP } from './help.js';
+import { saysNoRoot } from './request-root.js';
 
 /**
  * Exit code when the arguments end the command before any file is touched, else undefined.
@@ -32,15 +33,17 @@ export function stdinRequest(root: string, stdinFilepath: string, text: string):
 
 /**
  * Prints the `--stdin-filepath` result. Formatted or unchanged: the formatted text. Skipped (no
- * formatter for it, or ignored): the input as it was, as prettier does. Otherwise (a syntax error, a
- * timeout, a refusal): nothing on stdout, the reason on stderr, exit 2.
+ * formatter for it, or ignored): the input as it was, as prettier does; when no project root was
+ * found, stderr says so. Otherwise (a syntax error, a timeout, a refusal): nothing on stdout, the
+ * reason on stderr, exit 2.
  */
-export function writeStdinResult(receipt: { status: string; content: string; line: string }, text: string): number {
+export function writeStdinResult(receipt: { status: string; content: string; line: string; reason?: string }, text: string): number {
   if (receipt.status === 'formatted' || receipt.status === 'unchanged') {
     process.stdout.write(receipt.content);
     return 0;
   }
   if (receipt.status === 'skipped') {
+    if (saysNoRoot(receipt)) process.stderr.write(`formatbox: ${receipt.line}\n`);
     process.stdout.write(text);
     return 0;
   }

@@ -15,6 +15,7 @@ import { SKIPPED_DIRS } from '../node/discover.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { formatJsonStatus } from './format-args.js';
 import { createRequestHandler, type HandlerOptions } from './requests.js';
+import { saysNoRoot } from './request-root.js';
 
 interface FormatFlags {
   positional: string[];
@@ -26,7 +27,7 @@ interface FormatFlags {
 const MAX_FILES = 100_000;
 
 export async function runFormat(root: string, flags: FormatFlags, options: HandlerOptions): Promise<number> {
-  const files = collectFiles(root, flags.positional.length > 0 ? flags.positional : ['.']);
+  const files = collectFiles(root, flags.positional.length > 0 ? flags.positional : ['.'], options.findRoot === true);
   const handler = createRequestHandler(options);
   const tty = process.stderr.isTTY === true && !flags.json;
   const counts = { formatted: 0, unchanged: 0, skipped: 0, failed: 0 };
@@ -48,7 +49,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
       counts[kind]++;
       if (flags.json) {
         process.stdout.write(JSON.stringify({ path, status: formatJsonStatus(receipt.status, flags.check), line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}) }) + '\n');
-      } else if (kind === 'formatted' || kind === 'failed') {
+      } else if (kind === 'formatted' || kind === 'failed' || saysNoRoot(receipt)) {
         const text = kind === 'formatted' && flags.check ? `would reformat: ${shownPath(path)}` : receipt.line;
         process.stdout.write(`${tty ? '\r\x1b[K' : ''}${text}\n`);
       }
@@ -63,8 +64,12 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
 }
 
-/** Project-relative paths of the files named or found below the directories named, sorted. */
-function collectFiles(root: string, named: string[]): string[] {
+/**
+ * Paths relative to `root` of the files named or found below the directories named, sorted. With
+ * `anywhere` (no --root: `root` is the working directory and each file's project root is found per
+ * file), a file may lie above it.
+ */
+function collectFiles(root: string, named: string[], anywhere: boolean): string[] {
   const out = new Set<string>();
   const visit = (abs: string, explicit: boolean): void => {
     let stat;
@@ -80,7 +85,7 @@ function collectFiles(root: string, named: string[]): string[] {
       }
     } else if (stat.isFile() && (explicit || languageOf(abs) !== undefined)) {
       const rel = relative(root, abs);
-      if (rel.startsWith('..')) throw new FormatboxError('PATH_REFUSED', `${shownPath(abs)} is outside the project root ${shownPath(root)}`);
+      if (rel.startsWith('..') && !anywhere) throw new FormatboxError('PATH_REFUSED', `${shownPath(abs)} is outside the project root ${shownPath(root)}`);
       out.add(rel.split(sep).join('/'));
       if (out.size > MAX_FILES) throw new FormatboxError('INVALID_REQUEST', `more than ${MAX_FILES} files; name fewer paths`);
     }

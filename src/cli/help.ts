@@ -1,7 +1,8 @@
 /** `formatbox <command> --help`: one usage text per command. */
 
 const COMMON = `options for every command that formats:
-  --root DIR        project root (default: the current directory; a request's own "root" wins)
+  --root DIR        project root (default: each file's own, found as the formatters find it: the nearest
+                    VCS root, else the nearest formatter config; a request's own "root" wins)
   --config FILE     user config (default: $FORMATBOX_CONFIG, else ~/.config/formatbox/formatbox.json)
   --trusted         trusted mode: the project's own Prettier config and plugins may load
   --no-daemon       format in this process instead of the per-user daemon (also FORMATBOX_NO_DAEMON=1)`;
@@ -50,7 +51,8 @@ mode 0700. It exits after 15 minutes without a request ($FORMATBOX_DAEMON_IDLE_M
   mcp: `usage: formatbox mcp [--root DIR]
 
 An MCP server on stdio with the tools edit, multi_edit, write, apply_patch, format and doctor. The
-root is the client's first root (roots/list), else --root, else the current directory.
+root is the client's first root (roots/list), else --root, else each file's project root (the
+nearest VCS root, else the nearest formatter config).
 
 ${COMMON}`,
   doctor: `usage: formatbox doctor [--json]

@@ -20,7 +20,7 @@ function handlerOptions(flags: LocalFlags): HandlerOptions {
   // One request per process: V8's baseline wasm tier alone starts sooner (see main.ts).
   setFlagsFromString('--liftoff-only');
   const { config } = loadUserConfig(flags.config);
-  return { defaultRoot: resolve(flags.root ?? process.cwd()), ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
+  return { defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
 }
 
 /** One CLI request (apply, formatText), answered in this process. */

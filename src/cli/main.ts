@@ -42,7 +42,8 @@ usage:
   formatbox --version            the version; formatbox COMMAND --help: that command's usage
 
 options:
-  --root DIR        project root (default: the current directory; a request's own "root" wins)
+  --root DIR        project root (default: each file's own, found as the formatters find it: the nearest
+                    VCS root, else the nearest formatter config; a request's own "root" wins)
   --config FILE     user config (default: $FORMATBOX_CONFIG, else ~/.config/formatbox/formatbox.json)
   --trusted         trusted mode: the project's own Prettier config and plugins may load
   --no-daemon       format in this process, not in the per-user daemon (also FORMATBOX_NO_DAEMON=1)
@@ -121,7 +122,8 @@ async function main(argv: string[]): Promise<number> {
   const flags = parseFlags(rest);
   const root = resolve(flags.root ?? process.cwd());
   const { config } = loadUserConfig(flags.config);
-  const handlerOptions = { defaultRoot: root, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
+  // Without --root, each request runs in its file's project root, found as the formatters find it.
+  const handlerOptions = { defaultRoot: root, findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
   switch (command) {
     case 'doctor': {
       const handler = createRequestHandler(handlerOptions);

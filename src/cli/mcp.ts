@@ -7,7 +7,8 @@
  * `apply_patch {patch}`, `format {path}`, `doctor {}` (`file_path` is accepted for `path`, and
  * `input` for `patch`). Each returns the receipt's note as text and the whole receipt as
  * structured content. The root is the client's first root (roots/list) when it offers roots,
- * else --root, else the current directory; every path is contained in it as in the runtime.
+ * else --root, else each file's project root (request-root.ts); every path is contained in it as
+ * in the runtime.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,9 +77,10 @@ export interface McpFlags {
 /** Serves MCP on stdin/stdout until the client disconnects. */
 export async function runMcp(flags: McpFlags): Promise<number> {
   const { config } = loadUserConfig(flags.config);
-  const handler = createRequestHandler({ defaultRoot: resolve(flags.root ?? process.cwd()), ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) });
+  // Without --root or client roots, each tool call runs in its file's project root (request-root.ts).
+  const handler = createRequestHandler({ defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) });
   const server = new Server({ name: 'formatbox', version: formatboxVersion() }, { capabilities: { tools: {} } });
-  const fallbackRoot = resolve(flags.root ?? process.cwd());
+  const fallbackRoot = flags.root !== undefined ? resolve(flags.root) : undefined;
   let clientRoots: string[] | undefined;
 
   async function refreshRoots(): Promise<void> {
@@ -88,7 +90,7 @@ export async function runMcp(flags: McpFlags): Promise<number> {
       const paths = roots.filter((r) => r.uri.startsWith('file://')).map((r) => fileURLToPath(r.uri));
       clientRoots = paths.length > 0 ? paths : undefined;
     } catch (error) {
-      process.stderr.write(`formatbox mcp: roots/list failed (${messageOf(error)}); using ${fallbackRoot}\n`);
+      process.stderr.write(`formatbox mcp: roots/list failed (${messageOf(error)}); using ${fallbackRoot ?? 'each file\'s project root'}\n`);
     }
   }
   server.oninitialized = () => void refreshRoots();
@@ -112,7 +114,7 @@ export async function runMcp(flags: McpFlags): Promise<number> {
 }
 
 /** One tool call: the receipt's note as text, the receipt as structured content; errors as `isError` results. */
-export async function callTool(handler: RequestHandler, root: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+export async function callTool(handler: RequestHandler, root: string | undefined, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   try {
     const request = requestFor(name, args, root);
     const result = await handler.handle(request);
@@ -123,7 +125,8 @@ export async function callTool(handler: RequestHandler, root: string, name: stri
   }
 }
 
-function requestFor(name: string, args: Record<string, unknown>, root: string): unknown {
+function requestFor(name: string, args: Record<string, unknown>, given: string | undefined): unknown {
+  const root = given !== undefined ? { root: given } : {};
   const path = (args.path ?? args.file_path) as string | undefined;
   const edit = (e: Record<string, unknown>) => {
     if (typeof e.old_string !== 'string' || typeof e.new_string !== 'string') throw new FormatboxError('INVALID_REQUEST', 'each edit needs old_string and new_string (strings)');
@@ -131,22 +134,22 @@ function requestFor(name: string, args: Record<string, unknown>, root: string): 
   };
   switch (name) {
     case 'edit':
-      return { root, path, input: edit(args) };
+      return { ...root, path, input: edit(args) };
     case 'multi_edit':
       if (!Array.isArray(args.edits) || args.edits.length === 0) throw new FormatboxError('INVALID_REQUEST', 'multi_edit needs edits: [{old_string, new_string, replace_all?}, …]');
-      return { root, path, input: { edits: args.edits.map((e) => edit((e ?? {}) as Record<string, unknown>)) } };
+      return { ...root, path, input: { edits: args.edits.map((e) => edit((e ?? {}) as Record<string, unknown>)) } };
     case 'write':
       if (typeof args.content !== 'string') throw new FormatboxError('INVALID_REQUEST', 'write needs content (a string)');
-      return { root, path, input: { content: args.content } };
+      return { ...root, path, input: { content: args.content } };
     case 'apply_patch': {
       const patch = args.patch ?? args.input;
       if (typeof patch !== 'string') throw new FormatboxError('INVALID_REQUEST', 'apply_patch needs patch (a string)');
-      return { root, input: { patch } };
+      return { ...root, input: { patch } };
     }
     case 'format':
-      return { root, method: 'format', path };
+      return { ...root, method: 'format', path };
     case 'doctor':
-      return { root, method: 'doctor' };
+      return { ...root, method: 'doctor' };
     default:
       throw new FormatboxError('INVALID_REQUEST', `unknown tool ${JSON.stringify(name)}`);
   }

@@ -19,6 +19,7 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { toolKind } from '../tools/index.js';
 import { DEFAULT_LIMITS } from '../core/engine.js';
 import { createRuntime, createWorkerPool, type DoctorReport, type Runtime, type WorkerPool } from '../node/index.js';
+import { placeRequest, withNoRootReason } from './request-root.js';
 
 export interface CliRequest {
   id?: unknown;
@@ -47,8 +48,10 @@ export interface RequestHandler {
 }
 
 export interface HandlerOptions {
-  /** Used when a request names no root. */
+  /** Used when a request names no root (with `findRoot`: where relative paths start from). */
   defaultRoot: string;
+  /** A request that names no root runs in its file's project root (request-root.ts), not in `defaultRoot`. */
+  findRoot?: boolean;
   /** Trusted user config (formatbox.json). */
   config?: UserConfig;
   trust?: 'untrusted' | 'trusted';
@@ -91,19 +94,11 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
 
   return {
     async handle(raw: unknown): Promise<CliResult> {
-      const request = parseRequest(raw);
-      const runtime = await runtimeFor(request.root ?? options.defaultRoot);
-      switch (request.method ?? 'apply') {
-        case 'doctor':
-          return runtime.doctor();
-        case 'format':
-          return runtime.format({ path: requirePath(request), ...(request.check === true ? { check: true } : {}) });
-        case 'formatText':
-          if (typeof request.text !== 'string') throw new FormatboxError('INVALID_REQUEST', 'formatText needs text (a string)');
-          return runtime.formatText({ path: requirePath(request), text: request.text });
-        default:
-          return apply(runtime, request);
-      }
+      const parsed = parseRequest(raw);
+      const { request, noRoot } = options.findRoot
+        ? placeRequest(parsed, { cwd: options.defaultRoot })
+        : { request: { ...parsed, root: parsed.root ?? options.defaultRoot }, noRoot: false };
+      return withNoRootReason(await handlePlaced(await runtimeFor(request.root), request), noRoot);
     },
     async close(): Promise<void> {
       for (const runtime of runtimes.values()) await runtime.close();
@@ -111,6 +106,20 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       if (pool !== options.pool) await pool?.close();
     },
   };
+}
+
+function handlePlaced(runtime: Runtime, request: CliRequest): Promise<CliResult> {
+  switch (request.method ?? 'apply') {
+    case 'doctor':
+      return runtime.doctor();
+    case 'format':
+      return runtime.format({ path: requirePath(request), ...(request.check === true ? { check: true } : {}) });
+    case 'formatText':
+      if (typeof request.text !== 'string') throw new FormatboxError('INVALID_REQUEST', 'formatText needs text (a string)');
+      return runtime.formatText({ path: requirePath(request), text: request.text });
+    default:
+      return apply(runtime, request);
+  }
 }
 
 function apply(runtime: Runtime, request: CliRequest): Promise<Receipt | PatchReceipt> {

@@ -21,6 +21,8 @@ export interface RuffConfigFile {
   ignored: IgnoredItem[];
   /** Ruff would reject this file (a value of the wrong type or out of range, an unknown format key). */
   error?: ConfigError;
+  /** The whole Ruff table and the file's text, for Ruff's own loader to judge (the adapter validates it). */
+  source?: { text: string; options: Record<string, unknown> };
   /** `exclude` (replaces Ruff's default list when given), `extend-exclude`, `format.exclude`. */
   exclude?: string[];
   extendExclude: string[];
@@ -89,6 +91,7 @@ export function loadRuffConfigs(files: Record<string, string | null>, ignored: I
     }
     const entry: RuffConfigFile = { dir, file, kind: 'ruff', settings: {}, ignored: [], extendExclude: [], formatExclude: [] };
     entry.settings = ruffFormatSettings(table, entry, text ?? '');
+    entry.source = { text: text ?? '', options: table };
     ignored.push(...entry.ignored);
     ruff.set(dir, entry);
   }

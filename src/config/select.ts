@@ -256,7 +256,9 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
     case 'ruff': {
       const config = nearest(project.ruff, path) ?? nearest(project.black, path);
       if (config?.error) return { settings: {}, ignored: [...config.ignored], error: config.error };
-      return { settings: config ? config.settings : {}, ignored: config ? [...config.ignored] : [] };
+      // Ruff's loader judges the whole table (unknown keys, wrong types) in the adapter.
+      const configSources = config?.source ? [{ file: config.file, text: config.source.text, options: config.source.options }] : undefined;
+      return { settings: config ? config.settings : {}, ignored: config ? [...config.ignored] : [], ...(configSources ? { configSources } : {}) };
     }
     case 'rustfmt':
       return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)(rust-toolchain(\.toml)?|\.?rustfmt\.toml)$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };

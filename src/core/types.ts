@@ -54,11 +54,13 @@ export interface Utf16Range {
  */
 export type LineEndingPolicy = 'lf' | 'crlf' | 'cr' | 'first' | 'first-cr' | 'last' | 'majority-lf' | 'majority-crlf' | 'output';
 
-/** A config file as the formatter would read it, for formatters that validate their own config (Biome). */
+/** A config file as the formatter would read it, for formatters that validate their own config (Biome, Ruff). */
 export interface ConfigSource {
   /** Project-relative POSIX path. */
   file: string;
   text: string;
+  /** The options the file holds, parsed, for a tool whose loader takes data rather than text (Ruff's `[tool.ruff]` table). */
+  options?: Record<string, unknown>;
 }
 
 /** What the engine asks an adapter to do. */

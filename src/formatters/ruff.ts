@@ -5,7 +5,8 @@
  * - Settings arrive in ruff.toml shape (kebab-case): `line-length`, `indent-width`, `target-version`,
  *   `preview`, `format: {quote-style, indent-style, skip-magic-trailing-comma, docstring-code-format,
  *   docstring-code-line-length, nested-string-quote-style, preview}`. Everything else is dropped before Ruff sees it, because
- *   Ruff throws on unknown fields (`lint`, `exclude`, `extend`, …). `format.line-ending` is forced to
+ *   the format settings are all the formatting workspace needs. The whole table is judged first by
+ *   Ruff's own loader (ruff-config-check.ts): what Ruff rejects, formatbox refuses. `format.line-ending` is forced to
  *   `lf`: the adapter gets LF text and the engine puts the file's own line endings back.
  * - One `Workspace` per distinct settings object, kept in a small cache.
  * - Stubs: the wasm `Workspace.format(source)` takes no path and always applies `.py` rules, while
@@ -24,6 +25,7 @@ import init, { PositionEncoding, Workspace } from '@astral-sh/ruff-wasm-web';
 import initRuffFmt, { format as ruffFmtFormat, format_range as ruffFmtFormatRange } from '@wasm-fmt/ruff_fmt/web';
 import { byteToUtf16Offset, utf16ToByteOffset } from '../core/text.js';
 import { compileWasm, lazy, preloadAll } from '../core/wasm.js';
+import { createRuffConfigChecker } from './ruff-config-check.js';
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, LineEndingPolicy, FormatterAdapter, FormatterInfo, Utf16Range, WasmSource } from '../core/types.js';
 
@@ -87,6 +89,7 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
   const maxWorkspaces = options.maxWorkspaces ?? 8;
   const pyi = options.pyi ?? (options.ruffFmtWasm ? 'stub-rules' : 'skip');
   const workspaces = new Map<string, Workspace>();
+  const configChecker = createRuffConfigChecker();
 
   // The web glue keeps one instance per JS realm; `init` resolves at once when it already ran.
   const module = lazy(async () => {
@@ -149,6 +152,14 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
   };
 
   async function formatWithRuff(request: AdapterRequest): Promise<AdapterResult> {
+      if (request.configSources && request.configSources.length > 0) {
+        // Ruff's own loader judges the whole config table first: what it rejects, formatbox refuses.
+        await module.get();
+        for (const source of request.configSources) {
+          const rejected = configChecker.errorOf(source);
+          if (rejected) return { kind: 'error', message: rejected };
+        }
+      }
       const stub = /\.pyi$/i.test(request.path);
       if (stub && (pyi === 'skip' || (pyi === 'stub-rules' && !options.ruffFmtWasm))) {
         // Formatting with .py rules would disagree with `ruff format` on the project's stubs.

@@ -530,6 +530,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const eng = await engine();
     const target = resolveInside(rootReal, request.path);
     const input: WriteInput = { content: request.text };
+    await refreshConfigIfNeeded(eng, [target.realRel]);
     return { ...(await eng.afterEdit({ path: target.realRel, prior: request.text, input, written: request.text })), ms: elapsed(started) };
   }
 

@@ -194,10 +194,11 @@ test('the thin entry loads no formatter and no engine; --no-daemon and FORMATBOX
   assert.deepEqual(staticImports.filter((s) => !s.startsWith('node:')), [], 'only Node builtins are imported statically');
   const dynamicImports = [...new Set([...entry.matchAll(/import\(["']([^"']+)["']\)/g)].map((m) => m[1]))].sort();
   assert.deepEqual(dynamicImports, ['./cli-local.js', './cli-main.js', 'node:child_process']);
-  // esbuild names each bundled module in a comment: the client, its paths, and the error class only.
+  // esbuild names each bundled module in a comment: the client, its paths, the error class and the
+  // project-root finder (Node builtins only: the request goes to the daemon placed in its root) only.
   const modules = [...entry.matchAll(/^\/\/ (src\/\S+)$/gm)].map((m) => m[1] as string);
   assert.ok(modules.includes('src/cli/entry.ts') && modules.includes('src/cli/daemon-client.ts'), modules.join(' '));
-  assert.deepEqual(modules.filter((m) => !m.startsWith('src/cli/') && m !== 'src/core/errors.ts'), [], 'no engine, runtime, config or formatter module');
+  assert.deepEqual(modules.filter((m) => !m.startsWith('src/cli/') && m !== 'src/core/errors.ts' && m !== 'src/node/project-root.ts'), [], 'no engine, runtime, config or formatter module');
 
   for (const [name, args, extra] of [['--no-daemon', ['--no-daemon'], {}], ['FORMATBOX_NO_DAEMON=1', [], { FORMATBOX_NO_DAEMON: '1' }]] as const) {
     const { env, runtimeDir } = isolated(extra);
@@ -210,7 +211,7 @@ test('the thin entry loads no formatter and no engine; --no-daemon and FORMATBOX
   }
 });
 
-test('a warm daemon follows project config changed on disk', { timeout: 120_000, todo: 'relies on the runtime noticing config changed on disk (the config-fidelity issue); fails until that is merged' }, async () => {
+test('a warm daemon follows project config changed on disk', { timeout: 120_000 }, async () => {
   const { env } = isolated();
   const root = tracked(project({ 'biome.json': '{ "formatter": { "indentStyle": "space" } }\n' }));
   const text = 'function f(){return 1}\n';

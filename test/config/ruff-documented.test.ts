@@ -7,6 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createEngine } from '../../src/core/engine.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
 import type { ProjectFiles } from '../../src/core/types.js';
@@ -123,4 +125,54 @@ test('format.line-ending: auto (the default) keeps the first line ending, lf and
   await check('[format]\nline-ending = "native"\n', 'x = {"a": 1}\ny = 2\n');
   assert.equal((await run({ 'ruff.toml': '' }, 'b.py', "x = {  'a':1 }\ny = 2\r\n")).content, 'x = {"a": 1}\ny = 2\n');
   assert.equal(PRETTY, 'x = {"a": 1}\n');
+});
+
+// Ruff's settings reference: every key of ruff.toml / [tool.ruff] is a documented setting; Ruff
+// rejects the file otherwise (`unknown field`). Judged by Ruff's own loader in the wasm.
+test('unknown top-level keys, wrong types and an unmet required-version are refused with Ruff\'s message; the file stays as written', async () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['ruff.toml', 'line-length = 88\nline-lenght = 100\n', /ruff\.toml:2:1: unknown field `line-lenght`/],
+    ['ruff.toml', '[lint]\nselect = ["E"]\n[tabs]\nsize = 4\n', /ruff\.toml:3:1: unknown field `tabs`/],
+    ['pyproject.toml', '[tool.black]\nbogus = 1\n[tool.ruff]\nline-length = 88\nbogus = 1\n', /pyproject\.toml:5:1: unknown field `bogus`/],
+    ['ruff.toml', 'target-version = "py99"\n', /ruff\.toml:1:1: target-version: unknown variant `py99`/],
+    ['ruff.toml', 'select = "E"\n', /ruff\.toml:1:1: select: invalid type: string "E", expected a sequence/],
+    ['ruff.toml', 'required-version = ">=99"\n', /ruff\.toml:1:1: required-version: Required version `>=99` does not match the running version/],
+    ['ruff.toml', 'extend = "$HOME/base.toml"\nline-lenght = 1\n', /ruff\.toml:2:1: unknown field `line-lenght`/],
+    ['ruff.toml', 'cache-dir = "$HOME/c"\nextend-exclude = ["a["]\n', /ruff\.toml:2:1: extend-exclude: error parsing glob/],
+  ];
+  for (const [file, text, reason] of cases) {
+    const outcome = await run({ [file]: text }, 'a.py');
+    assert.equal(outcome.status, 'failed', text);
+    assert.match(outcome.reason ?? '', reason, text);
+    assert.equal(outcome.content, UGLY);
+  }
+});
+
+test('valid Ruff tables with lint-only sections, other tools\' sections and unknown rule codes are accepted', async () => {
+  const valid: Array<[string, string]> = [
+    ['ruff.toml', 'line-length = 100\n[lint]\nselect = ["E", "F"]\nignore = ["E501"]\n[lint.isort]\nknown-first-party = ["app"]\n[lint.per-file-ignores]\n"tests/*" = ["S101"]\n'],
+    ['pyproject.toml', '[project]\nname = "x"\n[tool.ruff]\nline-length = 100\nsrc = ["src"]\ntarget-version = "py311"\nfix = true\nshow-fixes = true\ncache-dir = ".cache"\n[tool.ruff.lint]\nextend-select = ["I"]\n[tool.ruff.lint.pydocstyle]\nconvention = "google"\n[tool.ruff.format]\ndocstring-code-format = true\n'],
+    ['ruff.toml', 'extend = "../base.toml"\nnamespace-packages = ["pkg"]\nrespect-gitignore = false\nbuiltins = ["_"]\noutput-format = "full"\n'],
+    ['ruff.toml', 'select = ["E"]\nper-file-ignores = { "a.py" = ["F401"] }\n[lint]\nextend-select = ["ZZZ999"]\n'],
+    // Ruff expands $VAR in paths from the environment; the wasm has none, so these are not judged.
+    ['ruff.toml', 'extend = "$HOME/.config/ruff/base.toml"\ncache-dir = "$XDG_CACHE_HOME/ruff"\nsrc = ["$PROJECT/src"]\n'],
+  ];
+  for (const [file, text] of valid) {
+    const outcome = await run({ [file]: text }, 'a.py');
+    assert.equal(outcome.status, 'formatted', `${text}\n${outcome.line}`);
+  }
+});
+
+test('real pyproject.toml files with [tool.ruff] on this machine are accepted', async () => {
+  const found = spawnSync('find', ['/usr/lib', '/usr/share', '/usr/local/lib', '-name', 'pyproject.toml'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+  const withRuff = found.map((path) => [path, readFileSync(path, 'utf8')] as const).filter(([, text]) => /^\[tool\.ruff[\].]/m.test(text));
+  if (withRuff.length === 0) {
+    assert.ok(!process.env.CI, 'under CI a pyproject.toml with [tool.ruff] is expected (npm\'s node-gyp ships one)');
+    console.log('skipped: no pyproject.toml with [tool.ruff] under /usr/lib, /usr/share, /usr/local/lib');
+    return;
+  }
+  for (const [path, text] of withRuff) {
+    const outcome = await run({ 'pyproject.toml': text }, 'a.py');
+    assert.notEqual(outcome.status, 'failed', `${path}: ${outcome.reason}`);
+  }
 });

@@ -38,6 +38,9 @@ test('embedded runtime: a biome.json changed in place (same size, same second), 
 
     writeFileSync(join(root, 'biome.json'), biome(4)); // same size, within the same mtime tick
     assert.equal((await runtime.format({ path: 'src/a.ts', check: true })).content, 'function f() {\n    return 1;\n}\n');
+    writeFileSync(join(root, 'biome.json'), biome(6)); // formatText (`format --stdin-filepath`) sees it too
+    assert.equal((await runtime.formatText({ path: 'src/a.ts', text: SOURCE })).content, 'function f() {\n      return 1;\n}\n');
+    writeFileSync(join(root, 'biome.json'), biome(4));
 
     writeFileSync(join(root, 'biome.json.tmp'), biome(3)); // an editor's save: write, then rename over
     renameSync(join(root, 'biome.json.tmp'), join(root, 'biome.json'));

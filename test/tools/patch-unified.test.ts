@@ -122,3 +122,26 @@ test('CRLF files: a patch carrying the CRs applies as git does; one without any 
   assert.match(theirs({ f: file }, withoutCr) as string, /^refused/);
   assert.deepEqual(ours({ f: file }, withoutCr), { f: 'a\r\nB\r\nc\r\n' });
 });
+
+test('a line without newline ("\\ No newline") matches as git compares bytes: as a prefix of a file line that goes on with whitespace', opts, () => {
+  // The hunk's last context line `end` has no newline, but the file goes on after it: git matches
+  // `end` against `end\n` (a byte prefix, same whitespace-blind hash) and writes the hunk's bytes,
+  // so that line loses its newline and joins the next one.
+  const patch = '--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n head\n-gone\n+new\n end\n\\ No newline at end of file\n';
+  assert.deepEqual(agree({ f: 'head\ngone\nend\nend' }, patch), { f: 'head\nnew\nendend' });
+  // Trailing whitespace after the prefix still matches; other bytes do not.
+  assert.deepEqual(agree({ f: 'head\ngone\nend \t\r\ntail\n' }, patch), { f: 'head\nnew\nendtail\n' });
+  assert.match(agree({ f: 'head\ngone\nends\n' }, patch) as string, /^refused/);
+  // -U0 (--unidiff-zero): the first line, a prefix of the whole one-line file, is where it applies,
+  // although the exact line comes later.
+  const zero = '--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n';
+  assert.deepEqual(agree({ f: 'x\nx' }, zero), { f: 'yx' });
+  // With matching at the end required (no trailing context), the line must be the file's last.
+  const end = '--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n';
+  assert.match(agree({ f: 'a\nb\nb' }, end) as string, /^refused/);
+});
+
+test('a refusal names the hunk by its header as sent', () => {
+  const message = ours({ f: 'a\nb\nc\n' }, '--- a/f\n+++ b/f\n@@ -1,3 +1,2 @@\n a\n-x\n c\n') as string;
+  assert.match(message, /hunk 1 \(@@ -1,3 \+1,2 @@\) does not apply/);
+});

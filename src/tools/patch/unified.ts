@@ -7,6 +7,9 @@
  * - a hunk starting at line 0 or 1 must match at the beginning, one without trailing context at
  *   the end; a patch without any context line (`git diff -U0`) is applied as
  *   `git apply --unidiff-zero` would (neither rule; the hunk goes where its header says);
+ * - a hunk line followed by `\ No newline at end of file` has no newline, and git compares the hunk's
+ *   bytes as a prefix of the file's, so such a line also matches a file line that goes on with
+ *   whitespace only (`x` matches `x\n`); git then writes the hunk's bytes in its place;
  * - an added file must not exist, a deleted file must be exactly what the hunks remove, a rename
  *   must not overwrite; `diff --git` headers give pure renames and empty added or deleted files.
  * One leniency, documented in README.md: when a patch with no CR at all does not apply to a CRLF file,
@@ -159,6 +162,8 @@ interface ImageLine {
   prior: number;
   /** Written or kept by a hunk: later hunks may not match it (git's LINE_PATCHED). */
   patched: boolean;
+  /** gitLineHash(text), once needed. */
+  hash?: number;
 }
 
 /**
@@ -188,14 +193,19 @@ function applyHunks(prior: string, chunks: readonly PatchChunk[], path: string, 
     const matchEnd = !hunk.zero && hunk.trailing === 0;
     const at = findPos(image, pre, hunk.newStart > 0 ? hunk.newStart - 1 : 0, matchBeginning, matchEnd, comparable);
     if (at < 0) {
-      throw bad(`${shownPath(path)}: hunk ${index + 1} (@@ -${hunk.oldStart} +${hunk.newStart} @@) does not apply; its context and removed lines must match the file exactly (reread it)`);
+      throw bad(`${shownPath(path)}: hunk ${index + 1} (${hunkHeader(hunk)}) does not apply; its context and removed lines must match the file exactly (reread it)`);
     }
     const post: ImageLine[] = [];
     let k = at;
     for (const row of hunk.rows) {
       if (row.tag === '-') k++;
-      else if (row.tag === ' ') post.push({ ...(image[k++] as ImageLine), patched: true });
-      else post.push({ text: row.text + (row.noEol ? '' : eol), prior: -1, patched: true });
+      else if (row.tag === ' ' && comparable((image[k] as ImageLine).text) === row.text + ending(row)) post.push({ ...(image[k++] as ImageLine), patched: true });
+      else {
+        // An added line, or a context line that matched only as git's byte prefix (see matchesAt):
+        // git writes the hunk's bytes (update_image copies the postimage).
+        if (row.tag === ' ') k++;
+        post.push({ text: row.text + (row.noEol ? '' : eol), prior: -1, patched: true });
+      }
     }
     image = [...image.slice(0, at), ...post, ...image.slice(at + pre.length)];
   }
@@ -207,16 +217,8 @@ function findPos(image: readonly ImageLine[], pre: readonly string[], line: numb
   if (matchBeginning) line = 0;
   else if (matchEnd) line = nr - pre.length;
   if (line > nr || line < 0) line = nr;
-  const matches = (at: number): boolean => {
-    if (pre.length + at > nr) return false;
-    if (matchEnd && pre.length + at !== nr) return false;
-    if (matchBeginning && at !== 0) return false;
-    for (let i = 0; i < pre.length; i++) {
-      const target = image[at + i] as ImageLine;
-      if (target.patched || comparable(target.text) !== pre[i]) return false;
-    }
-    return true;
-  };
+  const preHashes = pre.map(gitLineHash);
+  const matches = (at: number): boolean => matchesAt(image, pre, preHashes, at, matchBeginning, matchEnd, comparable);
   let backwards = line;
   let forwards = line;
   let current = line;
@@ -240,6 +242,80 @@ function findPos(image: readonly ImageLine[], pre: readonly string[], line: numb
       break;
     }
   }
+}
+
+/**
+ * apply.c match_fragment with default options: no line written by an earlier hunk, each line's
+ * whitespace-blind hash equal, then the hunk's bytes a prefix of the file's from `at` (exactly the
+ * rest of the file when it must match at the end). Lines ending in `\n` thus match exactly; only a
+ * line without one (`\ No newline at end of file`) can match a longer file line.
+ */
+function matchesAt(image: readonly ImageLine[], pre: readonly string[], preHashes: readonly number[], at: number, matchBeginning: boolean, matchEnd: boolean, comparable: (text: string) => string): boolean {
+  const nr = image.length;
+  if (pre.length + at > nr) return false;
+  if (matchEnd && pre.length + at !== nr) return false;
+  if (matchBeginning && at !== 0) return false;
+  let exact = true;
+  for (let i = 0; i < pre.length; i++) {
+    const target = image[at + i] as ImageLine;
+    if (target.patched) return false;
+    const text = comparable(target.text);
+    if (text === pre[i]) continue;
+    // comparable() only drops a CR, which the hash skips: the file line's own hash serves.
+    target.hash ??= gitLineHash(target.text);
+    if (target.hash !== preHashes[i]) return false;
+    exact = false;
+  }
+  if (exact) return true;
+  const imageText = image.slice(at, at + pre.length).map((l) => comparable(l.text)).join('');
+  const preText = pre.join('');
+  return matchEnd ? imageText === preText : imageText.startsWith(preText);
+}
+
+/**
+ * apply.c hash_line: over the line's UTF-8 bytes, skipping git's whitespace (space, \t, \n, \r),
+ * kept to 24 bits (`unsigned hash : 24`). A lone surrogate counts as U+FFFD, as TextEncoder writes it.
+ */
+function gitLineHash(line: string): number {
+  let hash = 0;
+  const add = (byte: number): void => {
+    hash = (hash * 3 + byte) & 0xffffff;
+  };
+  for (let i = 0; i < line.length; i++) {
+    let code = line.charCodeAt(i);
+    if (code < 0x80) {
+      if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) add(code);
+      continue;
+    }
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < line.length) {
+      const low = line.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        i++;
+      }
+    }
+    if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
+    if (code < 0x800) {
+      add(0xc0 | (code >> 6));
+    } else if (code < 0x10000) {
+      add(0xe0 | (code >> 12));
+      add(0x80 | ((code >> 6) & 0x3f));
+    } else {
+      add(0xf0 | (code >> 18));
+      add(0x80 | ((code >> 12) & 0x3f));
+      add(0x80 | ((code >> 6) & 0x3f));
+    }
+    add(0x80 | (code & 0x3f));
+  }
+  return hash;
+}
+
+/** A hunk's header as the patch gave it (`@@ -1,7 +1,3 @@`), for messages. */
+function hunkHeader(hunk: UnifiedHunk): string {
+  const oldCount = hunk.rows.filter((r) => r.tag !== '+').length;
+  const newCount = hunk.rows.filter((r) => r.tag !== '-').length;
+  const range = (start: number, count: number): string => (count === 1 ? `${start}` : `${start},${count}`);
+  return `@@ -${range(hunk.oldStart, oldCount)} +${range(hunk.newStart, newCount)} @@`;
 }
 
 /** Where the patch changed the file: runs of prior lines replaced by written lines. */
