@@ -10,7 +10,8 @@
 //   dist/cli.js           the `formatbox` bin: a thin entry (daemon client); dist/cli-{main,local,mcp}.js load on demand
 //   dist/types/**         declarations (tsc --emitDeclarationOnly)
 //   wasm/*.wasm           every wasm module the built-ins load, copied from its package under the name
-//                         the code expects (BUILTIN_WASM_FILES); not committed
+//                         the code expects (BUILTIN_WASM_FILES); not committed. editorconfig.wasm comes
+//                         from wasm/editorconfig/ (committed, built from C; the build checks it first)
 //   wasm/manifest.json    name, package, version, file, bytes, sha256 and export names of each
 //   src/formatters/wasm-identity.ts   the same identity for the load-time check (rewritten when it changes)
 // Then it prints raw, gzip and brotli sizes per entry and per profile.
@@ -21,6 +22,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSyn
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
+import { EDITORCONFIG_VERSION } from './wasm/editorconfig/build.mjs';
 
 const require = createRequire(import.meta.url);
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -41,6 +43,13 @@ export const WASM_ASSETS = [
   { name: 'toml', package: '@dprint/toml', source: 'plugin.wasm', file: 'dprint-toml.wasm' },
   { name: 'dprint-markdown', package: '@dprint/markdown', source: 'plugin.wasm', file: 'dprint-markdown.wasm' },
   { name: 'dprint-json', package: '@dprint/json', source: 'plugin.wasm', file: 'dprint-json.wasm' },
+  { name: 'dprint-dockerfile', package: '@dprint/dockerfile', source: 'plugin.wasm', file: 'dprint-dockerfile.wasm' },
+  { name: 'sh-syntax', package: 'sh-syntax', source: 'main.wasm', file: 'sh-syntax.wasm' },
+  { name: 'stylua', package: '@johnnymorganz/stylua', source: 'stylua_lib_bg.wasm', file: 'stylua_lib_bg.wasm' },
+  { name: 'sql_fmt', package: '@wasm-fmt/sql_fmt', source: 'sql_fmt_bg.wasm', file: 'sql_fmt_bg.wasm' },
+  // Built here from C (wasm/editorconfig/build.mjs, checked reproducible before it is shipped); its
+  // version is the normaliser's own (editorconfig.c), not formatbox's.
+  { name: 'editorconfig', package: 'formatbox', source: 'wasm/editorconfig/editorconfig.wasm', file: 'editorconfig.wasm', version: EDITORCONFIG_VERSION },
 ];
 
 /** Universal entries (package subpath → source): one per formatter, so an app imports only what it uses. */
@@ -54,6 +63,11 @@ export const UNIVERSAL_ENTRIES = {
   'clang-format': 'src/entries/clang-format.ts',
   toml: 'src/entries/toml.ts',
   dprint: 'src/entries/dprint.ts',
+  shfmt: 'src/entries/shfmt.ts',
+  stylua: 'src/entries/stylua.ts',
+  sql: 'src/entries/sql.ts',
+  editorconfig: 'src/entries/editorconfig.ts',
+  wasi: 'src/entries/wasi.ts',
 };
 
 /** Node-only entries (dependencies external). */
@@ -124,11 +138,28 @@ export async function buildUniversalEntries(entries, outdir) {
   return result.metafile;
 }
 
-/** Copies each asset's wasm from its installed package into `dir`; the manifest entries. */
+/**
+ * Checks that the committed wasm/editorconfig/editorconfig.wasm is what its C source builds to (the
+ * build is reproducible), so the module shipped and identified next is the one the source says. Needs
+ * Debian's clang, lld and wasi-libc; without clang the committed module is shipped as it is.
+ */
+export function checkBuiltWasm() {
+  if (spawnSync('clang', ['--version']).status !== 0) {
+    console.warn('clang is not installed: shipping the committed wasm/editorconfig/editorconfig.wasm unchecked');
+    return;
+  }
+  const check = spawnSync(process.execPath, ['wasm/editorconfig/build.mjs', '--check'], { encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`wasm/editorconfig/editorconfig.wasm is not what editorconfig.c builds to (run node wasm/editorconfig/build.mjs): ${check.stdout}${check.stderr}`);
+}
+
+/**
+ * Copies each asset's wasm from its installed package into `dir`; the manifest entries. An asset of
+ * package `formatbox` is built in this repository: `source` is relative to it.
+ */
 export function shipWasm(assets, dir) {
   mkdirSync(dir, { recursive: true });
   return assets.map((asset) => {
-    const pkgJson = require.resolve(`${asset.package}/package.json`, { paths: [process.cwd()] });
+    const pkgJson = asset.package === 'formatbox' ? `${process.cwd()}/package.json` : require.resolve(`${asset.package}/package.json`, { paths: [process.cwd()] });
     const from = pkgJson.slice(0, -'package.json'.length) + asset.source;
     if (!existsSync(from)) throw new Error(`${asset.package} has no ${asset.source}`);
     const bytes = readFileSync(from);
@@ -136,7 +167,7 @@ export function shipWasm(assets, dir) {
     return {
       name: asset.name,
       package: asset.package,
-      version: JSON.parse(readFileSync(pkgJson, 'utf8')).version,
+      version: asset.version ?? JSON.parse(readFileSync(pkgJson, 'utf8')).version,
       file: asset.file,
       source: asset.source,
       bytes: bytes.length,
@@ -246,7 +277,9 @@ async function main() {
   rmSync('dist', { recursive: true, force: true });
   mkdirSync('dist', { recursive: true });
 
-  // First the wasm and its identity table: the universal entries bundle that table.
+  // First the wasm and its identity table: the universal entries bundle that table. The one module
+  // built here (the EditorConfig normaliser) is checked against its source before it is copied.
+  checkBuiltWasm();
   const manifest = shipWasm(WASM_ASSETS, 'wasm');
   writeFileSync('wasm/manifest.json', JSON.stringify(manifest, null, 2) + '\n');
   writeIdentity(manifest, 'src/formatters/wasm-identity.ts');

@@ -275,6 +275,8 @@ function formatDoctor(report: DoctorReport): string {
   lines.push('', report.ignored.length === 0 ? 'ignored project config: none' : 'ignored project config:');
   // Names and items come from the repo: shown escaped, like every path (core/shown.ts).
   for (const item of report.ignored) lines.push(`  ${shownPath(item.file)}: ${shownPath(item.item)} — ${item.reason}`);
+  if (report.wasm.length > 0) lines.push('', 'wasm modules named by config:');
+  for (const m of report.wasm) lines.push(`  ${shownPath(m.namedBy)}: ${shownPath(m.path)} (${m.kind}) ${m.sha256 ? `sha256 ${m.sha256} ${m.bytes} bytes` : ''}${m.refused ? ` — not run: ${m.refused}` : ''}`);
   return lines.join('\n');
 }
 

@@ -63,6 +63,11 @@ export function clampProjectOptions(project: ProjectConfig): void {
     });
     record(clamped, project.ignored);
   }
+  for (const config of project.stylua) {
+    const clamped: IgnoredItem[] = [];
+    clampKeys(config.settings, ['indent_width'], config.file, '', 'StyLua', clamped);
+    record(clamped, project.ignored);
+  }
   for (const config of project.rustfmt) {
     const clamped: IgnoredItem[] = [];
     config.text = config.text.replace(/^(\s*tab_spaces\s*=\s*)(\d+)/m, (whole, key: string, value: string) => {

@@ -120,3 +120,36 @@ export function editorconfigToPrettier(ec: Record<string, string | number>): Rec
   if (ec.end_of_line === 'lf' || ec.end_of_line === 'crlf' || ec.end_of_line === 'cr') result.endOfLine = ec.end_of_line;
   return result;
 }
+
+/** Values of the properties formatbox's EditorConfig normaliser applies (src/formatters/editorconfig.ts). */
+const NORMALISED: Readonly<Record<string, readonly unknown[]>> = {
+  trim_trailing_whitespace: ['true'],
+  insert_final_newline: ['true', 'false'],
+  end_of_line: ['lf', 'crlf', 'cr'],
+  indent_style: ['space', 'tab'],
+  charset: ['utf-8', 'utf-8-bom'],
+};
+
+/** The properties of a file's EditorConfig that the normaliser would apply (none: it is not used). */
+export function normalisedProperties(properties: Record<string, string | number>): string[] {
+  return Object.keys(NORMALISED).filter((key) => NORMALISED[key]!.includes(properties[key]));
+}
+
+/** Keys only shfmt reads: a section that sets one is about shell files. */
+const SHFMT_KEYS = ['shell_variant', 'binary_next_line', 'switch_case_indent', 'space_redirects', 'keep_padding', 'function_next_line'];
+
+/**
+ * The `.editorconfig` section that declares shell formatting for `path`: one that applies to it and
+ * either names shell files in its glob (`[*.sh]`, `[{*.bash,*.sh}]`) or sets a key only shfmt reads.
+ */
+export function shellSectionFor(files: EditorconfigFile[], path: string): { file: string; glob: string } | undefined {
+  for (const f of [...files].reverse()) {
+    if (f.dir !== '' && !path.startsWith(`${f.dir}/`)) continue;
+    const relative = f.dir === '' ? path : path.slice(f.dir.length + 1);
+    for (const section of [...f.sections].reverse()) {
+      if (!section.test(relative)) continue;
+      if (/\b(sh|bash|bats|mksh|ksh)\b/.test(section.glob) || SHFMT_KEYS.some((key) => key in section.properties)) return { file: f.file, glob: section.glob };
+    }
+  }
+  return undefined;
+}

@@ -38,6 +38,8 @@ export const CONFIG_FILE_NAMES: readonly string[] = [
   // Go, Rust, C-family, TOML
   'go.mod', 'Cargo.toml', 'rustfmt.toml', '.rustfmt.toml', 'rust-toolchain', 'rust-toolchain.toml', '.clang-format', '_clang-format',
   'taplo.toml', '.taplo.toml', 'dprint.json', 'dprint.jsonc', '.dprint.json', '.dprint.jsonc',
+  // Lua (StyLua)
+  'stylua.toml', '.stylua.toml',
 ];
 
 /** Names that are code: discovery records them as `null` (present, never read). */

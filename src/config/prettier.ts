@@ -71,6 +71,44 @@ function codeConfigRefusal(file: string, what: string): ConfigError {
   };
 }
 
+/**
+ * Well-known Prettier plugins formatbox ships its own pinned copy of. When a project's Prettier config
+ * lists one (by package name, in any form: bare, a path into node_modules, a URL), the repo's copy is
+ * never loaded; formatbox's copy formats the file and the receipt names it. `shipped: false`: on the
+ * allowlist, but formatbox has no in-process copy (the file is reported, not formatted).
+ */
+export const PRETTIER_PLUGIN_ALLOWLIST: Readonly<Record<string, { package: RegExp; languages: readonly string[]; parsers: readonly string[]; options: readonly string[]; shipped: boolean }>> = {
+  xml: { package: /@prettier\/plugin-xml/, languages: ['xml'], parsers: ['xml'], options: ['xmlWhitespaceSensitivity', 'xmlSelfClosingSpace', 'xmlSortAttributesByKey', 'xmlQuoteAttributes'], shipped: true },
+  php: { package: /@prettier\/plugin-php/, languages: ['php'], parsers: ['php'], options: ['phpVersion', 'trailingCommaPHP', 'braceStyle'], shipped: true },
+  java: { package: /prettier-plugin-java/, languages: ['java'], parsers: ['java'], options: ['entrypoint'], shipped: true },
+  svelte: { package: /prettier-plugin-svelte/, languages: ['svelte'], parsers: ['svelte'], options: ['svelteSortOrder', 'svelteStrictMode', 'svelteBracketNewLine', 'svelteAllowShorthand', 'svelteIndentScriptAndStyle'], shipped: true },
+  astro: { package: /prettier-plugin-astro/, languages: ['astro'], parsers: ['astro'], options: ['astroAllowShorthand', 'astroSkipFrontmatter'], shipped: true },
+  sh: { package: /prettier-plugin-sh/, languages: ['shell'], parsers: ['sh'], options: [], shipped: false },
+  sql: { package: /prettier-plugin-sql/, languages: ['sql'], parsers: ['sql'], options: [], shipped: false },
+};
+
+/** The allowlist id of a plugin specifier (`prettier-plugin-java`, `./node_modules/@prettier/plugin-xml/src/plugin.js`, …). */
+export function allowlistedPlugin(specifier: unknown): string | undefined {
+  if (typeof specifier !== 'string') return undefined;
+  return Object.keys(PRETTIER_PLUGIN_ALLOWLIST).find((id) => new RegExp(`(^|[/:])${PRETTIER_PLUGIN_ALLOWLIST[id]!.package.source}(?=$|[/@])`).test(specifier));
+}
+
+/** Every allowlisted plugin a config object lists, top level and overrides. */
+function listedPlugins(config: Record<string, unknown>): string[] {
+  const ids = new Set<string>();
+  const collect = (options: unknown) => {
+    if (!isRecord(options)) return;
+    const plugins = options.plugins;
+    for (const plugin of Array.isArray(plugins) ? plugins : [plugins]) {
+      const id = allowlistedPlugin(plugin);
+      if (id) ids.add(id);
+    }
+  };
+  collect(config);
+  if (Array.isArray(config.overrides)) for (const override of config.overrides) if (isRecord(override)) collect(override.options);
+  return [...ids];
+}
+
 export interface PrettierOverride {
   /** Patterns without a `/`: Prettier matches them (and every excludeFiles pattern) against the basename. */
   basenameFiles: Array<(path: string) => boolean>;
@@ -188,7 +226,8 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
     return entry;
   }
   const { overrides, ...options } = config;
-  entry.options = sanitiseOptions(options, file, '', entry.ignored, trust);
+  const plugins = listedPlugins(config);
+  entry.options = sanitiseOptions(options, file, '', entry.ignored, trust, plugins);
   entry.origins = originsOf(entry.options, file, text);
   if (overrides !== undefined && overrides !== null) {
     if (!Array.isArray(overrides)) entry.error = { file, ...locateKey(text, 'overrides'), message: 'overrides is not an array (Prettier fails on it)' };
@@ -222,7 +261,7 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
         const filesMatchers = matchers(override.files, 'files');
         const excludeMatchers = matchers(override.excludeFiles, 'excludeFiles');
         if (!filesMatchers || !excludeMatchers) return;
-        const overrideOptions = isRecord(override.options) ? sanitiseOptions(override.options, file, `${where}.options.`, entry.ignored, trust) : {};
+        const overrideOptions = isRecord(override.options) ? sanitiseOptions(override.options, file, `${where}.options.`, entry.ignored, trust, plugins) : {};
         entry.overrides.push({
           basenameFiles: filesMatchers.filter((m) => !m.slash),
           pathFiles: filesMatchers.filter((m) => m.slash),
@@ -274,20 +313,46 @@ function originsOf(options: Record<string, unknown>, file: string, text: string)
   return out;
 }
 
-/** Keeps Prettier's own options; strips `plugins`, plugin-only parsers and anything unknown. */
-function sanitiseOptions(options: Record<string, unknown>, file: string, prefix: string, ignored: IgnoredItem[], trust: Trust): Record<string, unknown> {
+/**
+ * Keeps Prettier's own options; strips `plugins`, plugin-only parsers and anything unknown. A plugin
+ * on the allowlist becomes its id in `plugins` (formatbox's own copy runs), and its options and
+ * parsers are kept.
+ */
+function sanitiseOptions(options: Record<string, unknown>, file: string, prefix: string, ignored: IgnoredItem[], trust: Trust, listed: readonly string[] = []): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const pluginOptions = new Set(listed.flatMap((id) => PRETTIER_PLUGIN_ALLOWLIST[id]!.options));
+  const pluginParsers = new Set(listed.flatMap((id) => PRETTIER_PLUGIN_ALLOWLIST[id]!.parsers));
   for (const [key, value] of Object.entries(options)) {
     if (key === '$schema') continue;
     if (key === 'plugins' || key === 'pluginSearchDirs') {
       const entries = Array.isArray(value) ? value : [value];
       entries.forEach((plugin, index) => {
+        const id = key === 'plugins' ? allowlistedPlugin(plugin) : undefined;
+        if (id && PRETTIER_PLUGIN_ALLOWLIST[id]!.shipped && trust !== 'trusted') {
+          const ids = (out.plugins as string[] | undefined) ?? [];
+          if (!ids.includes(id)) ids.push(id);
+          out.plugins = ids;
+        }
         ignored.push({
           file,
           item: `${prefix}${key}[${index}]: ${truncate(typeof plugin === 'string' ? plugin : JSON.stringify(plugin) ?? String(plugin))}`,
-          reason: trust === 'trusted' ? TRUSTED_REASON : 'plugins are code and are never loaded in untrusted mode',
+          reason: trust === 'trusted'
+            ? TRUSTED_REASON
+            : id
+              ? PRETTIER_PLUGIN_ALLOWLIST[id]!.shipped
+                ? "the repository's copy is never loaded; formatbox runs its own pinned copy of this plugin (named in the receipt)"
+                : 'on the allowlist of well-known plugins, but formatbox ships no in-process copy of it'
+              : 'plugins are code and are never loaded in untrusted mode',
         });
       });
+      continue;
+    }
+    if (pluginOptions.has(key) && ['string', 'boolean', 'number'].includes(typeof value)) {
+      out[key] = value;
+      continue;
+    }
+    if (key === 'parser' && typeof value === 'string' && pluginParsers.has(value)) {
+      out[key] = value;
       continue;
     }
     if (!PRETTIER_OPTIONS.has(key)) {

@@ -12,6 +12,7 @@ import { budgetItem, chargeBiomeGlobs, ConfigBudget, type ConfigBudgetLimits, ty
 import { clampProjectOptions } from './clamp.js';
 import { loadPrettierConfigs, type PrettierConfigFile, type Trust } from './prettier.js';
 import { loadRuffConfigs, type RuffConfigFile } from './ruff.js';
+import { loadStyluaConfigs, type StyluaConfigFile } from './stylua.js';
 import {
   loadClangFormat,
   loadGoModules,
@@ -37,6 +38,8 @@ export interface ProjectConfig {
   toml: Array<{ dir: string; file: string }>;
   /** dprint configs that declare a plugin formatbox ships (toml, markdown, json). */
   dprint: DprintConfigFile[];
+  /** stylua.toml / .stylua.toml (Lua). */
+  stylua: StyluaConfigFile[];
   /** The root `.prettierignore` (Prettier reads it with the root `.gitignore`). */
   prettierignore?: IgnoreFile;
   /** Every `.gitignore` as git reads it, shallowest first (Prettier's CLI reads the root one). */
@@ -122,7 +125,7 @@ function collapseRefusals(ignored: IgnoredItem[], reason: string): IgnoredItem[]
 }
 
 function emptyProject(trust: Trust, ignored: IgnoredItem[]): ProjectConfig {
-  return { trust, gitignore: [], biomeGitignore: [], prettier: [], editorconfig: [], biome: [], ruff: [], black: [], go: [], cargo: [], rustfmt: [], clangFormat: [], toml: [], dprint: [], ignored };
+  return { trust, gitignore: [], biomeGitignore: [], prettier: [], editorconfig: [], biome: [], ruff: [], black: [], go: [], cargo: [], rustfmt: [], clangFormat: [], toml: [], dprint: [], stylua: [], ignored };
 }
 
 /**
@@ -164,6 +167,7 @@ function loadInto(project: ProjectConfig, clean: Record<string, string | null>, 
     eachDirectory((files) => project.clangFormat.push(...loadClangFormat(files, ignored))),
     eachDirectory((files) => project.toml.push(...loadTomlDeclarations(files))),
     eachDirectory((files) => project.dprint.push(...loadDprintConfigs(files, ignored))),
+    eachDirectory((files) => project.stylua.push(...loadStyluaConfigs(files, ignored))),
   ];
   for (const step of steps) {
     if (budget.checkTime()) break;

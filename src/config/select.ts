@@ -8,10 +8,10 @@ import type { ConfigError, SettingOrigin } from './config-error.js';
 import { languageOf, extensionOf } from '../core/languages.js';
 import { biomeConfigFor, biomeExcludes, biomeVcsIgnore } from './biome.js';
 import type { DprintPluginName } from './dprint.js';
-import { editorconfigFor, editorconfigToPrettier } from './editorconfig.js';
+import { editorconfigFor, editorconfigToPrettier, normalisedProperties, shellSectionFor } from './editorconfig.js';
 import { insideNodeModules, isIgnoredBy } from './ignore-file.js';
 import { isUnder, nearest, normalisePath } from './paths.js';
-import { nearestPrettierConfig, prettierConfigError, prettierOptionsFor } from './prettier.js';
+import { nearestPrettierConfig, prettierConfigError, prettierOptionsFor, PRETTIER_PLUGIN_ALLOWLIST, type PrettierConfigFile } from './prettier.js';
 import type { ProjectConfig } from './project.js';
 import { clangFormatSettingsFor, rustfmtSettingsFor } from './toolchains.js';
 import { ruffExcludes } from './ruff-exclude.js';
@@ -40,8 +40,8 @@ export type Selection =
   | { kind: 'skip'; reason: SkipReason; detail?: string; language?: string };
 
 export const BIOME_LANGUAGES = new Set(['javascript', 'typescript', 'json', 'jsonc', 'css', 'graphql']);
-export const PRETTIER_LANGUAGES = new Set([...BIOME_LANGUAGES, 'json5', 'scss', 'less', 'markdown', 'mdx', 'yaml', 'html', 'vue']);
-const CLANG_LANGUAGES = new Set(['c', 'cpp', 'java', 'proto', 'csharp']);
+export const PRETTIER_LANGUAGES = new Set([...BIOME_LANGUAGES, 'json5', 'scss', 'less', 'markdown', 'mdx', 'yaml', 'html', 'vue', 'handlebars']);
+const CLANG_LANGUAGES = new Set(['c', 'cpp', 'java', 'proto', 'csharp', 'objective-c', 'verilog', 'textproto']);
 
 /**
  * Language defaults for `mode: 'always'`. Prettier covers the web languages (it is the formatter most
@@ -57,13 +57,19 @@ export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
   java: 'clang-format',
   proto: 'clang-format',
   csharp: 'clang-format',
+  'objective-c': 'clang-format',
+  verilog: 'clang-format',
+  textproto: 'clang-format',
   toml: 'toml',
+  shell: 'shfmt',
+  lua: 'stylua',
+  sql: 'sql_fmt',
 };
 
 /** Languages a shipped dprint plugin formats, and the plugin (its dprint.json section name). */
-const DPRINT_LANGUAGES: Readonly<Record<string, DprintPluginName>> = { toml: 'toml', markdown: 'markdown', json: 'json', jsonc: 'json' };
+const DPRINT_LANGUAGES: Readonly<Record<string, DprintPluginName>> = { toml: 'toml', markdown: 'markdown', json: 'json', jsonc: 'json', dockerfile: 'dockerfile' };
 
-const NAMES: Record<string, string> = { prettier: 'Prettier', biome: 'Biome', ruff: 'Ruff', gofmt: 'gofmt', rustfmt: 'rustfmt', 'clang-format': 'clang-format', toml: 'the TOML formatter' };
+const NAMES: Record<string, string> = { shfmt: 'shfmt', prettier: 'Prettier', biome: 'Biome', ruff: 'Ruff', gofmt: 'gofmt', rustfmt: 'rustfmt', 'clang-format': 'clang-format', toml: 'the TOML formatter' };
 
 export function selectFormatter(project: ProjectConfig, user: NormalisedUserConfig, rawPath: string): Selection {
   const path = normalisePath(rawPath);
@@ -80,7 +86,7 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
     }
     return { kind: 'format', formatter: rule.choice, language: lang, settings: {}, because: rule.because, ignored: [] };
   }
-  if (!language) return { kind: 'skip', reason: 'unknown extension' };
+  if (!language) return editorconfigFallback(project, path, 'text') ?? { kind: 'skip', reason: 'unknown extension' };
 
   const declared = declaredFormatter(project, path, language);
   if (declared && 'skip' in declared) return { kind: 'skip', reason: 'ignored by project config', detail: declared.skip, language };
@@ -91,6 +97,8 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
     because = formatter ? `mode 'always': ${NAMES[formatter] ?? formatter} is the default for ${language}` : undefined;
   }
   if (!formatter || !because) {
+    const fallback = editorconfigFallback(project, path, language);
+    if (fallback) return fallback;
     return { kind: 'skip', reason: 'no formatter declared', detail: `the project declares no formatter for ${language}`, language };
   }
   const prettierSkip = formatter === 'prettier' ? prettierIgnores(project, path) : undefined;
@@ -98,6 +106,19 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
   const resolved = settingsFor(project, formatter, path, language);
   if (resolved.error) return { kind: 'invalid-config', formatter, language, error: resolved.error, because, ignored: short(resolved.ignored) };
   return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: short(resolved.ignored), ...extrasOf(resolved) };
+}
+
+/**
+ * A file no formatter covers gets what an editor's EditorConfig plugin does on save, when the
+ * project's `.editorconfig` gives it a property the normaliser applies. Dependencies are left alone.
+ */
+function editorconfigFallback(project: ProjectConfig, path: string, language: string): Selection | undefined {
+  if (project.editorconfig.length === 0 || insideNodeModules(path)) return undefined;
+  const properties = editorconfigFor(project.editorconfig, path);
+  const applied = normalisedProperties(properties);
+  if (applied.length === 0) return undefined;
+  const file = [...project.editorconfig].reverse().find((f) => f.dir === '' || path.startsWith(`${f.dir}/`));
+  return { kind: 'format', formatter: 'editorconfig', language, settings: properties, because: `${file?.file ?? '.editorconfig'} sets ${applied.join(', ')} and no formatter covers this file`, ignored: [] };
 }
 
 /** Why Prettier's CLI would leave `path` alone: node_modules, the root .gitignore, the root .prettierignore. */
@@ -143,6 +164,13 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
     const prettier = nearestPrettierConfig(project.prettier, path);
     if (prettier) return { formatter: 'prettier', because: `${prettier.file} declares Prettier${prettier.code && project.trust === 'untrusted' ? ' (its config is code: untrusted mode refuses these files)' : ''}` };
   }
+  const plugin = pluginForLanguage(language);
+  if (plugin) {
+    const prettier = nearestPrettierConfig(project.prettier, path);
+    if (prettier && listsPlugin(prettier, plugin)) {
+      return { formatter: 'prettier', because: `${prettier.file} lists the Prettier plugin for ${language}; formatbox runs its own copy` };
+    }
+  }
   if (language === 'python') {
     const ruff = nearest(project.ruff, path);
     if (ruff) {
@@ -166,11 +194,30 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
     const clang = nearest(project.clangFormat, path);
     if (clang) return { formatter: 'clang-format', because: `${clang.file} declares clang-format` };
   }
+  if (language === 'lua') {
+    const stylua = nearest(project.stylua, path);
+    if (stylua) return { formatter: 'stylua', because: `${stylua.file} declares StyLua` };
+  }
+  if (language === 'shell') {
+    const section = shellSectionFor(project.editorconfig, path);
+    if (section) return { formatter: 'shfmt', because: `${section.file} [${section.glob}] declares shell formatting (shfmt reads .editorconfig)` };
+  }
   if (language === 'toml') {
     const toml = nearest([...project.toml, ...project.dprint.filter((d) => d.plugins.has('toml'))], path);
     if (toml) return { formatter: 'toml', because: `${toml.file} declares TOML formatting` };
   }
   return undefined;
+}
+
+/** The allowlisted Prettier plugin (xml, php, java, svelte, astro, …) that formats a language Prettier itself does not. */
+function pluginForLanguage(language: string): string | undefined {
+  if (PRETTIER_LANGUAGES.has(language)) return undefined;
+  return Object.keys(PRETTIER_PLUGIN_ALLOWLIST).find((id) => PRETTIER_PLUGIN_ALLOWLIST[id]!.shipped && PRETTIER_PLUGIN_ALLOWLIST[id]!.languages.includes(language));
+}
+
+function listsPlugin(config: PrettierConfigFile, id: string): boolean {
+  const has = (options: Record<string, unknown>) => Array.isArray(options.plugins) && options.plugins.includes(id);
+  return has(config.options) || config.overrides.some((override) => has(override.options));
 }
 
 /** What `settingsFor` resolves: settings in the adapter's shape, or the config error that stops formatting. */
@@ -217,11 +264,21 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)(rust-toolchain(\.toml)?|\.?rustfmt\.toml)$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
     case 'gofmt':
       return { settings: {}, ignored: project.ignored.filter((i) => i.file.endsWith('go.mod') && isUnder(dirOfFile(i.file), path)) };
+    case 'stylua': {
+      const stylua = nearest(project.stylua, path);
+      const ignored = stylua ? project.ignored.filter((i) => i.file === stylua.file) : [];
+      if (stylua?.error) return { settings: {}, ignored, error: stylua.error };
+      return { settings: stylua ? stylua.settings : {}, ignored };
+    }
+    case 'shfmt':
+    case 'sql_fmt':
+      return { settings: editorconfigFor(project.editorconfig, path), ignored: [] };
     case 'clang-format':
       return { settings: clangFormatSettingsFor(project.clangFormat, path, language), ignored: project.ignored.filter((i) => /(^|\/)[._]clang-format$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
     case 'toml':
     case 'dprint:markdown':
-    case 'dprint:json': {
+    case 'dprint:json':
+    case 'dprint:dockerfile': {
       // dprint.json settings (global keys and the plugin's section); taplo.toml is only a declaration.
       const plugin = formatter === 'toml' ? 'toml' : (formatter.slice('dprint:'.length) as DprintPluginName);
       const dprint = nearest(project.dprint.filter((d) => d.plugins.has(plugin)), path);

@@ -134,7 +134,7 @@ export function loadClangFormat(files: Record<string, string | null>, ignored: I
   return [...out.values()];
 }
 
-const CLANG_LANGUAGE: Record<string, string> = { c: 'Cpp', cpp: 'Cpp', java: 'Java', proto: 'Proto', csharp: 'CSharp', javascript: 'JavaScript' };
+const CLANG_LANGUAGE: Record<string, string> = { c: 'Cpp', cpp: 'Cpp', java: 'Java', proto: 'Proto', csharp: 'CSharp', javascript: 'JavaScript', 'objective-c': 'ObjC', verilog: 'Verilog', textproto: 'TextProto' };
 
 /** `{ style }` for clang-format's `--style`: the nearest file's document for the language, as a JSON (YAML flow) string. */
 export function clangFormatSettingsFor(files: readonly ClangFormatFile[], path: string, language: string): { style: string } {

@@ -97,6 +97,7 @@ export function normaliseUserConfig(config: UserConfig | undefined, options: { a
 const KNOWN_LANGUAGE_IDS = new Set([
   'javascript', 'typescript', 'json', 'jsonc', 'json5', 'css', 'scss', 'less', 'markdown', 'mdx', 'yaml', 'html', 'vue',
   'graphql', 'python', 'go', 'rust', 'toml', 'c', 'cpp', 'java', 'proto', 'csharp',
+  'shell', 'lua', 'sql', 'php', 'xml', 'dockerfile', 'svelte', 'astro', 'kotlin', 'handlebars', 'objective-c', 'verilog', 'textproto',
 ]);
 
 function toRule(key: string, value: unknown, source: string, appendFile: boolean, names: ReadonlySet<string>): UserRule {
@@ -129,13 +130,20 @@ function toRule(key: string, value: unknown, source: string, appendFile: boolean
     if (typeof v.wasi === 'string') {
       if (v.args !== undefined && !(Array.isArray(v.args) && v.args.every((a) => typeof a === 'string'))) throw invalid(`${where}.args must be a list of strings`);
       if (v.sha256 !== undefined && !(typeof v.sha256 === 'string' && /^[0-9a-f]{64}$/i.test(v.sha256))) throw invalid(`${where}.sha256 must be 64 hex digits`);
-      rule.choice = { wasi: v.wasi, ...(v.args ? { args: v.args as string[] } : {}), ...(v.sha256 ? { sha256: v.sha256 as string } : {}) };
+      if (v.env !== undefined && !(typeof v.env === 'object' && v.env !== null && !Array.isArray(v.env) && Object.values(v.env).every((e) => typeof e === 'string'))) throw invalid(`${where}.env must be an object of strings`);
+      rule.choice = { wasi: v.wasi, ...(v.args ? { args: v.args as string[] } : {}), ...(v.env ? { env: { ...(v.env as Record<string, string>) } } : {}), ...(v.sha256 ? { sha256: (v.sha256 as string).toLowerCase() } : {}) };
       rule.because = `${where} runs the WASI module ${v.wasi}`;
       return rule;
     }
     if (typeof v.dprint === 'string') {
-      rule.choice = { dprint: v.dprint };
-      rule.because = `${where} runs the dprint plugin ${v.dprint}`;
+      if (v.sha256 !== undefined && !(typeof v.sha256 === 'string' && /^[0-9a-f]{64}$/i.test(v.sha256))) throw invalid(`${where}.sha256 must be 64 hex digits`);
+      rule.choice = {
+        dprint: v.dprint,
+        ...(typeof v.sha256 === 'string' ? { sha256: v.sha256.toLowerCase() } : {}),
+        ...(v.settings && typeof v.settings === 'object' && !Array.isArray(v.settings) ? { settings: v.settings as Record<string, unknown> } : {}),
+        ...(typeof v.declaredBy === 'string' ? { declaredBy: v.declaredBy } : {}),
+      };
+      rule.because = typeof v.declaredBy === 'string' ? `${v.declaredBy} lists the dprint plugin ${v.dprint}` : `${where} runs the dprint plugin ${v.dprint}`;
       return rule;
     }
   }

@@ -181,10 +181,10 @@ export function createEngine(options: EngineOptions): Engine {
     }
     const info = await infoOf(adapter);
 
-    const prepared = normaliseForFormatter(text);
+    const prepared = adapter.rawText ? { text } : normaliseForFormatter(text);
     let range = request.range ? rangeToNormalised(text, request.range) : undefined;
     let scopeFallback: string | undefined;
-    if (range && (!adapter.supportsRange || (adapter.rangeLanguages && !adapter.rangeLanguages.includes(selection.language)))) {
+    if (range && (!adapter.supportsRange || adapter.rawText || (adapter.rangeLanguages && !adapter.rangeLanguages.includes(selection.language)))) {
       scopeFallback = `${info.name} cannot format a range of ${selection.language}; formatted the whole file`;
       range = undefined;
     }
@@ -212,8 +212,9 @@ export function createEngine(options: EngineOptions): Engine {
         if (result.text.trim() === '' && prepared.text.trim() !== '') {
           return done({ status: 'failed', formatter: producer, content: text, reason: 'formatter returned empty output for a non-empty file', line: failedLine(producer, path, 'returned empty output for a non-empty file'), ...extra });
         }
-        // The formatter's own line endings (its policy), or the file's when the adapter names none.
-        const content = applyLineEnding(text, result.text, result.lineEnding);
+        // The formatter's own line endings (its policy), or the file's when the adapter names none; a
+        // raw-text adapter (the EditorConfig normaliser) sets endings and BOM itself.
+        const content = adapter.rawText ? result.text : applyLineEnding(text, result.text, result.lineEnding);
         const unstable = lastOutput.get(path) === text && content !== text;
         remember(lastOutput, path, content);
         if (content === text) {

@@ -17,7 +17,22 @@ export const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = {
   toml: 'toml',
   c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp', hxx: 'cpp',
   java: 'java', proto: 'proto', cs: 'csharp',
+  sh: 'shell', bash: 'shell', bats: 'shell', ksh: 'shell', mksh: 'shell',
+  lua: 'lua', sql: 'sql', php: 'php', phtml: 'php',
+  xml: 'xml', svg: 'xml', xsd: 'xml', xsl: 'xml', xslt: 'xml', wsdl: 'xml', rss: 'xml', atom: 'xml', xhtml: 'xml',
+  dockerfile: 'dockerfile',
+  svelte: 'svelte', astro: 'astro', kt: 'kotlin', kts: 'kotlin',
+  hbs: 'handlebars', handlebars: 'handlebars',
+  m: 'objective-c', mm: 'objective-c',
+  sv: 'verilog', svh: 'verilog',
+  textproto: 'textproto', textpb: 'textproto', pbtxt: 'textproto',
 };
+
+/**
+ * Files known by name rather than extension: `Dockerfile`, as dprint-plugin-dockerfile matches it
+ * (`Dockerfile.dev` and `Containerfile` are not matched by the dprint CLI either).
+ */
+const LANGUAGE_BY_FILE_NAME: ReadonlyArray<readonly [RegExp, string]> = [[/^Dockerfile$/, 'dockerfile']];
 
 /** Lower-cased extension without the dot, or '' when the name has none. */
 export function extensionOf(path: string): string {
@@ -29,6 +44,9 @@ export function extensionOf(path: string): string {
 /** Language id for a path, honouring user-added languages (`{ sql: ['sql'] }`). */
 export function languageOf(path: string, extra: Record<string, string[]> = {}): string | undefined {
   const extension = extensionOf(path);
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const named = LANGUAGE_BY_FILE_NAME.find(([pattern]) => pattern.test(base));
+  if (named && !Object.values(extra).some((extensions) => extensions.some((e) => e.replace(/^\./, '').toLowerCase() === extension))) return named[1];
   if (!extension) return undefined;
   for (const [language, extensions] of Object.entries(extra)) {
     if (extensions.some((e) => e.replace(/^\./, '').toLowerCase() === extension)) return language;

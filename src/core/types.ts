@@ -123,6 +123,12 @@ export interface FormatterAdapter {
   readonly supportsRange: boolean;
   /** When set, ranges are honoured only for these languages (Prettier formats CSS or Markdown whole). */
   readonly rangeLanguages?: readonly string[];
+  /**
+   * The adapter gets the file's text as it is (BOM and line endings included) and its output is the
+   * final text, line endings and BOM included (an EditorConfig normaliser sets both). Default false:
+   * LF text in, and the engine restores the file's own line endings and BOM.
+   */
+  readonly rawText?: boolean;
   /** Real name/version/via of the formatter (may load the module). */
   info(): Promise<FormatterInfo>;
   format(request: AdapterRequest): Promise<AdapterResult>;
@@ -157,8 +163,13 @@ export type WasmSource =
 export type FormatterChoice =
   | string // built-in name: 'prettier' | 'biome' | 'ruff' | 'gofmt' | 'rustfmt' | 'clang-format' | 'toml' | …
   | { command: string | string[] }
-  | { wasi: string; args?: string[]; sha256?: string }
-  | { dprint: string };
+  | { wasi: string; args?: string[]; env?: Record<string, string>; sha256?: string }
+  /**
+   * A dprint plugin: a shipped one by name (`markdown`), or a `.wasm` file inside the project
+   * (`plugins/fmt.wasm`, run through the dprint plugin ABI). `sha256` pins the file; `settings` is
+   * its dprint configuration; `declaredBy` names the config file that listed it (dprint.json).
+   */
+  | { dprint: string; sha256?: string; settings?: Record<string, unknown>; declaredBy?: string };
 
 /** Trusted configuration from the embedding program (or the CLI user's formatbox.json). */
 export interface UserConfig {
@@ -168,6 +179,11 @@ export interface UserConfig {
   mode?: 'project' | 'always';
   /** Keyed by language id (`python`) or a glob (`src/**\/*.ts`). `false` turns formatting off. */
   formatters?: Record<string, FormatterChoice | false>;
+  /**
+   * sha256 pins for wasm modules inside the project, by project-relative path (`{wasi}` modules and
+   * `.wasm` plugins a dprint.json lists): a file whose hash differs is not run.
+   */
+  wasmPins?: Record<string, string>;
   /** Languages added by extension: `{ sql: ['sql'] }`. */
   languages?: Record<string, string[]>;
   timeoutMs?: number;

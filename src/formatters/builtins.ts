@@ -9,9 +9,15 @@ import { biomeFormatter } from './biome.js';
 import { clangFormatFormatter } from './clang-format.js';
 import { gofmtFormatter } from './gofmt.js';
 import { prettierFormatter } from './prettier.js';
+import type { ShippedPrettierPlugin } from './prettier-plugins.js';
 import { ruffFormatter } from './ruff.js';
 import { tomlFormatter } from './toml.js';
 import { dprintPluginFormatter } from './dprint-plugin.js';
+import { editorconfigFormatter } from './editorconfig.js';
+import { shfmtFormatter } from './shfmt.js';
+import { styluaFormatter } from './stylua.js';
+import { sqlFormatter } from './sql.js';
+import { unavailableFormatters } from './unavailable.js';
 import { ruffFmtFormatter } from './ruff-fmt.js';
 import { FormatboxError } from '../core/errors.js';
 import { checkedWasm } from './checked.js';
@@ -27,6 +33,12 @@ export const BUILTIN_WASM_FILES = {
   toml: 'dprint-toml.wasm',
   'dprint-markdown': 'dprint-markdown.wasm',
   'dprint-json': 'dprint-json.wasm',
+  'dprint-dockerfile': 'dprint-dockerfile.wasm',
+  'sh-syntax': 'sh-syntax.wasm',
+  stylua: 'stylua_lib_bg.wasm',
+  sql_fmt: 'sql_fmt_bg.wasm',
+  // Built from wasm/editorconfig/editorconfig.c (WASI).
+  editorconfig: 'editorconfig.wasm',
 } as const;
 
 export type BuiltinWasmName = keyof typeof BUILTIN_WASM_FILES;
@@ -37,9 +49,9 @@ export type BuiltinWasmName = keyof typeof BUILTIN_WASM_FILES;
  * as in the edge profile, it is the Python formatter). Each module is checked against the shipped
  * build's size and export names when it loads (`BUILTIN_WASM_IDENTITY`, from wasm/manifest.json).
  */
-export function createFormatters(given: Partial<Record<BuiltinWasmName, WasmSource>>): FormatterAdapter[] {
+export function createFormatters(given: Partial<Record<BuiltinWasmName, WasmSource>>, options: { prettierPlugins?: Readonly<Record<string, ShippedPrettierPlugin>> } = {}): FormatterAdapter[] {
   const wasm = checkedSources(given);
-  const adapters: FormatterAdapter[] = [prettierFormatter()];
+  const adapters: FormatterAdapter[] = [prettierFormatter(options.prettierPlugins ? { shippedPlugins: options.prettierPlugins } : {})];
   if (wasm.biome) adapters.push(biomeFormatter({ wasm: wasm.biome }));
   if (wasm.ruff) adapters.push(ruffFormatter({ wasm: wasm.ruff, ...(wasm.ruff_fmt ? { ruffFmtWasm: wasm.ruff_fmt } : {}) }));
   else if (wasm.ruff_fmt) adapters.push(ruffFmtFormatter({ wasm: wasm.ruff_fmt }));
@@ -49,6 +61,13 @@ export function createFormatters(given: Partial<Record<BuiltinWasmName, WasmSour
   // Chosen by a project's dprint.json or the user's `{dprint: 'markdown' | 'json'}`, never by default.
   if (wasm['dprint-markdown']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-markdown'], name: 'dprint:markdown', section: 'markdown', languages: ['markdown'] }));
   if (wasm['dprint-json']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-json'], name: 'dprint:json', section: 'json', languages: ['json', 'jsonc'] }));
+  if (wasm['dprint-dockerfile']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-dockerfile'], name: 'dprint:dockerfile', section: 'dockerfile', languages: ['dockerfile'] }));
+  if (wasm['sh-syntax']) adapters.push(shfmtFormatter({ wasm: wasm['sh-syntax'] }));
+  if (wasm.stylua) adapters.push(styluaFormatter({ wasm: wasm.stylua }));
+  if (wasm.sql_fmt) adapters.push(sqlFormatter({ wasm: wasm.sql_fmt }));
+  if (wasm.editorconfig) adapters.push(editorconfigFormatter({ wasm: wasm.editorconfig }));
+  // Rust: a clear `skipped` where only the Node runtime's sandbox could run rustfmt.
+  adapters.push(...unavailableFormatters());
   return adapters;
 }
 

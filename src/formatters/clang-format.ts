@@ -105,7 +105,7 @@ export function clangFormatFormatter(options: ClangFormatFormatterOptions): Form
   return {
     name: 'clang-format',
     via: 'wasm',
-    languages: ['c', 'cpp', 'java', 'proto', 'csharp'],
+    languages: ['c', 'cpp', 'java', 'proto', 'csharp', 'objective-c', 'verilog', 'textproto'],
     supportsRange: true,
 
     async info(): Promise<FormatterInfo> {

@@ -10,6 +10,7 @@ import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, Li
 import { messageOf } from '../core/errors.js';
 import { lazy } from '../core/wasm.js';
 import { firstLine, isPlainObject } from './shared.js';
+import { UNIVERSAL_PRETTIER_PLUGINS, type ShippedPrettierPlugin } from './prettier-plugins.js';
 
 export interface PrettierFormatterOptions {
   /**
@@ -17,6 +18,11 @@ export interface PrettierFormatterOptions {
    * They are added after the built-in ones. formatbox never resolves plugin names itself.
    */
   plugins?: unknown[];
+  /**
+   * formatbox's own copies of allowlisted plugins, by id (`xml`, `php`, `java`, `svelte`): run when a
+   * project's config lists the plugin (settings `plugins: ['java']`). Default: the universal ones.
+   */
+  shippedPlugins?: Readonly<Record<string, ShippedPrettierPlugin>>;
 }
 
 /** Language ids this adapter formats (see src/core/languages.ts). */
@@ -25,8 +31,13 @@ export const PRETTIER_RANGE_LANGUAGES: readonly string[] = ['javascript', 'types
 
 export const PRETTIER_LANGUAGES = [
   'javascript', 'typescript', 'json', 'jsonc', 'json5', 'css', 'scss', 'less',
-  'markdown', 'mdx', 'yaml', 'html', 'vue', 'graphql',
+  'markdown', 'mdx', 'yaml', 'html', 'vue', 'graphql', 'handlebars',
+  // Through a shipped plugin the project's config lists.
+  'xml', 'php', 'java', 'svelte', 'astro',
 ] as const;
+
+/** Languages Prettier formats with the plugins that ship inside it. */
+const CORE_LANGUAGES = new Set<string>(PRETTIER_LANGUAGES.slice(0, 15));
 
 /**
  * Parsers for which Prettier honours `rangeStart`/`rangeEnd` (its range-util only knows JS-like,
@@ -67,7 +78,7 @@ const OPTIONAL_PLUGINS: Readonly<Record<string, () => Promise<unknown>>> = {
 };
 
 /** Option keys that never pass through: code loading, per-call positions, and config-file structure. */
-const DROPPED_KEYS = ['plugins', 'pluginSearchDirs', 'overrides', '$schema', 'filepath', 'rangeStart', 'rangeEnd', 'cursorOffset'];
+const DROPPED_KEYS = ['pluginSearchDirs', 'overrides', '$schema', 'filepath', 'rangeStart', 'rangeEnd', 'cursorOffset'];
 
 interface Loaded {
   format: (text: string, options: Options) => Promise<string>;
@@ -92,6 +103,36 @@ function parsersOf(plugins: Plugin[]): Set<string> {
 export function prettierFormatter(options: PrettierFormatterOptions = {}): FormatterAdapter {
   const extraPlugins = (options.plugins ?? []) as Plugin[];
   const optionalLoaded = new Map<string, Plugin>();
+  const shipped = options.shippedPlugins ?? UNIVERSAL_PRETTIER_PLUGINS;
+  const shippedLoaded = new Map<string, Promise<Plugin>>();
+
+  /** The shipped plugins `settings.plugins` names (ids from the config layer), loaded once each. */
+  async function shippedPluginsFor(ids: unknown, language: string): Promise<{ plugins: Plugin[]; used: Array<ShippedPrettierPlugin & { plugin: Plugin }> } | { missing: string; omitted?: true }> {
+    const plugins: Plugin[] = [];
+    const used: Array<ShippedPrettierPlugin & { plugin: Plugin }> = [];
+    for (const id of Array.isArray(ids) ? ids : []) {
+      const entry = typeof id === 'string' ? shipped[id] : undefined;
+      if (!entry) {
+        // Only a file that needs a plugin (not one of Prettier's own languages) misses it.
+        if (!CORE_LANGUAGES.has(language)) return { missing: String(id) };
+        continue;
+      }
+      let pending = shippedLoaded.get(id as string);
+      if (!pending) {
+        pending = entry.load().then((module) => ((module as { default?: Plugin }).default ?? module) as Plugin);
+        shippedLoaded.set(id as string, pending);
+      }
+      const plugin = await pending;
+      // A bundle may leave a shipped plugin out (the edge worker profile): then its language is not here.
+      if ((plugin as { formatboxOmitted?: boolean }).formatboxOmitted) {
+        if (!CORE_LANGUAGES.has(language)) return { missing: entry.package, omitted: true };
+        continue;
+      }
+      plugins.push(plugin);
+      used.push({ ...entry, plugin });
+    }
+    return { plugins, used };
+  }
 
   // `info()` needs only the core (85 kB); `format()` needs the plugins too (about 2.5 MB of JS).
   const core = lazy(() => import('prettier/standalone'));
@@ -140,23 +181,36 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         }
         parser = settings.parser;
       }
+      // Handlebars: Prettier's own glimmer parser, which formatbox loads on demand.
+      if (parser === undefined && request.language === 'handlebars') parser = 'glimmer';
+      const fromProject = await shippedPluginsFor(settings.plugins, request.language);
+      delete settings.plugins;
+      if ('missing' in fromProject) {
+        const why = fromProject.omitted ? 'its copy is left out of this build of formatbox' : 'formatbox has no copy of it in this runtime';
+        return { kind: 'unsupported', reason: `the project's Prettier config lists the ${fromProject.missing} plugin, and ${why}` };
+      }
       // The CLI checks every option against the schema before formatting; the API lets a few deprecated
-      // values through (`trailingComma: true` for JSON). Same check, same message as the CLI.
-      const rejected = schemaError(settings, loaded.schema);
+      // values through (`trailingComma: true` for JSON). Same check, same message as the CLI; the options
+      // of the shipped plugins the config lists are part of the schema, as they are for the CLI.
+      const rejected = schemaError(settings, schemaWith(loaded.schema, fromProject.plugins));
       if (rejected) return { kind: 'error', ...rejected };
-      const plugins = await pluginsFor(loaded, parser);
-      if (plugins === 'omitted') {
+      // A parser may come from a shipped plugin the config lists; otherwise it must be Prettier's own.
+      const parserFromProject = parser !== undefined && fromProject.plugins.some((plugin) => parser! in (plugin.parsers ?? {}));
+      const base = parserFromProject ? loaded.plugins : await pluginsFor(loaded, parser);
+      if (base === 'omitted') {
         return { kind: 'unsupported', reason: `prettier parser "${parser}" is left out of this build of formatbox (its optional parsers are not bundled)` };
       }
-      if (!plugins) {
+      if (!base) {
         return {
           kind: 'unsupported',
           reason: `prettier parser "${parser}" comes from a plugin, and formatbox loads no plugins (built-in parsers: ${[...loaded.parsers].filter((name) => !name.startsWith('__')).join(', ')})`,
         };
       }
+      const plugins = [...base, ...fromProject.plugins];
 
       // LF in, LF out; the engine then writes Prettier's own `endOfLine` (default lf, `auto`: the first CR
-      // decides). Any other value goes to Prettier as written, which rejects it as its CLI does.
+      // decides), for the shipped plugins' languages too (Prettier's core prints every plugin's line ends).
+      // Any other value goes to Prettier as written, which rejects it as its CLI does.
       const endOfLine = String(settings.endOfLine ?? 'lf');
       const lineEnding = Object.hasOwn(END_OF_LINE, endOfLine) ? END_OF_LINE[endOfLine] : undefined;
       const prettierOptions: Options = {
@@ -172,7 +226,11 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
 
       try {
         const text = await loaded.format(request.text, prettierOptions);
-        return lineEnding ? { kind: 'ok', text, lineEnding } : { kind: 'ok', text };
+        const ending = lineEnding ? { lineEnding } : {};
+        // A file of a plugin's language: the receipt names the plugin build that printed it.
+        const printer = fromProject.used.find((entry) => (entry.plugin.languages ?? []).some((language) => (language.extensions ?? []).some((extension) => request.path.endsWith(extension)) || (language.filenames ?? []).includes(request.path.slice(request.path.lastIndexOf('/') + 1))));
+        if (printer) return { kind: 'ok', text, ...ending, formatter: { name: printer.package, version: `${printer.version} on prettier ${versionOf(await core.get())}`, via: 'js' } };
+        return { kind: 'ok', text, ...ending };
       } catch (error) {
         return resultOfError(error);
       }
@@ -216,6 +274,18 @@ function shown(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (value !== null && typeof value === 'object') return JSON.stringify(value) ?? String(value);
   return String(value);
+}
+
+/** The schema plus the options the given plugins declare (a plugin's option of the same name wins). */
+function schemaWith(schema: Map<string, SupportOption>, plugins: Plugin[]): Map<string, SupportOption> {
+  if (plugins.length === 0) return schema;
+  const out = new Map(schema);
+  for (const plugin of plugins) {
+    for (const [name, option] of Object.entries((plugin.options ?? {}) as Record<string, { type?: unknown; choices?: Array<{ value: unknown }> }>)) {
+      out.set(name, { name, type: String(option.type), ...(option.choices ? { choices: option.choices } : {}) });
+    }
+  }
+  return out;
 }
 
 /** Prettier's `endOfLine` choices as line-ending policies (`auto` is its guessEndOfLine: the first CR). */

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { FormatterAdapter } from '../core/types.js';
 import { createFormatters } from '../formatters/builtins.js';
+import { NODE_PRETTIER_PLUGINS } from './prettier-plugins.js';
 
 /** Where each built-in's wasm lives: package specifier of the file. */
 export const BUILTIN_WASM: Readonly<Record<string, string>> = {
@@ -18,6 +19,11 @@ export const BUILTIN_WASM: Readonly<Record<string, string>> = {
   toml: '@dprint/toml/plugin.wasm',
   'dprint-markdown': '@dprint/markdown/plugin.wasm',
   'dprint-json': '@dprint/json/plugin.wasm',
+  'dprint-dockerfile': '@dprint/dockerfile/plugin.wasm',
+  'sh-syntax': 'sh-syntax/main.wasm',
+  stylua: '@johnnymorganz/stylua/stylua_lib_bg.wasm',
+  sql_fmt: '@wasm-fmt/sql_fmt/sql_fmt_bg.wasm',
+  editorconfig: 'formatbox/wasm/editorconfig/editorconfig.wasm',
 };
 
 /** Resolves a file inside an installed package, also when its package.json `exports` hides it. */
@@ -53,5 +59,5 @@ function wasmFile(name: string, options: BuiltinOptions): () => Promise<WebAssem
 
 /** Every built-in adapter this host can run in-process. */
 export function createBuiltinAdapters(options: BuiltinOptions = {}): FormatterAdapter[] {
-  return createFormatters(Object.fromEntries(Object.keys(BUILTIN_WASM).map((name) => [name, wasmFile(name, options)])));
+  return createFormatters(Object.fromEntries(Object.keys(BUILTIN_WASM).map((name) => [name, wasmFile(name, options)])), { prettierPlugins: NODE_PRETTIER_PLUGINS });
 }

@@ -14,6 +14,7 @@ import { messageOf } from '../core/errors.js';
 import { outputOverCap } from '../core/output-cap.js';
 import type { AdapterResult, FormatterAdapter } from '../core/types.js';
 import { createBuiltinAdapters } from './builtins.js';
+import { projectWasmWorkerAdapters } from './project-wasm.js';
 import type { AdapterMeta, WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
 
 /** Messages that mean a wasm instance trapped or panicked: its state can no longer be trusted. */
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     if (init.builtins) {
       const onCompiled = (name: string, module: WebAssembly.Module) => port.postMessage({ type: 'compiled', name, module } satisfies WorkerReply);
       for (const adapter of createBuiltinAdapters({ compiled: init.compiled, onCompiled })) adapters.set(adapter.name, adapter);
+      for (const adapter of projectWasmWorkerAdapters()) adapters.set(adapter.name, adapter);
     }
     for (const url of init.modules) {
       const module = (await import(url)) as { createAdapters?: () => FormatterAdapter[] | Promise<FormatterAdapter[]> };
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
     port.postMessage({ type: 'fatal', message: messageOf(error) } satisfies WorkerReply);
     return;
   }
-  const meta: AdapterMeta[] = [...adapters.values()].map((a) => ({ name: a.name, via: a.via, languages: [...a.languages], supportsRange: a.supportsRange, ...(a.rangeLanguages ? { rangeLanguages: [...a.rangeLanguages] } : {}) }));
+  const meta: AdapterMeta[] = [...adapters.values()].map((a) => ({ name: a.name, via: a.via, languages: [...a.languages], supportsRange: a.supportsRange, ...(a.rangeLanguages ? { rangeLanguages: [...a.rangeLanguages] } : {}), ...(a.rawText ? { rawText: true } : {}) }));
   port.postMessage({ type: 'ready', adapters: meta } satisfies WorkerReply);
 
   port.on('message', (message: WorkerRequest) => {

@@ -35,6 +35,8 @@ import { discoverProjectFiles } from './discover.js';
 import { createConfigWatch } from './config-watch.js';
 import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
+import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
+import { loadDprintConfigs } from '../config/dprint.js';
 import { swapped } from './pinned-dir.js';
 import { shownPath } from '../core/shown.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
@@ -144,6 +146,8 @@ export interface DoctorReport {
   configBudget?: ConfigBudgetReport;
   workers: PoolStats;
   limits: Limits;
+  /** Wasm modules the config names (`{wasi}`): path, sha256 and size, or why they would not run. */
+  wasm: DoctorWasmModule[];
 }
 
 export interface Runtime {
@@ -204,6 +208,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const configWatch = createConfigWatch(rootReal);
   let engineReady: Promise<Engine> | undefined;
   let subprocess: SubprocessFormatters | undefined;
+  let localPlugins: LocalDprintPlugin[] = [];
 
   function engine(): Promise<Engine> {
     if (closed) return Promise.reject(new FormatboxError('INVALID_REQUEST', 'the runtime is closed'));
@@ -223,13 +228,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(options.approve ? { approve: options.approve } : {}),
       });
       subprocess = sub;
+      const wasiFor = projectWasiAdapterFor({ pool, rootReal });
+      const dprintFor = projectDprintAdapterFor({ pool, rootReal, ...(options.config?.wasmPins ? { pins: options.config.wasmPins } : {}) });
+      // .wasm plugins a dprint.json lists inside the repo: asked (in the worker) which files they take.
+      const dprintConfigs = loadDprintConfigs(discovered.files, []);
+      const local = dprintConfigs.some((c) => c.localPlugins.length > 0)
+        ? await localDprintRules(pool, rootReal, dprintConfigs, options.config?.wasmPins)
+        : { rules: {}, plugins: [] };
+      localPlugins = local.plugins;
+      const config = Object.keys(local.rules).length > 0 ? { ...options.config, formatters: { ...(options.config?.formatters ?? {}), ...local.rules } } : options.config;
       return createEngine({
         formatters: [...adapters, ...sub.adapters],
-        ...(options.config ? { config: options.config } : {}),
+        ...(config ? { config } : {}),
         projectFiles: discovered.files,
         trust,
         limits,
-        adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => sub.adapterFor(choice, language),
+        adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => wasiFor(choice, language) ?? dprintFor(choice, language) ?? sub.adapterFor(choice, language),
       });
     })().catch((error: unknown) => {
       engineReady = undefined;
@@ -549,6 +563,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ...(eng.configBudget ? { configBudget: eng.configBudget } : {}),
       workers: pool.stats(),
       limits: eng.limits,
+      wasm: [...doctorWasmModules(rootReal, options.config?.formatters as Record<string, unknown> | undefined), ...doctorDprintPlugins(localPlugins)],
     };
   }
 

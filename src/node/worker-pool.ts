@@ -25,6 +25,7 @@ export interface AdapterMeta {
   languages: string[];
   supportsRange: boolean;
   rangeLanguages?: string[];
+  rawText?: boolean;
 }
 
 /** `workerData` of a format worker. */
@@ -300,6 +301,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       languages: m.languages,
       supportsRange: m.supportsRange,
       ...(m.rangeLanguages ? { rangeLanguages: m.rangeLanguages } : {}),
+      ...(m.rawText ? { rawText: true } : {}),
       info() {
         cachedInfo ??= info(m.name).catch((error: unknown) => {
           cachedInfo = undefined;

@@ -5,7 +5,7 @@
  * CLI per edit) and prints ratios;
  * absolute times on shared machines are noisy.
  *
- *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, cli-serve, per-edit, delivery, config-watch
+ *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice, php-choice, cli-serve, per-edit, delivery, config-watch
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -16,6 +16,9 @@ const BENCHES: Record<string, string[]> = {
   'reconcile-diff': ['test/bench/reconcile-diff.ts'],
   'sandbox-overhead': ['test/bench/sandbox-overhead.ts', '--rounds', '5'],
   'toml-choice': ['test/bench/toml-choice.ts', '--runs', '5', '--budget-ms', '60000'],
+  'wasi-choice': ['test/bench/wasi-choice.ts', '--runs', '50'],
+  'sql-choice': ['test/bench/sql-choice.ts'],
+  'php-choice': ['test/bench/php-choice.ts'],
   'cli-serve': ['test/bench/cli-serve.ts', '20'],
   delivery: ['test/bench/delivery.ts', '--runs', '10'],
   'per-edit': ['test/bench/per-edit.ts', '20'],

@@ -46,7 +46,7 @@ test('info() reports the version the wasm module states', async () => {
   assert.equal(info.via, 'wasm');
   const installed = JSON.parse(readFileSync('node_modules/@wasm-fmt/clang-format/package.json', 'utf8')).version;
   assert.equal(info.version, installed);
-  assert.deepEqual([...clang.languages].sort(), ['c', 'cpp', 'csharp', 'java', 'proto']);
+  assert.deepEqual([...clang.languages].sort(), ['c', 'cpp', 'csharp', 'java', 'objective-c', 'proto', 'textproto', 'verilog']);
 });
 
 test('formats C with the LLVM default and is idempotent on real files', async () => {
