@@ -1,7 +1,7 @@
 /**
- * biome.json / biome.jsonc (and `.biome.json[c]`) read as JSONC data and sanitised:
- * `extends` (except `"//"`, the project root config) and `plugins` are stripped, `files.maxSize`
- * is clamped to Biome's default. `files.includes`/`formatter.includes` (and Biome 1's
+ * biome.json / biome.jsonc (and `.biome.json[c]`) read as JSONC data and sanitised: `extends`
+ * files inside the root are merged (biome-extends.ts), `"//"` merges the root config, anything else
+ * in `extends` refuses the config; `plugins` are stripped, `files.maxSize` is clamped to Biome's default. `files.includes`/`formatter.includes` (and Biome 1's
  * `ignore`/`include`) are evaluated here, since the wasm `formatFile` does not honour them.
  */
 import type { ConfigSource, IgnoredItem } from '../core/types.js';
@@ -11,6 +11,7 @@ import { compileGlob } from './glob.js';
 import { CONFIG_BUDGET } from './budget.js';
 import { baseOf, dirOf, isUnder, relativeTo } from './paths.js';
 import { truncate } from './prettier.js';
+import { mergeBiomeConfiguration, readBiomeExtends } from './biome-extends.js';
 
 export const BIOME_CONFIG_NAMES = ['biome.json', 'biome.jsonc', '.biome.json', '.biome.jsonc'];
 /** Biome's default `files.maxSize` (1 MiB). A project may lower it, never raise it. */
@@ -28,11 +29,14 @@ export interface BiomeConfigFile {
   ignored: IgnoredItem[];
   /** The file as written, for Biome's own loader to check (the adapter does); null when it could not be read. */
   text: string | null;
-  /** Beyond formatbox's parse limits (size, depth, values): refused without handing it to Biome. */
+  /** Beyond formatbox's parse limits (size, depth, values), or an `extends` not followed: refused without handing it to Biome. */
   error?: ConfigError;
+  /** The files its `extends` names, as read (merged into `configuration`). */
+  extended?: ConfigSource[];
 }
 
-export function loadBiomeConfigs(files: Record<string, string | null>, ignored: IgnoredItem[]): BiomeConfigFile[] {
+/** `files`: the configs to load (one directory's, say); `all`: every config file of the project, where `extends` targets are looked up. */
+export function loadBiomeConfigs(files: Record<string, string | null>, ignored: IgnoredItem[], all: Record<string, string | null> = files): BiomeConfigFile[] {
   const byDir = new Map<string, BiomeConfigFile>();
   const paths = Object.keys(files)
     .filter((path) => BIOME_CONFIG_NAMES.includes(baseOf(path)))
@@ -48,7 +52,10 @@ export function loadBiomeConfigs(files: Record<string, string | null>, ignored: 
     // A file formatbox cannot parse is still used: Biome's own loader (in the adapter) rejects it with its message.
     if (text !== null) {
       const parsed = parseData(text, 'jsonc');
-      if (parsed.ok && isRecord(parsed.value)) sanitise(parsed.value, entry);
+      if (parsed.ok && isRecord(parsed.value)) {
+        sanitise(parsed.value, entry);
+        mergeExtended(parsed.value.extends, entry, all);
+      }
       // A syntax error goes to Biome's loader for its own message; a limit (depth, size) never reaches the wasm.
       else if (!parsed.ok && !parsed.reason.startsWith('not valid')) entry.error = { file, message: parsed.reason };
     }
@@ -63,14 +70,9 @@ function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void
   const out: Record<string, unknown> = { ...config };
   delete out.$schema;
   if (out.root === false) entry.nested = true;
-  if (out.extends !== undefined) {
-    const list = Array.isArray(out.extends) ? out.extends : [out.extends];
-    for (const target of list) {
-      if (target === '//') entry.extendsRoot = true;
-      else entry.ignored.push({ file, item: `extends: ${truncate(JSON.stringify(target) ?? String(target))}`, reason: 'extends (paths and packages) is never followed in untrusted mode' });
-    }
-    delete out.extends;
-  }
+  // `"//"` (the whole value) merges the root config; a list of files is merged by mergeExtended.
+  if (out.extends === '//') entry.extendsRoot = true;
+  delete out.extends;
   if (out.plugins !== undefined) {
     const list = Array.isArray(out.plugins) ? out.plugins : [out.plugins];
     list.forEach((plugin, index) => entry.ignored.push({ file, item: `plugins[${index}]: ${truncate(JSON.stringify(plugin) ?? String(plugin))}`, reason: 'plugins are never loaded in untrusted mode' }));
@@ -99,6 +101,30 @@ function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void
   entry.configuration = out;
 }
 
+/**
+ * Merges the files `extends` names under the config (biome-extends.ts): each is sanitised like a
+ * config file; `extends` inside it is not followed, as in Biome. Their texts join `sources`.
+ */
+function mergeExtended(extendsValue: unknown, entry: BiomeConfigFile, files: Record<string, string | null>): void {
+  const read = readBiomeExtends(entry.file, extendsValue, files);
+  if ('error' in read) {
+    entry.error = read.error;
+    return;
+  }
+  if (read.extended.length === 0) return;
+  let merged: Record<string, unknown> = {};
+  for (const extended of read.extended) {
+    const part: BiomeConfigFile = { dir: entry.dir, file: extended.file, configuration: {}, nested: false, extendsRoot: false, ignored: [], text: extended.text };
+    const { extends: inner, root: _root, ...rest } = extended.configuration;
+    if (inner !== undefined) part.ignored.push({ file: extended.file, item: `extends: ${truncate(JSON.stringify(inner) ?? String(inner))}`, reason: `not followed: Biome ignores extends inside an extended file (${entry.file} extends this one)` });
+    sanitise(rest, part);
+    entry.ignored.push(...part.ignored);
+    merged = mergeBiomeConfiguration(merged, part.configuration);
+  }
+  entry.configuration = mergeBiomeConfiguration(merged, entry.configuration);
+  entry.extended = read.extended.map((e) => ({ file: e.file, text: e.text }));
+}
+
 export interface BiomeConfigForPath {
   config: BiomeConfigFile;
   configuration: Record<string, unknown>;
@@ -121,7 +147,8 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
   const projectRoot = applicable.find((c) => !c.nested) ?? applicable[applicable.length - 1] ?? config;
   const used = configs.filter((c) => c === projectRoot || isUnder(projectRoot.dir, c.file)).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
   const unreadable = used.find((c) => c.text === null || c.error);
-  const sources = used.flatMap((c) => (c.text === null ? [] : [{ file: c.file, text: c.text }]));
+  // Files they extend go through Biome's loader too: it rejects an extended file it cannot read.
+  const sources = used.flatMap((c) => [...(c.text === null ? [] : [{ file: c.file, text: c.text }]), ...(c.extended ?? [])]);
   const configuration = root ? deepMerge(root.configuration, config.configuration) : config.configuration;
   const rootFormatter = projectRoot.configuration.formatter;
   return {

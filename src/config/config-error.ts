@@ -10,6 +10,11 @@ export interface ConfigError {
   column?: number;
   /** The tool's own message where formatbox can run the tool's loader, else the parser's. */
   message: string;
+  /**
+   * The config is valid but formatbox will not use it for safety (a code config in untrusted mode):
+   * the receipt is `refused`, not `failed`.
+   */
+  refusal?: boolean;
 }
 
 /** Where a setting came from: its config file and the position of its key. */

@@ -56,6 +56,20 @@ export const PRETTIER_BUILTIN_PARSERS = new Set([
 ]);
 
 const TRUSTED_REASON = 'loaded by Prettier itself (trusted mode)';
+const CODE_CONFIG_IGNORED = 'JS/TS config files are code and are never loaded in untrusted mode; the files it configures are refused';
+const MODULE_CONFIG_IGNORED = 'a string config names a module to load; never loaded in untrusted mode, the files it configures are refused';
+
+/**
+ * A Prettier config that is code (or names a module) in untrusted mode: formatbox will not run it,
+ * and formatting with defaults would not write what the project's Prettier writes, so it refuses.
+ */
+function codeConfigRefusal(file: string, what: string): ConfigError {
+  return {
+    file,
+    message: `${what}; untrusted mode never runs repository code, so formatbox cannot format as this project's Prettier would (trust the workspace to run it)`,
+    refusal: true,
+  };
+}
 
 /**
  * Well-known Prettier plugins formatbox ships its own pinned copy of. When a project's Prettier config
@@ -169,11 +183,8 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
   const entry: PrettierConfigFile = { dir, file, options: {}, overrides: [], ignored: [], code: false, origins: {} };
   if (PRETTIER_CODE_CONFIG_NAMES.includes(base)) {
     entry.code = true;
-    entry.ignored.push({
-      file,
-      item: base,
-      reason: trust === 'trusted' ? TRUSTED_REASON : 'JS/TS config files are code and are never loaded in untrusted mode; Prettier defaults are used',
-    });
+    entry.ignored.push({ file, item: base, reason: trust === 'trusted' ? TRUSTED_REASON : CODE_CONFIG_IGNORED });
+    if (trust === 'untrusted') entry.error = codeConfigRefusal(file, 'this config is code');
     return entry;
   }
   const isPackage = base === 'package.json' || base === 'package.yaml';
@@ -195,17 +206,16 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
     config = config.prettier;
     if (typeof config === 'string') {
       entry.code = true;
-      entry.ignored.push({
-        file,
-        item: `"prettier": ${JSON.stringify(truncate(config as string))}`,
-        reason: trust === 'trusted' ? TRUSTED_REASON : 'a string config names a module to load; refused in untrusted mode, Prettier defaults are used',
-      });
+      const item = `"prettier": ${JSON.stringify(truncate(config as string))}`;
+      entry.ignored.push({ file, item, reason: trust === 'trusted' ? TRUSTED_REASON : MODULE_CONFIG_IGNORED });
+      if (trust === 'untrusted') entry.error = codeConfigRefusal(file, `${item} names a module (code)`);
       return entry;
     }
   }
   if (typeof config === 'string') {
     entry.code = true;
-    entry.ignored.push({ file, item: truncate(config), reason: 'a string config names a module to load; refused in untrusted mode' });
+    entry.ignored.push({ file, item: truncate(config), reason: trust === 'trusted' ? TRUSTED_REASON : MODULE_CONFIG_IGNORED });
+    if (trust === 'untrusted') entry.error = codeConfigRefusal(file, `${JSON.stringify(truncate(config))} names a module (code)`);
     return entry;
   }
   if (!isRecord(config)) {

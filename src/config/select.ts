@@ -162,7 +162,7 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
   }
   if (PRETTIER_LANGUAGES.has(language)) {
     const prettier = nearestPrettierConfig(project.prettier, path);
-    if (prettier) return { formatter: 'prettier', because: `${prettier.file} declares Prettier${prettier.code && project.trust === 'untrusted' ? ' (its code config is not loaded)' : ''}` };
+    if (prettier) return { formatter: 'prettier', because: `${prettier.file} declares Prettier${prettier.code && project.trust === 'untrusted' ? ' (its config is code: untrusted mode refuses these files)' : ''}` };
   }
   const plugin = pluginForLanguage(language);
   if (plugin) {

@@ -242,6 +242,10 @@ export function createEngine(options: EngineOptions): Engine {
   async function invalidConfig(selection: Extract<Selection, { kind: 'invalid-config' }>, path: string, text: string): Promise<Omit<FormatOutcome, 'ms' | 'path'>> {
     const adapter = adaptersByName.get(selection.formatter);
     const info = adapter ? await infoOf(adapter) : undefined;
+    if (selection.error.refusal) {
+      const reason = describeConfigError(selection.error);
+      return { status: 'refused', ...(info ? { formatter: info } : {}), content: text, reason, line: `not formatted (refused: ${reason}): ${shownPath(path)}`, ...(selection.ignored.length > 0 ? { ignored: selection.ignored } : {}) };
+    }
     const reason = `invalid project config: ${describeConfigError(selection.error)}`;
     const line = info ? failedLine(info, path, reason) : `formatter failed (${selection.formatter}): ${path}: ${reason}`;
     return { status: 'failed', ...(info ? { formatter: info } : {}), content: text, reason, line, ...(selection.ignored.length > 0 ? { ignored: selection.ignored } : {}) };

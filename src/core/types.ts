@@ -3,7 +3,7 @@
  * no `node:` import, no I/O. See DESIGN.md (README "Contract") for the receipt shape.
  */
 
-/** How a formatter run ended. `refused` is used when policy (no OS sandbox, untrusted command) forbids running it. */
+/** How a formatter run ended. `refused` is used when policy (no OS sandbox, untrusted command, a code config in untrusted mode, the config budget) forbids running it. */
 export type Status = 'formatted' | 'unchanged' | 'skipped' | 'failed' | 'timeout' | 'refused';
 
 /** How the formatter executes. */

@@ -57,6 +57,8 @@ interface State {
   checked: Map<string, string | undefined>;
 }
 
+const BIOME_FILE_NAMES = ['biome.json', 'biome.jsonc', '.biome.json', '.biome.jsonc'];
+
 /** Config texts whose verdicts are remembered. */
 const MAX_CHECKED = 256;
 
@@ -67,7 +69,9 @@ const MAX_CHECKED = 256;
 function configErrorOf(current: State, source: ConfigSource): string | undefined {
   const key = `${source.file}\0${source.text}`;
   if (current.checked.has(key)) return current.checked.get(key);
-  const base = source.file.slice(source.file.lastIndexOf('/') + 1);
+  const name = source.file.slice(source.file.lastIndexOf('/') + 1);
+  // An `extends` target may have any name; Biome reads it as JSONC, as it reads biome.jsonc.
+  const base = BIOME_FILE_NAMES.includes(name) ? name : 'biome.jsonc';
   const files = new current.biome.MemoryFileSystem();
   let verdict: string | undefined;
   let workspace: Workspace | undefined;

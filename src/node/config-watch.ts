@@ -13,6 +13,8 @@ import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realp
 import { join } from 'node:path';
 import type { ProjectFiles } from '../core/types.js';
 import { CONFIG_FILE_NAMES } from '../config/index.js';
+import { biomeExtendsTargets } from '../config/biome-extends.js';
+import { BIOME_CONFIG_NAMES } from '../config/biome.js';
 import { SKIPPED_DIRS } from './discover.js';
 import { isInside } from './fs.js';
 
@@ -50,6 +52,9 @@ const NAMES = new Set(CONFIG_FILE_NAMES);
 export function createConfigWatch(rootReal: string): ConfigWatch {
   let dirs = new Map<string, DirState>();
   let files = new Map<string, FileState>();
+  /** Files Biome configs `extends` (anywhere in the root, not only on a file's path): read ones, and missing ones. */
+  let extendedFiles: string[] = [];
+  let missingExtended: string[] = [];
 
   function statOf(abs: string): BigIntStats | undefined {
     try {
@@ -90,7 +95,7 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
     if (known && known.signature === signature && !racy(known.mtimeMs)) return false;
     const names = configNamesIn(abs);
     dirs.set(dir, { signature, mtimeMs, names });
-    const expected = [...files.keys()].filter((file) => parentOf(file) === dir).map(baseOf).sort();
+    const expected = [...files.keys()].filter((file) => parentOf(file) === dir && NAMES.has(baseOf(file))).map(baseOf).sort();
     return names.join('\0') !== expected.join('\0');
   }
 
@@ -122,6 +127,7 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
 
   return {
     changed(path: string): boolean {
+      if (extendedFiles.some(fileChanged) || missingExtended.some((file) => statOf(join(rootReal, file)) !== undefined)) return true;
       const segments = path.split('/').slice(0, -1);
       let dir = '';
       for (let i = 0; i <= segments.length; i++) {
@@ -138,6 +144,12 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
     reset(discovered: ProjectFiles): void {
       dirs = new Map();
       files = new Map(Object.entries(discovered).map(([file, text]) => [file, { mtimeMs: 0, discovered: text }]));
+      const targets = new Set<string>();
+      for (const [file, text] of Object.entries(discovered)) {
+        if (typeof text === 'string' && BIOME_CONFIG_NAMES.includes(baseOf(file))) biomeExtendsTargets(file, text).forEach((target) => targets.add(target));
+      }
+      extendedFiles = [...targets].filter((file) => files.has(file));
+      missingExtended = [...targets].filter((file) => !files.has(file));
     },
   };
 }

@@ -11,6 +11,8 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
 import { CODE_CONFIG_FILE_NAMES, CONFIG_FILE_NAMES } from '../config/index.js';
 import { isInside } from './fs.js';
+import { biomeExtendsTargets } from '../config/biome-extends.js';
+import { BIOME_CONFIG_NAMES } from '../config/biome.js';
 
 export interface DiscoverOptions {
   /** Bytes per config file. Default 1 MiB. */
@@ -94,7 +96,31 @@ export async function discoverProjectFiles(root: string, options: DiscoverOption
       }
     }
   }
+  await collectBiomeExtends(realRoot, allowance, out);
   return out;
+}
+
+/**
+ * Reads the files inside the root that Biome configs `extends` (one level: Biome does not follow
+ * `extends` in an extended file), under the same rules. A missing file stays absent: the config
+ * module refuses the config that names it.
+ */
+async function collectBiomeExtends(realRoot: string, allowance: ReadAllowance, out: Discovered): Promise<void> {
+  const configs = Object.entries(out.files).filter(([key]) => BIOME_CONFIG_NAMES.includes(key.slice(key.lastIndexOf('/') + 1)));
+  for (const [key, text] of configs) {
+    if (typeof text !== 'string') continue;
+    for (const target of biomeExtendsTargets(key, text)) {
+      if (target in out.files) continue;
+      const full = join(realRoot, ...target.split('/'));
+      let isLink: boolean;
+      try {
+        isLink = (await fs.lstat(full)).isSymbolicLink();
+      } catch {
+        continue;
+      }
+      await collect(realRoot, full, isLink, allowance, out);
+    }
+  }
 }
 
 /**
@@ -127,6 +153,7 @@ export async function discoverConfigForPath(root: string, path: string, options:
     if (next === undefined || SKIPPED_DIRS.has(next)) break;
     dir = join(dir, next);
   }
+  await collectBiomeExtends(realRoot, allowance, out);
   return out;
 }
 

@@ -547,7 +547,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const formatter = typeof selection.formatter === 'string' ? selection.formatter : JSON.stringify(selection.formatter);
         languages.push({ language, path, formatter, because: selection.because });
       } else if (selection.kind === 'invalid-config') {
-        languages.push({ language, path, formatter: selection.formatter, because: selection.because, skipped: `invalid project config: ${selection.error.file}: ${selection.error.message}` });
+        languages.push({ language, path, formatter: selection.formatter, because: selection.because, skipped: `${selection.error.refusal ? 'refused' : 'invalid project config'}: ${selection.error.file}: ${selection.error.message}` });
       } else {
         languages.push({ language, path, skipped: selection.detail ? `${selection.reason}: ${selection.detail}` : selection.reason });
       }

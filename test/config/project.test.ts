@@ -1,4 +1,4 @@
-// Project config read as data: sanitising (plugins, code configs, extends, maxSize, Ruff extend),
+// Project config read as data: sanitising (plugins, code configs, Biome extends, maxSize, Ruff extend),
 // nearest-config resolution, EditorConfig mapping, and formatter selection, on the pure functions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,19 +58,32 @@ test('plugins are stripped in every form, also inside overrides, and each one is
   assert.equal(s.ignored[7]?.item, '4 more items');
 });
 
-test('JS/TS config files of every name are never loaded; Prettier defaults are used and the file is reported', () => {
+test('JS/TS config files of every name are never loaded; the files they configure are refused (never Prettier defaults), trusted mode loads them', () => {
   for (const name of ['prettier.config.js', 'prettier.config.cjs', 'prettier.config.mjs', 'prettier.config.ts', 'prettier.config.cts', 'prettier.config.mts', '.prettierrc.js', '.prettierrc.cjs', '.prettierrc.mjs', '.prettierrc.ts', '.prettierrc.cts', '.prettierrc.mts']) {
-    const s = formatted(select({ [name]: null }, 'a.ts'));
-    assert.deepEqual(s.settings, {});
+    const s = select({ [name]: null }, 'a.ts');
+    assert.equal(s.kind, 'invalid-config', JSON.stringify(s));
+    if (s.kind !== 'invalid-config') continue;
+    assert.equal(s.formatter, 'prettier');
+    assert.equal(s.error.refusal, true);
+    assert.equal(s.error.file, name);
+    assert.match(s.error.message, /^this config is code; untrusted mode never runs repository code, so formatbox cannot format as this project's Prettier would \(trust the workspace to run it\)$/);
     assert.equal(s.ignored[0]?.item, name);
-    assert.match(s.because, /code config is not loaded/);
+    // A nearer data config decides for the files below it, as in Prettier.
+    assert.equal(formatted(select({ [name]: null, 'sub/.prettierrc.json': '{"semi":false}' }, 'sub/a.ts')).settings.semi, false);
+    // Trusted: Prettier itself loads it (src/node/trusted-prettier.ts); nothing is refused here.
+    assert.equal(select({ [name]: null }, 'a.ts', {}, 'trusted').kind, 'format');
   }
 });
 
-test('a package.json "prettier" string (a module) is refused', () => {
-  const s = formatted(select({ 'package.json': '{"prettier": "@company/prettier-config"}' }, 'a.ts'));
-  assert.deepEqual(s.settings, {});
-  assert.match(s.ignored[0]?.reason ?? '', /module/);
+test('a package.json (or .prettierrc) "prettier" string naming a module is refused in untrusted mode', () => {
+  for (const files of [{ 'package.json': '{"prettier": "@company/prettier-config"}' }, { 'package.yaml': 'prettier: "@company/prettier-config"\n' }, { '.prettierrc': '"@company/prettier-config"' }]) {
+    const s = select(files, 'a.ts');
+    assert.equal(s.kind, 'invalid-config', JSON.stringify(s));
+    if (s.kind !== 'invalid-config') continue;
+    assert.equal(s.error.refusal, true);
+    assert.match(s.error.message, /"@company\/prettier-config" names a module \(code\); untrusted mode never runs repository code/);
+    assert.match(s.ignored[0]?.reason ?? '', /module/);
+  }
 });
 
 test('a parser only a plugin provides is refused; built-in parsers pass', () => {
@@ -135,20 +148,48 @@ test('.editorconfig brace bombs and huge ranges are refused and reported, other 
   assert.equal(formatted(selectFormatter(project, normaliseUserConfig({}), 'ab.ts')).settings.tabWidth, 2);
 });
 
-test('Biome: extends (paths and packages) and plugins stripped, maxSize clamped, "//" merges the root config', () => {
+test('Biome: plugins stripped, maxSize clamped, "//" merges the root config', () => {
   const files = {
     'biome.json': '{ "formatter": { "indentStyle": "space", "lineWidth": 100 } }',
-    'packages/a/biome.jsonc': '// nested\n{ "root": false, "extends": ["//", "../../shared.json", "@org/biome-config"], "plugins": ["./rule.grit"], "files": { "maxSize": 1073741824 }, "formatter": { "lineWidth": 80 }, }',
+    'packages/a/biome.jsonc': '// nested\n{ "root": false, "extends": "//", "plugins": ["./rule.grit"], "files": { "maxSize": 1073741824 }, "formatter": { "lineWidth": 80 }, }',
   };
   const s = formatted(select(files, 'packages/a/src/x.ts'));
   assert.equal(s.formatter, 'biome');
   assert.deepEqual(s.settings, { formatter: { indentStyle: 'space', lineWidth: 80 }, files: { maxSize: 1024 * 1024 } });
   assert.equal(s.settingsDir, 'packages/a'); // Biome's globs in it are relative to packages/a.
   const items = s.ignored.map((i) => i.item).join('\n');
-  assert.match(items, /extends: "\.\.\/\.\.\/shared\.json"/);
-  assert.match(items, /extends: "@org\/biome-config"/);
   assert.match(items, /plugins\[0\]/);
   assert.match(items, /files\.maxSize/);
+});
+
+test('Biome: extends files inside the root are merged in order (overrides concatenated, other lists replaced), anything else refuses', () => {
+  const files = {
+    'biome.json': JSON.stringify({ extends: ['./a.json', 'cfg/b.jsonc'], formatter: { lineWidth: 90 } }),
+    'a.json': JSON.stringify({ formatter: { indentStyle: 'space', indentWidth: 3, lineWidth: 70 }, files: { includes: ['**', '!gen'] }, overrides: [{ includes: ['x.ts'], formatter: { indentWidth: 5 } }], plugins: ['./p.grit'] }),
+    'cfg/b.jsonc': '{ "extends": ["./c.json"], "formatter": { "indentWidth": 4 }, "files": { "includes": ["**"] }, "overrides": [{ "includes": ["y.ts"] }], }',
+  };
+  const s = formatted(select(files, 'src/x.ts'));
+  assert.deepEqual(s.settings, {
+    formatter: { indentStyle: 'space', indentWidth: 4, lineWidth: 90 },
+    files: { includes: ['**'] },
+    overrides: [{ includes: ['x.ts'], formatter: { indentWidth: 5 } }, { includes: ['y.ts'] }],
+  });
+  const items = s.ignored.map((i) => `${i.file}: ${i.item}`).join('\n');
+  assert.match(items, /a\.json: plugins\[0\]/);
+  assert.match(items, /cfg\/b\.jsonc: extends: \["\.\/c\.json"\]/);
+  const refused = (extendsValue: unknown, extra: Record<string, string> = {}): string => {
+    const selection = select({ 'biome.json': JSON.stringify({ extends: extendsValue }), ...extra }, 'a.ts');
+    assert.equal(selection.kind, 'invalid-config', JSON.stringify(selection));
+    return selection.kind === 'invalid-config' ? `${selection.error.file}: ${selection.error.message}` : '';
+  };
+  assert.match(refused(['../up.json']), /^biome\.json: extends "\.\.\/up\.json" is not followed: a path outside the project root$/);
+  assert.match(refused(['x/../../up.json']), /outside the project root/);
+  assert.match(refused(['/etc/biome.json']), /an absolute path/);
+  assert.match(refused(['@org/biome-config']), /a package name/);
+  assert.match(refused(['./missing.json']), /missing\.json does not exist in the project/);
+  assert.match(refused(['./big.json'], { 'big.json': null as unknown as string }), /big\.json was not read/);
+  assert.match(refused(['//', './a.json'], { 'a.json': '{}' }), /Failed to resolve the configuration from \/\//);
+  assert.match(refused(['./bad.json'], { 'bad.json': '[1]' }), /^bad\.json: not a JSON object \(extended by biome\.json\)$/);
 });
 
 test('Biome: files.includes and formatter settings are honoured before formatting', () => {
@@ -276,4 +317,11 @@ test('custom YAML tags make a YAML config unreadable (never a silently stringifi
   const s = select({ '.prettierrc.yaml': 'semi: !!js/function "function () {}"\n' }, 'a.ts');
   assert.equal(s.kind, 'invalid-config');
   assert.match(s.kind === 'invalid-config' ? s.error.message : '', /custom YAML tags/);
+});
+
+test('Biome: extended files count against the project config budget (text, and the globs in them)', () => {
+  const files = { 'biome.json': JSON.stringify({ extends: ['./big.json'] }), 'big.json': JSON.stringify({ formatter: { indentStyle: 'space' }, files: { includes: ['**', ...Array.from({ length: 50 }, (_, i) => `!gen${i}/**`)] } }) };
+  assert.equal(loadProjectConfig(files, { trust: 'untrusted' }).overBudget, undefined);
+  assert.match(loadProjectConfig(files, { trust: 'untrusted', budget: { maxConfigChars: files['big.json'].length } }).overBudget ?? '', /over the project config budget/);
+  assert.match(loadProjectConfig(files, { trust: 'untrusted', budget: { maxPatterns: 20 } }).overBudget ?? '', /over the project config budget/);
 });

@@ -65,7 +65,8 @@ function codeConfigCase(name: string): HostileCase {
     files: { [`root/${name}`]: body, 'root/package.json': '{ "name": "victim", "type": "module" }' },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [new RegExp(`${name.replace(/\./g, '\\.')}.*never loaded`)] },
+    // Refused, never formatted with Prettier's defaults: the project's Prettier would apply the config.
+    expect: { status: ['refused'], reason: new RegExp(`^${name.replace(/\./g, '\\.')}: this config is code; untrusted mode never runs repository code`), ignored: [new RegExp(`${name.replace(/\./g, '\\.')}.*never loaded`)] },
     prettierControl: true,
   };
 }
@@ -90,7 +91,7 @@ export const CASES: HostileCase[] = [
     files: { 'root/package.json': '{ "name": "victim", "prettier": "./shared-config.cjs" }', 'root/shared-config.cjs': CJS },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [/"prettier": "\.\/shared-config\.cjs".*module/] },
+    expect: { status: ['refused'], reason: /names a module \(code\); untrusted mode never runs repository code/, ignored: [/"prettier": "\.\/shared-config\.cjs".*module/] },
     prettierControl: true,
   },
   {
@@ -103,7 +104,7 @@ export const CASES: HostileCase[] = [
     },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [/@evil\/prettier-config.*module/] },
+    expect: { status: ['refused'], reason: /names a module \(code\); untrusted mode never runs repository code/, ignored: [/@evil\/prettier-config.*module/] },
     prettierControl: true,
   },
   {
@@ -112,7 +113,7 @@ export const CASES: HostileCase[] = [
     files: { 'root/package.yaml': 'name: victim\nprettier: ./shared-config.cjs\n', 'root/shared-config.cjs': CJS },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [/shared-config\.cjs.*module/] },
+    expect: { status: ['refused'], reason: /names a module \(code\); untrusted mode never runs repository code/, ignored: [/shared-config\.cjs.*module/] },
     prettierControl: true,
   },
   pluginCase('relative path', './plugin.mjs', { 'root/plugin.mjs': PLUGIN_ESM }),
@@ -218,7 +219,36 @@ export const CASES: HostileCase[] = [
     files: { 'evil-biome.json': '{ "formatter": { "indentStyle": "space", "indentWidth": 8 } }', 'root/biome.json': '{ "extends": ["../evil-biome.json"], "formatter": { "indentStyle": "space" } }' },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_BIOME_SPACES, ignored: [/extends: "\.\.\/evil-biome\.json"/] },
+    // Never read: refused (Biome's own CLI would read the file above the root).
+    expect: { status: ['failed'], reason: /invalid project config: biome\.json: extends "\.\.\/evil-biome\.json" is not followed: a path outside the project root/ },
+  },
+  {
+    name: 'Biome extends a file inside the root (merged as Biome does)',
+    covers: 'Biome extends, plugins, maxSize and includes',
+    files: { 'root/shared/base.json': '{ "formatter": { "indentStyle": "space", "indentWidth": 2 } }', 'root/biome.json': '{ "extends": ["./shared/base.json"] }' },
+    target: 'src/a.ts',
+    content: TS_IN,
+    expect: { status: ['formatted'], content: TS_BIOME_SPACES },
+  },
+  {
+    name: 'Biome extends a package name in a list',
+    covers: 'Biome extends, plugins, maxSize and includes',
+    files: {
+      'root/node_modules/evil-biome/package.json': '{ "name": "evil-biome", "exports": { ".": "./biome.json" } }',
+      'root/node_modules/evil-biome/biome.json': '{ "formatter": { "indentWidth": 8 } }',
+      'root/biome.json': '{ "extends": ["evil-biome"] }',
+    },
+    target: 'src/a.ts',
+    content: TS_IN,
+    expect: { status: ['failed'], reason: /biome\.json: extends "evil-biome" is not followed: a package name/ },
+  },
+  {
+    name: 'Biome extends a symlink inside the root that points at a file outside it',
+    covers: 'Biome extends, plugins, maxSize and includes',
+    files: { 'evil-biome.json': '{ "formatter": { "indentWidth": 8 } }', 'root/shared.json': { symlink: '../evil-biome.json' }, 'root/biome.json': '{ "extends": ["./shared.json"] }' },
+    target: 'src/a.ts',
+    content: TS_IN,
+    expect: { status: ['failed'], reason: /biome\.json: extends "\.\/shared\.json" is not followed: shared\.json was not read/, ignored: [/shared\.json.*symlink that leaves the project root/] },
   },
   {
     name: 'Biome extends a package in the repo node_modules',
@@ -231,7 +261,7 @@ export const CASES: HostileCase[] = [
     target: 'src/a.ts',
     content: TS_IN,
     // Biome's own loader rejects a string `extends` naming a package: refused with Biome's message.
-    expect: { status: ['failed'], reason: /invalid project config: biome\.jsonc:2:\d+: The `extends` field must be either/, ignored: [/extends: "evil-biome\/biome"/] },
+    expect: { status: ['failed'], reason: /invalid project config: biome\.jsonc:2:\d+: The `extends` field must be either/ },
   },
   {
     name: 'Biome plugins (GritQL files inside and outside the root)',

@@ -44,13 +44,16 @@ test('trusted mode loads prettier.config.mjs and its plugins, and their options 
   }
 });
 
-test('the same directory in untrusted mode: nothing runs, Prettier defaults, the config is reported', async () => {
+test('the same directory in untrusted mode: nothing runs, the file is refused (never Prettier defaults), the config is reported', async () => {
   const { base, root } = project({ 'package.json': '{ "type": "module" }', 'prettier.config.mjs': CONFIG, 'plugin.mjs': PLUGIN });
   try {
     const discovered = await discoverProjectFiles(root);
     const engine = createEngine({ formatters: [prettierFormatter()], projectFiles: discovered.files, trust: 'untrusted' });
-    const outcome = await engine.format({ path: 'src/a.ts', text: 'function f(){return {a:1}}\n' });
-    assert.equal(outcome.content, 'function f() {\n  return { a: 1 };\n}\n');
+    const text = 'function f(){return {a:1}}\n';
+    const outcome = await engine.format({ path: 'src/a.ts', text });
+    assert.equal(outcome.status, 'refused', outcome.line);
+    assert.match(outcome.reason ?? '', /^prettier\.config\.mjs: this config is code; untrusted mode never runs repository code/);
+    assert.equal(outcome.content, text);
     assert.equal(existsSync(join(base, 'MARKER')), false);
     assert.ok(engine.ignored.some((i) => i.item === 'prettier.config.mjs'));
     await engine.dispose();

@@ -111,3 +111,31 @@ test('serve: a config changed on disk between two requests is used by the second
     await new Promise((done) => child.on('close', done));
   }
 });
+
+test('embedded runtime: a Biome extends file changed, missing then created, anywhere in the root', async () => {
+  const root = project({ 'biome.json': '{ "extends": ["./config/base.json"] }\n', 'config/base.json': biome(2), 'src/a.ts': SOURCE });
+  const runtime = createRuntime({ root });
+  try {
+    assert.equal((await runtime.format({ path: 'src/a.ts', check: true })).content, 'function f() {\n  return 1;\n}\n');
+    writeFileSync(join(root, 'config/base.json'), biome(4)); // not on src/a.ts's path, same size
+    assert.equal((await runtime.format({ path: 'src/a.ts', check: true })).content, 'function f() {\n    return 1;\n}\n');
+    unlinkSync(join(root, 'config/base.json'));
+    const missing = await runtime.format({ path: 'src/a.ts', check: true });
+    assert.equal(missing.status, 'failed');
+    assert.match(missing.reason ?? '', /biome\.json: extends "\.\/config\/base\.json" is not followed: config\/base\.json does not exist/);
+    writeFileSync(join(root, 'config/base.json'), biome(3));
+    assert.equal((await runtime.format({ path: 'src/a.ts', check: true })).content, 'function f() {\n   return 1;\n}\n');
+  } finally {
+    await runtime.close();
+  }
+});
+
+test('the watch itself: an extends file beside biome.json is no change by itself; editing it is', () => {
+  const root = project({ 'biome.json': '{ "extends": ["./base.json"] }\n', 'base.json': biome(2), 'a/c.ts': SOURCE });
+  const watch = createConfigWatch(root);
+  watch.reset({ 'biome.json': '{ "extends": ["./base.json"] }\n', 'base.json': biome(2) });
+  assert.equal(watch.changed('a/c.ts'), false);
+  assert.equal(watch.changed('a/c.ts'), false);
+  writeFileSync(join(root, 'base.json'), biome(5));
+  assert.equal(watch.changed('a/c.ts'), true);
+});

@@ -274,6 +274,20 @@ test('doctor: formatter per language and why, sandbox status, and every ignored 
   console.log(`  doctor: sandbox ${report.sandbox.kind} (${report.sandbox.available ? 'available' : 'unavailable'}); ignored:\n${ignored.replace(/^/gm, '    ')}`);
 });
 
+test('doctor and receipts: a code Prettier config in untrusted mode refuses the files it configures, and says why', async () => {
+  const root = project({ 'prettier.config.mjs': 'export default { semi: false };\n', 'a.md': '# x\n\n* item\n' });
+  const rt = runtime(root);
+  const report = await rt.doctor();
+  const markdown = report.languages.find((l) => l.language === 'markdown');
+  assert.equal(markdown?.formatter, 'prettier');
+  assert.match(markdown?.because ?? '', /prettier\.config\.mjs declares Prettier \(its config is code: untrusted mode refuses these files\)/);
+  assert.match(markdown?.skipped ?? '', /^refused: prettier\.config\.mjs: this config is code; untrusted mode never runs repository code/);
+  const receipt = await rt.format({ path: 'a.md' });
+  assert.equal(receipt.status, 'refused', receipt.line);
+  assert.match(receipt.line, /prettier\.config\.mjs: this config is code/);
+  assert.equal(readFileSync(join(root, 'a.md'), 'utf8'), '# x\n\n* item\n');
+});
+
 test("through the runtime, F has the formatter's line endings (Biome: lf, or its lineEnding) and P's BOM", async () => {
   const root = project({ 'w.ts': '\uFEFFconst a = 1;\r\nconst b = 2;\r\n', 'crlf/biome.json': '{ "root": false, "formatter": { "indentStyle": "space", "lineEnding": "crlf" } }\n', 'crlf/w.ts': '\uFEFFconst a = 1;\r\nconst b = 2;\r\n' });
   const rt = runtime(root);

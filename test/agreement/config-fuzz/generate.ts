@@ -220,7 +220,15 @@ export function biomeProject(rng: Rng): GeneratedProject {
   const files: Record<string, string> = { '.git/': '' };
   const invalidRate = 0.05;
   const name = chance(rng, 0.8) ? 'biome.json' : 'biome.jsonc';
-  files[name] = biomeText(rng, biomeConfig(rng, invalidRate), name);
+  const rootConfig = biomeConfig(rng, invalidRate);
+  if (chance(rng, 0.3)) {
+    // `extends` files inside the root (merged as Biome merges them), rarely a missing one.
+    const shared = Array.from({ length: chance(rng, 0.5) ? 2 : 1 }, (_, index) => `shared/base${index}.json${chance(rng, 0.2) ? 'c' : ''}`);
+    shared.forEach((file) => (files[file] = biomeText(rng, biomeConfig(rng, invalidRate), 'biome.jsonc')));
+    if (chance(rng, 0.05)) shared.push('shared/missing.json');
+    rootConfig.extends = shared.map((file) => (chance(rng, 0.5) ? `./${file}` : file));
+  }
+  files[name] = biomeText(rng, { ...(rootConfig.extends ? { extends: rootConfig.extends } : {}), ...rootConfig }, name);
   const dirs = [''];
   if (chance(rng, 0.3)) {
     dirs.push('sub/');
