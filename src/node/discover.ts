@@ -6,11 +6,12 @@
  * - Bounded: directories and entries visited, depth, and bytes per file.
  * Everything not read is reported in `ignored`, with the reason.
  */
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
 import { CODE_CONFIG_FILE_NAMES, CONFIG_FILE_NAMES } from '../config/index.js';
 import { isInside } from './fs.js';
+import { readSmallFile, walkTree } from './walk.js';
 
 export interface DiscoverOptions {
   /** Bytes per config file. Default 1 MiB. */
@@ -38,47 +39,27 @@ export const SKIPPED_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.ve
 const NAMES = new Set(CONFIG_FILE_NAMES);
 const CODE_NAMES = new Set(CODE_CONFIG_FILE_NAMES);
 
-/** Walks `root` breadth-first and reads every config file it knows, as data. */
+/** Walks `root` breadth-first (the shared walker, walk.ts) and reads every config file it knows, as data. */
 export async function discoverProjectFiles(root: string, options: DiscoverOptions = {}): Promise<Discovered> {
   const limits = { ...DEFAULTS, ...options };
   const realRoot = await fs.realpath(resolve(root));
   const out: Discovered = { files: {}, ignored: [], truncated: false };
-  const queue: Array<{ dir: string; depth: number }> = [{ dir: realRoot, depth: 0 }];
-  let dirs = 0;
-  let entries = 0;
-  while (queue.length > 0) {
-    const { dir, depth } = queue.shift() as { dir: string; depth: number };
-    if (++dirs > limits.maxDirs) {
-      out.truncated = true;
-      out.ignored.push({ file: rel(realRoot, dir), item: 'config search', reason: `stopped after ${limits.maxDirs} directories` });
-      break;
-    }
-    let listing: import('node:fs').Dirent[];
-    try {
-      listing = await fs.readdir(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    listing.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of listing) {
-      if (++entries > limits.maxEntries) {
-        out.truncated = true;
-        out.ignored.push({ file: rel(realRoot, dir), item: 'config search', reason: `stopped after ${limits.maxEntries} directory entries` });
-        queue.length = 0;
-        break;
-      }
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (SKIPPED_DIRS.has(entry.name)) continue;
-        if (depth + 1 > limits.maxDepth) {
-          out.truncated = true;
-          continue;
-        }
-        queue.push({ dir: full, depth: depth + 1 });
-      } else if (NAMES.has(entry.name)) {
-        await collect(realRoot, full, entry.isSymbolicLink(), limits.maxBytes, out);
-      }
-    }
+  const walked = await walkTree(realRoot, '', {
+    maxDirs: limits.maxDirs,
+    maxEntries: limits.maxEntries,
+    maxDepth: limits.maxDepth,
+    skipDirNames: SKIPPED_DIRS,
+    wantFile: (name) => NAMES.has(name),
+  });
+  for (const file of walked.files) await collect(file.linkTarget ?? file.abs, file.rel, limits.maxBytes, out);
+  for (const item of walked.skipped) {
+    if (item.kind !== 'file') continue;
+    out.files[item.rel] = null; // Present, not read.
+    out.ignored.push({ file: item.rel, item: item.rel.slice(item.rel.lastIndexOf('/') + 1), reason: item.reason });
+  }
+  if (walked.truncated) {
+    out.truncated = true;
+    out.ignored.push({ file: '.', item: 'config search', reason: walked.truncated });
   }
   return out;
 }
@@ -106,7 +87,7 @@ export async function discoverConfigForPath(root: string, path: string, options:
       break;
     }
     for (const entry of listing) {
-      if (NAMES.has(entry.name) && !entry.isDirectory()) await collect(realRoot, join(dir, entry.name), entry.isSymbolicLink(), maxBytes, out);
+      if (NAMES.has(entry.name) && !entry.isDirectory()) await collectNamed(realRoot, join(dir, entry.name), entry.isSymbolicLink(), maxBytes, out);
     }
     const next = segments[i];
     if (next === undefined || SKIPPED_DIRS.has(next)) break;
@@ -115,66 +96,41 @@ export async function discoverConfigForPath(root: string, path: string, options:
   return out;
 }
 
-async function collect(realRoot: string, full: string, isLink: boolean, maxBytes: number, out: Discovered): Promise<void> {
+/** A config file found by name in `discoverConfigForPath`: a symlink is read only when it stays inside the root. */
+async function collectNamed(realRoot: string, full: string, isLink: boolean, maxBytes: number, out: Discovered): Promise<void> {
   const key = rel(realRoot, full);
   const name = key.slice(key.lastIndexOf('/') + 1);
-  let target = full;
-  if (isLink) {
-    let real: string;
-    try {
-      real = await fs.realpath(full);
-    } catch {
-      out.ignored.push({ file: key, item: name, reason: 'a symlink whose target does not exist' });
-      return;
-    }
-    if (!isInside(real, realRoot)) {
-      out.files[key] = null;
-      out.ignored.push({ file: key, item: name, reason: 'a symlink that leaves the project root; not read' });
-      return;
-    }
-    target = real;
+  if (!isLink) return collect(full, key, maxBytes, out);
+  let real: string;
+  try {
+    real = await fs.realpath(full);
+  } catch {
+    out.ignored.push({ file: key, item: name, reason: 'a symlink whose target does not exist' });
+    return;
   }
+  if (!isInside(real, realRoot)) {
+    out.files[key] = null;
+    out.ignored.push({ file: key, item: name, reason: 'a symlink that leaves the project root; not read' });
+    return;
+  }
+  return collect(real, key, maxBytes, out);
+}
+
+/** Reads one config file (`target`: a regular file inside the root) under its project-relative `key`. */
+async function collect(target: string, key: string, maxBytes: number, out: Discovered): Promise<void> {
+  const name = key.slice(key.lastIndexOf('/') + 1);
   if (CODE_NAMES.has(name)) {
     out.files[key] = null; // Present, never read: the config module reports it.
     return;
   }
-  const read = await readBounded(target, maxBytes);
-  if ('refused' in read) {
+  const read = readSmallFile(target, maxBytes);
+  if (typeof read !== 'string') {
     out.files[key] = null;
     out.ignored.push({ file: key, item: name, reason: read.refused });
     return;
   }
-  out.files[key] = read.text;
+  out.files[key] = read;
 }
-
-/** Reads a regular file without following a final symlink, up to `maxBytes`. */
-async function readBounded(path: string, maxBytes: number): Promise<{ text: string } | { refused: string }> {
-  let handle: import('node:fs/promises').FileHandle;
-  try {
-    // O_NONBLOCK: opening a FIFO must not hang; O_NOFOLLOW: the path was checked, a swapped-in link is refused.
-    handle = await fs.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    return { refused: `could not be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
-  }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) return { refused: 'not a regular file' };
-    if (stat.size > maxBytes) return { refused: `larger than ${maxBytes} bytes (${stat.size})` };
-    const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
-    let total = 0;
-    while (total < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-    }
-    if (total > maxBytes) return { refused: `larger than ${maxBytes} bytes` };
-    const text = new TextDecoder('utf-8', { fatal: false }).decode(buffer.subarray(0, total));
-    return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
-  } finally {
-    await handle.close();
-  }
-}
-
 
 function rel(root: string, path: string): string {
   return relative(root, path).split(sep).join('/');
