@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { runDemo } from './demo.js';
-import { runFormat } from './format.js';
+import { runFormat, takeFormatOptions } from './format.js';
 import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
 import { answerLine, createRequestHandler, errorReply, type HandlerOptions } from './requests.js';
 import { loadUserConfig } from './user-config.js';
@@ -19,8 +19,9 @@ usage:
   formatbox serve [--socket PATH]
                                  JSON lines: one request per line → one receipt per line; wasm stays warm.
                                  With --socket, on a Unix socket (mode 0600) instead of stdin/stdout
-  formatbox format [--check|--write] [--json] PATHS…
-                                 format files and directories in place (default --write); --check writes nothing
+  formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--ignore-path FILE] PATHS…
+                                 format files and directories in place (default --write); --check writes nothing.
+                                 Walks honour .gitignore files; one worker per core; a cache of formatted files
   formatbox hook claude-code [--socket PATH]
                                  PostToolUse hook for Claude Code's Edit, MultiEdit and Write; with a socket
                                  (or $FORMATBOX_SOCKET) that a serve answers on, the warm server formats
@@ -86,7 +87,8 @@ async function main(argv: string[]): Promise<number> {
     // 30% sooner (bench cli-serve). Process-wide, so the format worker gets it too.
     setFlagsFromString('--liftoff-only');
   }
-  const flags = parseFlags(rest);
+  const formatOnly = command === 'format' ? takeFormatOptions(rest) : undefined;
+  const flags = parseFlags(formatOnly?.args ?? rest);
   const root = resolve(flags.root ?? process.cwd());
   const { config } = loadUserConfig(flags.config);
   const handlerOptions = { defaultRoot: root, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
@@ -115,7 +117,7 @@ async function main(argv: string[]): Promise<number> {
       }
       return runServe(handlerOptions);
     case 'format':
-      return runFormat(root, flags, handlerOptions);
+      return runFormat(root, flags, handlerOptions, formatOnly?.options);
     case 'hook': {
       if (flags.positional[0] !== 'claude-code') throw new FormatboxError('INVALID_REQUEST', 'usage: formatbox hook claude-code');
       return runClaudeCodeHook(handlerOptions, flags.socket ?? process.env.FORMATBOX_SOCKET);

@@ -59,6 +59,11 @@ export interface Engine {
   afterEdit(request: AfterEditRequest): Promise<Receipt | PatchReceipt>;
   /** Which formatter a path would use, and why (for `doctor()`). */
   explain(path: string): Selection;
+  /**
+   * The formatter (name, version, build) and the selection a path would be formatted with, or
+   * undefined when it would not be formatted. What a cache of formatted files keys on.
+   */
+  formatterFor(path: string): Promise<{ info: FormatterInfo; selection: Extract<Selection, { kind: 'format' }> } | undefined>;
   /** Every project config item that was ignored or refused. */
   readonly ignored: IgnoredItem[];
   readonly limits: Limits;
@@ -211,6 +216,13 @@ export function createEngine(options: EngineOptions): Engine {
         request,
       )) as Engine['afterEdit'],
     explain: (path) => (user.enabled ? selectFormatter(project, user, path) : { kind: 'skip', reason: 'disabled' }),
+    async formatterFor(path) {
+      if (!user.enabled) return undefined;
+      const selection = selectFormatter(project, user, path);
+      if (selection.kind !== 'format') return undefined;
+      const adapter = adapterForSelection(selection);
+      return adapter ? { info: await infoOf(adapter), selection } : undefined;
+    },
     get ignored() {
       return project.ignored;
     },

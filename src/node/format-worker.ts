@@ -7,6 +7,8 @@
  *   in:  {type:'format', id, adapter, request} | {type:'info', id, adapter}
  *   out: {type:'ready', adapters: AdapterMeta[]} | {type:'fatal', message}
  *        {type:'compiled', name, module}   (a wasm module compiled here, kept for the next worker)
+ *        {type:'need-wasm', name}          (asks for a module another worker compiled; the pool answers
+ *                                           {type:'wasm', name, module?}: without a module, compile it here)
  *        {type:'result', id, result, poisoned, memory}
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -23,10 +25,23 @@ async function main(): Promise<void> {
   if (!port) throw new Error('format-worker must run in a worker thread');
   const init = workerData as WorkerInit;
   const adapters = new Map<string, FormatterAdapter>();
+  /** Modules asked of the pool (`need-wasm`), by name: answered by a `wasm` message. */
+  const wasmWaiters = new Map<string, (module: WebAssembly.Module | undefined) => void>();
+  port.on('message', (message: WorkerRequest) => {
+    if (message.type !== 'wasm') return;
+    const resolve = wasmWaiters.get(message.name);
+    wasmWaiters.delete(message.name);
+    resolve?.(message.module);
+  });
   try {
     if (init.builtins) {
       const onCompiled = (name: string, module: WebAssembly.Module) => port.postMessage({ type: 'compiled', name, module } satisfies WorkerReply);
-      for (const adapter of createBuiltinAdapters({ compiled: init.compiled, onCompiled })) adapters.set(adapter.name, adapter);
+      const sharedModule = (name: string) =>
+        new Promise<WebAssembly.Module | undefined>((resolve) => {
+          wasmWaiters.set(name, resolve);
+          port.postMessage({ type: 'need-wasm', name } satisfies WorkerReply);
+        });
+      for (const adapter of createBuiltinAdapters({ compiled: init.compiled, onCompiled, sharedModule })) adapters.set(adapter.name, adapter);
     }
     for (const url of init.modules) {
       const module = (await import(url)) as { createAdapters?: () => FormatterAdapter[] | Promise<FormatterAdapter[]> };
@@ -41,10 +56,10 @@ async function main(): Promise<void> {
   port.postMessage({ type: 'ready', adapters: meta } satisfies WorkerReply);
 
   port.on('message', (message: WorkerRequest) => {
-    void handle(message).then((reply) => port.postMessage(reply));
+    if (message.type !== 'wasm') void handle(message).then((reply) => port.postMessage(reply));
   });
 
-  async function handle(message: WorkerRequest): Promise<WorkerReply> {
+  async function handle(message: Exclude<WorkerRequest, { type: 'wasm' }>): Promise<WorkerReply> {
     const adapter = adapters.get(message.adapter);
     let result: AdapterResult | { kind: 'info'; info: Awaited<ReturnType<FormatterAdapter['info']>> };
     let poisoned = false;

@@ -19,6 +19,7 @@ import type {
   EditInput,
   FormatterAdapter,
   FormatterChoice,
+  FormatterInfo,
   IgnoredItem,
   Limits,
   MultiEditInput,
@@ -35,6 +36,7 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { flushDirectorySyncs, readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
+import type { FormatCache } from './format-cache.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
 import { createSubprocessFormatters, type ApprovalRequest, type SubprocessFormatters, type SubprocessStatus } from './subprocess.js';
 import { detectSandbox } from './sandbox/index.js';
@@ -121,6 +123,17 @@ export interface AfterWriteRequest {
   prior?: string;
 }
 
+export interface FormatFileRequest {
+  path: string;
+  /** Report only: write nothing, run no observers. */
+  check?: boolean;
+  /**
+   * Files known formatted (`formatbox format`'s cache): a file whose key is in it is `unchanged`
+   * without a formatter call; one found formatted, or written formatted, is added.
+   */
+  cache?: FormatCache;
+}
+
 export interface DoctorLanguage {
   language: string;
   /** The representative path that was asked about. */
@@ -155,7 +168,7 @@ export interface Runtime {
    * Formats the file as it is and writes F (compare-and-swap against the bytes read). The receipt's
    * input is a `write` of F. `check: true` writes nothing and runs no observers (`formatbox format --check`).
    */
-  format(request: { path: string; check?: boolean }): Promise<Receipt>;
+  format(request: FormatFileRequest): Promise<Receipt>;
   doctor(): Promise<DoctorReport>;
   close(): Promise<void>;
 }
@@ -451,7 +464,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     });
   }
 
-  async function format(request: { path: string; check?: boolean }): Promise<Receipt> {
+  async function format(request: FormatFileRequest): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
     const target = resolve(request.path);
@@ -464,14 +477,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return { ...skippedReceipt(target.rel, outcome.content, outcome.reason ?? 'not UTF-8', outcome.line), ms: elapsed(started) };
       }
       const input: WriteInput = { content: prior };
-      if (request.check) {
-        return { ...(await eng.afterEdit({ path: target.realRel, prior, input, written: prior })), ms: elapsed(started) };
+      const cached = request.cache ? await cacheKeyOf(eng, request.cache, target.realRel) : undefined;
+      if (cached && request.cache!.has(cached.key(snapshot.bytes))) {
+        const line = `already formatted (cached; ${cached.label}): ${target.rel}`;
+        return { path: target.rel, status: 'unchanged', formatter: cached.info, input, reconciled: true, content: prior, line, note: line, record: sha256(prior), ms: elapsed(started) };
       }
-      await runBefore({ path: target.rel, absolutePath: target.abs, tool: 'format', prior, written: prior });
-      let receipt = await eng.afterEdit({ path: target.realRel, prior, input, written: prior });
-      receipt = await commitFinal(target, receipt, prior, snapshot.bytes, snapshot, input);
-      receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool: 'format', receipt });
-      return { ...receipt, ms: elapsed(started) };
+      let receipt: Receipt;
+      if (request.check) {
+        receipt = { ...(await eng.afterEdit({ path: target.realRel, prior, input, written: prior })), ms: elapsed(started) };
+      } else {
+        await runBefore({ path: target.rel, absolutePath: target.abs, tool: 'format', prior, written: prior });
+        receipt = await eng.afterEdit({ path: target.realRel, prior, input, written: prior });
+        receipt = await commitFinal(target, receipt, prior, snapshot.bytes, snapshot, input);
+        receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool: 'format', receipt });
+        receipt = { ...receipt, ms: elapsed(started) };
+      }
+      // Only a file the formatter left as it was is known formatted; a file written formatted is
+      // confirmed by the next run (so a formatter that is not idempotent is never cached as done).
+      if (cached && receipt.status === 'unchanged') request.cache!.add(cached.key(snapshot.bytes));
+      return receipt;
     });
   }
 
@@ -551,6 +575,15 @@ function decode(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The cache key of a file for the formatter and config it would get now; undefined when it would not be formatted. */
+async function cacheKeyOf(eng: Engine, cache: FormatCache, path: string): Promise<{ key: (bytes: Uint8Array) => string; info: FormatterInfo; label: string } | undefined> {
+  const found = await eng.formatterFor(path);
+  if (!found || found.info.version === 'unknown') return undefined;
+  const { selection, info } = found;
+  const config = { formatter: selection.formatter, language: selection.language, settings: selection.settings, settingsDir: selection.settingsDir ?? null };
+  return { key: (bytes) => cache.key(bytes, { path, formatter: info, config }), info, label: `${info.name} ${info.version}, ${info.via}` };
 }
 
 function sha256(text: string): { sha256: string; bytes: number } {

@@ -39,12 +39,15 @@ export interface WorkerInit {
 
 export type WorkerRequest =
   | { type: 'format'; id: number; adapter: string; request: AdapterRequest }
-  | { type: 'info'; id: number; adapter: string };
+  | { type: 'info'; id: number; adapter: string }
+  /** The answer to `need-wasm`: the shared module, or none (compile it in this worker). */
+  | { type: 'wasm'; name: string; module?: WebAssembly.Module };
 
 export type WorkerReply =
   | { type: 'ready'; adapters: AdapterMeta[] }
   | { type: 'fatal'; message: string }
   | { type: 'compiled'; name: string; module: WebAssembly.Module }
+  | { type: 'need-wasm'; name: string }
   | {
       type: 'result';
       id: number;
@@ -140,6 +143,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   let nextId = 1;
   let closed = false;
   let meta: Promise<AdapterMeta[]> | undefined;
+  const compiling = new Map<string, { by: Worker; waiters: Worker[] }>();
 
   function emit(event: PoolEvent): void {
     options.onEvent?.(event);
@@ -161,6 +165,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
           resolve(reply.adapters);
         } else if (reply.type === 'compiled') {
           init.compiled[reply.name] = reply.module;
+          shareCompiled(reply.name, reply.module);
+        } else if (reply.type === 'need-wasm') {
+          answerWasm(worker, reply.name);
         } else if (reply.type === 'fatal') {
           reject(new Error(`the formatter worker could not start: ${reply.message}`));
           void worker.terminate();
@@ -177,6 +184,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       });
       worker.on('exit', () => {
         reject(new Error('the formatter worker exited before it was ready'));
+        compilerGone(worker);
         if (slot.worker !== worker) return;
         const ending = slot.ending ?? { kind: 'crash' as const, result: { kind: 'error' as const, message: 'the formatter worker exited unexpectedly' } };
         const job = slot.job;
@@ -198,6 +206,38 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     });
     slot.ready.catch(() => undefined);
     return slot.ready;
+  }
+
+  /**
+   * Each wasm module is compiled once for the whole pool: the first worker that needs it compiles
+   * it; the others wait and get the compiled module (structured clone shares the compiled code).
+   */
+  function answerWasm(worker: Worker, name: string): void {
+    const module = init.compiled[name];
+    if (module) return worker.postMessage({ type: 'wasm', name, module } satisfies WorkerRequest);
+    const pending = compiling.get(name);
+    if (pending) return void pending.waiters.push(worker);
+    compiling.set(name, { by: worker, waiters: [] });
+    worker.postMessage({ type: 'wasm', name } satisfies WorkerRequest);
+  }
+
+  function shareCompiled(name: string, module: WebAssembly.Module): void {
+    const pending = compiling.get(name);
+    compiling.delete(name);
+    for (const waiter of pending?.waiters ?? []) waiter.postMessage({ type: 'wasm', name, module } satisfies WorkerRequest);
+  }
+
+  /** A worker that was compiling died: the next waiter compiles instead. */
+  function compilerGone(worker: Worker): void {
+    for (const [name, pending] of compiling) {
+      if (pending.by !== worker) continue;
+      const next = pending.waiters.shift();
+      if (!next) compiling.delete(name);
+      else {
+        pending.by = next;
+        next.postMessage({ type: 'wasm', name } satisfies WorkerRequest);
+      }
+    }
   }
 
   function onResult(slot: Slot, worker: Worker, reply: Extract<WorkerReply, { type: 'result' }>): void {
