@@ -11,6 +11,7 @@
  *                                           {type:'wasm', name, module?}: without a module, compile it here)
  *        {type:'result', id, result, poisoned, memory}
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { messageOf } from '../core/errors.js';
 import type { AdapterResult, FormatterAdapter } from '../core/types.js';
@@ -82,8 +83,9 @@ async function main(): Promise<void> {
         poisoned = true;
       }
     }
-    const usage = process.memoryUsage();
-    return { type: 'result', id: message.id, result, poisoned, memory: { heapUsed: usage.heapUsed, external: usage.external } };
+    // V8's own counters: process.memoryUsage() also reads the RSS from /proc on every call.
+    const heap = getHeapStatistics() as ReturnType<typeof getHeapStatistics> & { external_memory?: number };
+    return { type: 'result', id: message.id, result, poisoned, memory: { heapUsed: heap.used_heap_size, external: heap.external_memory ?? process.memoryUsage().external } };
   }
 }
 
