@@ -134,6 +134,17 @@ export interface WriteOptions {
   shown: string;
   /** Test-only: runs between the temp file's fsync and the compare-and-swap. */
   beforeSwap?: () => void;
+  /**
+   * For W, which F usually replaces a few milliseconds later: rename without waiting for the disk
+   * and flush in the background (`flushed`). A killed process still leaves the old or the new
+   * bytes (the page cache outlives it); whoever keeps W as the final bytes awaits `flushed`.
+   */
+  syncLater?: boolean;
+}
+
+/** `flushed`: the new bytes are on disk (at once, unless `syncLater`). */
+export interface WriteDone {
+  flushed: Promise<void>;
 }
 
 /**
@@ -143,7 +154,7 @@ export interface WriteOptions {
  * the background (`flushDirectorySyncs` waits for it). On any failure the temp file is removed
  * and the original is untouched.
  */
-export async function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): Promise<void> {
+export async function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
   const dir = dirname(abs);
   if (options.expect === null) {
     try {
@@ -168,9 +179,11 @@ export async function writeAtomic(abs: string, bytes: Uint8Array, options: Write
       }
     }
     // fdatasync: the data and the size reach the disk before the rename makes them visible.
-    await datasync(fd);
-    closeSync(fd);
-    fd = undefined;
+    if (!options.syncLater) {
+      await datasync(fd);
+      closeSync(fd);
+      fd = undefined;
+    }
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
     unlinkQuietly(temp);
@@ -187,11 +200,26 @@ export async function writeAtomic(abs: string, bytes: Uint8Array, options: Write
     }
     renameSync(temp, abs);
   } catch (error) {
+    if (fd !== undefined) closeQuietly(fd);
     unlinkQuietly(temp);
     if (error instanceof FormatboxError) throw error;
     throw new FormatboxError('WRITE_FAILED', `cannot replace ${options.shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
   }
+  const flushed = fd === undefined ? Promise.resolve() : flushLater(fd);
   syncDirectoryLater(dir);
+  return { flushed };
+}
+
+/** fdatasync of a renamed file in the background; `flushDirectorySyncs` waits for it too. */
+function flushLater(fd: number): Promise<void> {
+  const done: Promise<void> = datasync(fd)
+    .catch(() => undefined) // as for directories: the rename stands; nothing better to do
+    .finally(() => {
+      closeQuietly(fd);
+      pendingDirectorySyncs.delete(done);
+    });
+  pendingDirectorySyncs.add(done);
+  return done;
 }
 
 function datasync(fd: number): Promise<void> {

@@ -281,12 +281,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * W is on disk and the engine produced F (`receipt.content`). Writes F when the disk still holds
    * W; otherwise the formatted bytes are dropped and the receipt says `concurrent modification`.
    */
-  async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput): Promise<Receipt> {
+  async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput, writtenFlushed?: Promise<void>): Promise<Receipt> {
     try {
       if (receipt.content !== written) {
         await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.rel, ...(keep ? { keep } : {}) });
       } else if (!sameBytes(readCurrentSync(target.abs), writtenBytes)) {
         throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} changed while it was being formatted`);
+      } else {
+        await writtenFlushed; // W is the final file: durable before the receipt says so
       }
       return receipt;
     } catch (error) {
@@ -317,7 +319,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const written = withPath(target.rel, () => applyInput(prior, input));
       await runBefore({ path: target.rel, absolutePath: target.abs, tool, prior: snapshot ? prior : null, written });
       const writtenBytes = encoder.encode(written);
-      const writeW = () => writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.rel, ...(snapshot ? { keep: snapshot } : {}) });
+      // W is usually replaced by F moments later: it is flushed in the background, and waited for
+      // only when it stays (a kill leaves P, W or F either way; F is flushed before its rename).
+      let flushedW: Promise<void> | undefined;
+      const writeW = async () => {
+        flushedW = (await writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.rel, syncLater: true, ...(snapshot ? { keep: snapshot } : {}) })).flushed;
+      };
       let pending: Promise<Receipt>;
       if (isConfigFile(target.realRel)) {
         await writeW();
@@ -331,7 +338,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         await writeW();
       }
       let receipt = await pending;
-      receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input);
+      receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input, flushedW);
       receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool, receipt });
       return { ...receipt, ms: elapsed(started) };
     });
@@ -374,7 +381,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
 
       // Write W for every file; on a failure, put back what was already written.
-      const undo: Array<() => void | Promise<void>> = [];
+      const undo: Array<() => unknown> = [];
       try {
         for (const file of files) {
           const source = targets.get(file.path)!;
