@@ -1,0 +1,172 @@
+/**
+ * Project-wide formatting: `formatbox format --check` against the native tools on the same tree,
+ * measured side by side in one run.
+ *
+ * The tree: JS/TS files taken from this repository's node_modules (nobody here wrote them), copied
+ * into a temp project at bench time, once as a Biome project and once as a Prettier project, each
+ * first formatted by its own native CLI (`--write`), as a project checked in CI is.
+ *
+ *   Biome:    native `biome format src` (the anchor) · formatbox without cache · formatbox with a
+ *             cold cache (first run) · formatbox with the warm cache (the same tree checked again)
+ *   Prettier: `prettier --check src` (the anchor) · formatbox without cache
+ *   Memory:   peak resident set of the formatbox process (/usr/bin/time), per worker thread
+ *
+ *   node --import tsx test/bench/project.ts [--files N] [--runs N] [--quick]
+ * Uses the built bin (dist/cli.js); builds it first when it is missing or older than src/.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { recordResult } from './report.js';
+
+const REPO = resolve('.');
+const CLI = join(REPO, 'dist/cli.js');
+const BIOME = join(REPO, 'node_modules/@biomejs/cli-linux-x64/biome');
+const BIOME_BIN = existsSync(BIOME) ? BIOME : join(REPO, 'node_modules/.bin/biome');
+const PRETTIER = join(REPO, 'node_modules/.bin/prettier');
+const args = process.argv.slice(2);
+const quick = args.includes('--quick') || process.env.FORMATBOX_BENCH_QUICK === '1';
+const FILES = Number(option('--files') ?? (quick ? 300 : 2000));
+const RUNS = Number(option('--runs') ?? (quick ? 1 : 3));
+const THREADS = availableParallelism();
+
+function option(name: string): string | undefined {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
+ensureBuilt();
+const base = mkdtempSync(join(tmpdir(), 'fb-bench-project-'));
+const env = { ...process.env, FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(base, 'no-config'), XDG_CACHE_HOME: join(base, 'cache') };
+try {
+  const corpus = pickCorpus(FILES);
+  console.log(`project bench: ${corpus.length} JS/TS files from node_modules, ${THREADS} cores, ${RUNS} run(s) each${quick ? ' (quick)' : ''}`);
+  benchBiome(corpus);
+  benchPrettier(corpus);
+} finally {
+  rmSync(base, { recursive: true, force: true });
+}
+
+function benchBiome(corpus: string[]): void {
+  const root = makeProject('biome', corpus, { 'biome.json': '{ "formatter": { "enabled": true }, "files": { "maxSize": 1048576 } }\n' });
+  run(BIOME_BIN, ['format', '--write', 'src'], root); // the project as its own formatter left it
+  const native = timed(RUNS, () => run(BIOME_BIN, ['format', '--max-diagnostics=0', 'src'], root));
+  const plain = timed(RUNS, () => formatbox(root, ['--no-cache']));
+  const cold = timed(1, () => formatbox(root, []));
+  const warm = timed(RUNS, () => formatbox(root, []));
+  const memory = peakRssMb(root, ['--no-cache']);
+  const n = corpus.length;
+  print('Biome project', [
+    ['native biome format (anchor)', native.ms, native.detail],
+    ['formatbox format --check, no cache', plain.ms, plain.detail],
+    ['formatbox, cold cache (first run)', cold.ms, cold.detail],
+    ['formatbox, warm cache (tree unchanged)', warm.ms, warm.detail],
+  ]);
+  const label = `${n} files`;
+  recordResult({ group: 'project', name: `Biome project, check ${label}: wall time`, value: plain.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, goal: '≤ 1.3' });
+  recordResult({ group: 'project', name: `Biome project, check again with the cache: vs first run`, value: warm.ms / 1000, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.ms / 1000, ratio: warm.ms / cold.ms, goal: '≤ 0.05', note: '≥ 20× faster' });
+  recordResult({ group: 'project', name: `Biome project, check again with the cache: vs native`, value: warm.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, goal: '≤ 1.5' });
+  recordResult({ group: 'memory', name: `format --check, Biome, ${THREADS} workers: peak RSS per worker`, value: memory / THREADS, unit: 'MB', anchor: 'budget', anchorValue: 300, goal: '≤ 1', note: `whole process ${memory.toFixed(0)} MB` });
+}
+
+function benchPrettier(corpus: string[]): void {
+  const root = makeProject('prettier', corpus, { '.prettierrc': '{}\n' });
+  run(PRETTIER, ['--write', '--log-level=silent', 'src'], root);
+  const native = timed(RUNS, () => run(PRETTIER, ['--check', '--log-level=silent', 'src'], root));
+  const plain = timed(RUNS, () => formatbox(root, ['--no-cache']));
+  const memory = peakRssMb(root, ['--no-cache']);
+  const n = corpus.length;
+  print('Prettier project', [
+    ['prettier --check (anchor)', native.ms, native.detail],
+    ['formatbox format --check, no cache', plain.ms, plain.detail],
+  ]);
+  // Files per second against files per second: the same files, so the inverse ratio of the times.
+  recordResult({ group: 'project', name: `Prettier project, check ${n} files: files/s`, value: n / (plain.ms / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), goal: '≥ 1.8' });
+  recordResult({ group: 'memory', name: `format --check, Prettier, ${THREADS} workers: peak RSS per worker`, value: memory / THREADS, unit: 'MB', anchor: 'budget', anchorValue: 300, goal: '≤ 1', note: `whole process ${memory.toFixed(0)} MB` });
+}
+
+/** JS/TS files below node_modules, deterministic: sorted paths, up to 100 KB each, no minified bundles. */
+function pickCorpus(count: number): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const full = join(dir, name);
+      let st;
+      try {
+        st = statSync(full);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) {
+        if (name !== '.cache' && name !== '.bin') walk(full);
+      } else if (/\.(ts|tsx|js|mjs|cjs)$/.test(name) && !/\.min\.js$/.test(name) && st.size <= 100_000 && st.size > 0) {
+        found.push(relative(join(REPO, 'node_modules'), full));
+      }
+    }
+  };
+  walk(join(REPO, 'node_modules'));
+  // Spread over all packages rather than the first alphabetically.
+  const step = Math.max(1, found.length / count);
+  const picked: string[] = [];
+  for (let i = 0; picked.length < count && Math.floor(i) < found.length; i += step) picked.push(found[Math.floor(i)]!);
+  return picked;
+}
+
+function makeProject(name: string, corpus: string[], config: Record<string, string>): string {
+  const root = join(base, name);
+  mkdirSync(join(root, 'src'), { recursive: true });
+  for (const [file, text] of Object.entries(config)) writeFileSync(join(root, file), text);
+  // `node_modules` segments renamed: every formatter skips dependency directories.
+  for (const file of corpus) cpSync(join(REPO, 'node_modules', file), join(root, 'src', file.replace(/(^|\/)node_modules\//g, '$1nm/')));
+  return root;
+}
+
+function formatbox(root: string, extra: string[]): { code: number | null; stderr: string } {
+  return run(process.execPath, [CLI, 'format', '--check', ...extra, '--root', root, 'src'], root);
+}
+
+function run(command: string, argv: string[], cwd: string): { code: number | null; stderr: string } {
+  const result = spawnSync(command, argv, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.error) throw result.error;
+  return { code: result.status, stderr: result.stderr.slice(-400) };
+}
+
+function timed(runs: number, body: () => { code: number | null; stderr: string }): { ms: number; detail: string } {
+  const times: number[] = [];
+  let last = { code: null as number | null, stderr: '' };
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    last = body();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  const summary = last.stderr.trim().split('\n').filter((l) => /files:|Checked|formatted|issues|warn/i.test(l)).slice(-1)[0] ?? '';
+  return { ms: times[Math.floor(times.length / 2)]!, detail: `exit ${last.code}; ${summary.slice(0, 160)}` };
+}
+
+/** Peak resident set (MB) of one `formatbox format --check` process, worker threads included. */
+function peakRssMb(root: string, extra: string[]): number {
+  const result = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, CLI, 'format', '--check', ...extra, '--root', root, 'src'], { cwd: root, env, encoding: 'utf8' });
+  const kb = Number(result.stderr.trim().split('\n').at(-1));
+  return Number.isFinite(kb) ? kb / 1024 : NaN;
+}
+
+function print(title: string, rows: Array<[string, number, string]>): void {
+  const anchor = rows[0]![1];
+  console.log(`\n${title}:`);
+  for (const [name, ms, detail] of rows) console.log(`  ${name.padEnd(42)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${(ms / anchor).toFixed(2)}×   (${detail})`);
+}
+
+function ensureBuilt(): void {
+  const newest = (dir: string): number => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).reduce((max, e) => Math.max(max, statSync(join(e.parentPath ?? (e as unknown as { path: string }).path, e.name)).mtimeMs), 0);
+  if (existsSync(CLI) && statSync(CLI).mtimeMs >= newest(join(REPO, 'src'))) return;
+  const build = spawnSync(process.execPath, ['build.mjs'], { cwd: REPO, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed');
+}
