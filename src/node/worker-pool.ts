@@ -92,6 +92,8 @@ export interface PoolStats {
   crashes: number;
   recycled: number;
   calls: number;
+  /** Wasm modules compiled by the pool's workers; each is compiled once and shared with the others. */
+  wasmCompiles: number;
 }
 
 export interface WorkerPool {
@@ -139,7 +141,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const init: WorkerInit = { builtins: options.builtins ?? true, modules: (options.modules ?? []).map((m) => String(m instanceof URL ? m.href : m)), compiled: {} };
   const slots: Slot[] = Array.from({ length: size }, () => ({}));
   const queue: Job[] = [];
-  const stats: PoolStats = { spawned: 0, timeouts: 0, memoryStops: 0, crashes: 0, recycled: 0, calls: 0 };
+  const stats: PoolStats = { spawned: 0, timeouts: 0, memoryStops: 0, crashes: 0, recycled: 0, calls: 0, wasmCompiles: 0 };
   let nextId = 1;
   let closed = false;
   let meta: Promise<AdapterMeta[]> | undefined;
@@ -165,6 +167,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
           resolve(reply.adapters);
         } else if (reply.type === 'compiled') {
           init.compiled[reply.name] = reply.module;
+          stats.wasmCompiles++;
           shareCompiled(reply.name, reply.module);
         } else if (reply.type === 'need-wasm') {
           answerWasm(worker, reply.name);

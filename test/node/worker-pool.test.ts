@@ -134,3 +134,17 @@ test('a worker over its memory budget after a call is recycled; the call itself 
     await p.close();
   }
 });
+
+test('a pool of three workers compiles Biome once and shares the module; every worker formats the same', async () => {
+  const p = createWorkerPool({ timeoutMs: 60_000, size: 3 });
+  try {
+    const text = 'function f(){return {a:1,b:[1,2]}}\n';
+    const results = await Promise.all(Array.from({ length: 9 }, (_, i) => p.call('biome', { path: `f${i}.ts`, language: 'typescript', text, settings: {} })));
+    for (const result of results) assert.deepEqual(result, { kind: 'ok', text: 'function f() {\n\treturn { a: 1, b: [1, 2] };\n}\n' });
+    const stats = p.stats();
+    assert.equal(stats.spawned, 3);
+    assert.equal(stats.wasmCompiles, 1, 'compiled once for the pool');
+  } finally {
+    await p.close();
+  }
+});
