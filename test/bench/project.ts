@@ -9,7 +9,7 @@
  *   Biome:    native `biome format src` (the anchor) · formatbox without cache · formatbox with a
  *             cold cache (first run) · formatbox with the warm cache (the same tree checked again)
  *   Prettier: `prettier --check src` (the anchor) · formatbox without cache
- *   Memory:   peak resident set of the formatbox process (/usr/bin/time), per worker thread
+ *   Memory:   peak resident set of the formatbox process (/usr/bin/time, the no-cache run), per worker thread
  *
  *   node --import tsx test/bench/project.ts [--files N] [--runs N] [--quick]
  * Uses the built bin (dist/cli.js); builds it first when it is missing or older than src/.
@@ -30,6 +30,10 @@ const quick = args.includes('--quick') || process.env.FORMATBOX_BENCH_QUICK === 
 const FILES = Number(option('--files') ?? (quick ? 300 : 2000));
 const RUNS = Number(option('--runs') ?? (quick ? 1 : 3));
 const THREADS = availableParallelism();
+/** Peak RSS (MB) of the last formatbox run, worker threads included (from /usr/bin/time when present). */
+let lastRssMb = NaN;
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
 
 function option(name: string): string | undefined {
   const index = args.indexOf(name);
@@ -53,9 +57,9 @@ function benchBiome(corpus: string[]): void {
   run(BIOME_BIN, ['format', '--write', 'src'], root); // the project as its own formatter left it
   const native = timed(RUNS, () => run(BIOME_BIN, ['format', '--max-diagnostics=0', 'src'], root));
   const plain = timed(RUNS, () => formatbox(root, ['--no-cache']));
+  const memory = lastRssMb;
   const cold = timed(1, () => formatbox(root, []));
   const warm = timed(RUNS, () => formatbox(root, []));
-  const memory = peakRssMb(root, ['--no-cache']);
   const n = corpus.length;
   print('Biome project', [
     ['native biome format (anchor)', native.ms, native.detail],
@@ -75,7 +79,7 @@ function benchPrettier(corpus: string[]): void {
   run(PRETTIER, ['--write', '--log-level=silent', 'src'], root);
   const native = timed(RUNS, () => run(PRETTIER, ['--check', '--log-level=silent', 'src'], root));
   const plain = timed(RUNS, () => formatbox(root, ['--no-cache']));
-  const memory = peakRssMb(root, ['--no-cache']);
+  const memory = lastRssMb;
   const n = corpus.length;
   print('Prettier project', [
     ['prettier --check (anchor)', native.ms, native.detail],
@@ -129,7 +133,11 @@ function makeProject(name: string, corpus: string[], config: Record<string, stri
 }
 
 function formatbox(root: string, extra: string[]): { code: number | null; stderr: string } {
-  return run(process.execPath, [CLI, 'format', '--check', ...extra, '--root', root, 'src'], root);
+  const argv = [CLI, 'format', '--check', ...extra, '--root', root, 'src'];
+  if (!TIME) return run(process.execPath, argv, root);
+  const result = run(TIME, ['-f', 'maxrss_kb=%M', process.execPath, ...argv], root);
+  lastRssMb = Number(/maxrss_kb=(\d+)/.exec(result.stderr)?.[1] ?? NaN) / 1024;
+  return result;
 }
 
 function run(command: string, argv: string[], cwd: string): { code: number | null; stderr: string } {
@@ -147,16 +155,10 @@ function timed(runs: number, body: () => { code: number | null; stderr: string }
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
-  const summary = last.stderr.trim().split('\n').filter((l) => /files:|Checked|formatted|issues|warn/i.test(l)).slice(-1)[0] ?? '';
+  const summary = last.stderr.trim().split('\n').filter((l) => /files:|Checked|formatted|issues|warn/i.test(l) && !l.startsWith('maxrss')).slice(-1)[0] ?? '';
   return { ms: times[Math.floor(times.length / 2)]!, detail: `exit ${last.code}; ${summary.slice(0, 160)}` };
 }
 
-/** Peak resident set (MB) of one `formatbox format --check` process, worker threads included. */
-function peakRssMb(root: string, extra: string[]): number {
-  const result = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, CLI, 'format', '--check', ...extra, '--root', root, 'src'], { cwd: root, env, encoding: 'utf8' });
-  const kb = Number(result.stderr.trim().split('\n').at(-1));
-  return Number.isFinite(kb) ? kb / 1024 : NaN;
-}
 
 function print(title: string, rows: Array<[string, number, string]>): void {
   const anchor = rows[0]![1];

@@ -181,7 +181,7 @@ export function svgChart(results: BenchResults): string {
 }
 
 function goalBound(goal: string | undefined): number | undefined {
-  const match = goal ? /([0-9.]+)/.exec(goal) : null;
+  const match = goal ? /^\s*(?:≤|<=|<|≥|>=|>)\s*([0-9.]+)/.exec(goal) : null;
   return match ? Number(match[1]) : undefined;
 }
 
