@@ -81,7 +81,8 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? EXIT_USAGE : 0;
   }
   if (command === 'demo') return runDemo();
-  if (command === 'apply' || command === 'hook') {
+  if (command === 'apply' || command === 'hook' || command === 'format') {
+    // `format` too: on 2,000 files the optimising tier's compile cost more than it won (bench project).
     // One edit per process: V8's optimising tier would compile the large formatter modules (Biome is
     // 35 MB) again in the background for code that runs once. The baseline tier alone starts about
     // 30% sooner (bench cli-serve). Process-wide, so the format worker gets it too.

@@ -55,11 +55,18 @@ try {
 function benchBiome(corpus: string[]): void {
   const root = makeProject('biome', corpus, { 'biome.json': '{ "formatter": { "enabled": true }, "files": { "maxSize": 1048576 } }\n' });
   run(BIOME_BIN, ['format', '--write', 'src'], root); // the project as its own formatter left it
-  const native = timed(RUNS, () => run(BIOME_BIN, ['format', '--max-diagnostics=0', 'src'], root));
-  const plain = timed(RUNS, () => formatbox(root, ['--no-cache']));
-  const memory = lastRssMb;
-  const cold = timed(1, () => formatbox(root, []));
-  const warm = timed(RUNS, () => formatbox(root, []));
+  let memory = NaN;
+  // Interleaved rounds: every variant sees the same machine load; each round's cold run starts an empty cache.
+  const { native, plain, cold, warm } = interleaved(RUNS, {
+    native: () => run(BIOME_BIN, ['format', '--max-diagnostics=0', 'src'], root),
+    plain: () => {
+      const result = formatbox(root, ['--no-cache']);
+      memory = Number.isNaN(memory) ? lastRssMb : Math.max(memory, lastRssMb);
+      return result;
+    },
+    cold: (round) => formatbox(root, [], join(base, `cache-${round}`)),
+    warm: (round) => formatbox(root, [], join(base, `cache-${round}`)),
+  });
   const n = corpus.length;
   print('Biome project', [
     ['native biome format (anchor)', native.ms, native.detail],
@@ -77,9 +84,15 @@ function benchBiome(corpus: string[]): void {
 function benchPrettier(corpus: string[]): void {
   const root = makeProject('prettier', corpus, { '.prettierrc': '{}\n' });
   run(PRETTIER, ['--write', '--log-level=silent', 'src'], root);
-  const native = timed(RUNS, () => run(PRETTIER, ['--check', '--log-level=silent', 'src'], root));
-  const plain = timed(RUNS, () => formatbox(root, ['--no-cache']));
-  const memory = lastRssMb;
+  let memory = NaN;
+  const { native, plain } = interleaved(RUNS, {
+    native: () => run(PRETTIER, ['--check', '--log-level=silent', 'src'], root),
+    plain: () => {
+      const result = formatbox(root, ['--no-cache']);
+      memory = Number.isNaN(memory) ? lastRssMb : Math.max(memory, lastRssMb);
+      return result;
+    },
+  });
   const n = corpus.length;
   print('Prettier project', [
     ['prettier --check (anchor)', native.ms, native.detail],
@@ -132,33 +145,43 @@ function makeProject(name: string, corpus: string[], config: Record<string, stri
   return root;
 }
 
-function formatbox(root: string, extra: string[]): { code: number | null; stderr: string } {
+function formatbox(root: string, extra: string[], cacheHome?: string): { code: number | null; stderr: string } {
   const argv = [CLI, 'format', '--check', ...extra, '--root', root, 'src'];
-  if (!TIME) return run(process.execPath, argv, root);
-  const result = run(TIME, ['-f', 'maxrss_kb=%M', process.execPath, ...argv], root);
+  const extraEnv: Record<string, string> = cacheHome ? { XDG_CACHE_HOME: cacheHome } : {};
+  if (!TIME) return run(process.execPath, argv, root, extraEnv);
+  const result = run(TIME, ['-f', 'maxrss_kb=%M', process.execPath, ...argv], root, extraEnv);
   lastRssMb = Number(/maxrss_kb=(\d+)/.exec(result.stderr)?.[1] ?? NaN) / 1024;
   return result;
 }
 
-function run(command: string, argv: string[], cwd: string): { code: number | null; stderr: string } {
-  const result = spawnSync(command, argv, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+function run(command: string, argv: string[], cwd: string, extraEnv: Record<string, string> = {}): { code: number | null; stderr: string } {
+  const result = spawnSync(command, argv, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.error) throw result.error;
   return { code: result.status, stderr: result.stderr.slice(-400) };
 }
 
-function timed(runs: number, body: () => { code: number | null; stderr: string }): { ms: number; detail: string } {
-  const times: number[] = [];
-  let last = { code: null as number | null, stderr: '' };
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    last = body();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  const summary = last.stderr.trim().split('\n').filter((l) => /files:|Checked|formatted|issues|warn/i.test(l) && !l.startsWith('maxrss')).slice(-1)[0] ?? '';
-  return { ms: times[Math.floor(times.length / 2)]!, detail: `exit ${last.code}; ${summary.slice(0, 160)}` };
-}
+type Result = { code: number | null; stderr: string };
 
+/** Runs every variant once per round, in order; returns each one's median time and last summary. */
+function interleaved<K extends string>(rounds: number, variants: Record<K, (round: number) => Result>): Record<K, { ms: number; detail: string }> {
+  const times = new Map<K, number[]>();
+  const last = new Map<K, Result>();
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, body] of Object.entries(variants) as Array<[K, (round: number) => Result]>) {
+      const t = performance.now();
+      last.set(name, body(round));
+      times.set(name, [...(times.get(name) ?? []), performance.now() - t]);
+    }
+  }
+  const out = {} as Record<K, { ms: number; detail: string }>;
+  for (const [name, list] of times) {
+    const sorted = [...list].sort((a, b) => a - b);
+    const result = last.get(name)!;
+    const summary = result.stderr.trim().split('\n').filter((l) => /files:|Checked|formatted|issues|warn/i.test(l) && !l.startsWith('maxrss')).slice(-1)[0] ?? '';
+    out[name] = { ms: sorted[Math.floor(sorted.length / 2)]!, detail: `exit ${result.code}; ${summary.slice(0, 160)}` };
+  }
+  return out;
+}
 
 function print(title: string, rows: Array<[string, number, string]>): void {
   const anchor = rows[0]![1];
