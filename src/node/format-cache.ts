@@ -22,7 +22,7 @@ import { readSmallFile } from './walk.js';
 
 /** Keys kept at most; the oldest go first. */
 const MAX_KEYS = 200_000;
-const KEY = /^[0-9a-f]{64}$/;
+const KEY_LENGTH = 64;
 /** Bumped when formatbox's own handling of text around the formatter (BOM, EOL, restore) changes. */
 const CACHE_FORMAT = 'formatbox-format-cache-1';
 
@@ -154,7 +154,8 @@ function readKeys(file: string): string[] {
   try {
     const parsed = JSON.parse(text) as { format?: unknown; keys?: unknown };
     if (parsed.format !== CACHE_FORMAT || !Array.isArray(parsed.keys)) return [];
-    return parsed.keys.filter((k): k is string => typeof k === 'string' && KEY.test(k));
+    // A malformed key can only miss; the length check keeps junk out cheaply.
+    return parsed.keys.filter((k): k is string => typeof k === 'string' && k.length === KEY_LENGTH);
   } catch {
     return [];
   }

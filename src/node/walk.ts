@@ -15,7 +15,7 @@
  * - Entries are visited in sorted order (by UTF-16 code unit), so output is stable.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { IgnoredItem } from '../core/types.js';
 import { parseIgnoreFile, type IgnoreFile } from '../config/ignore-file.js';
 import { relativeTo } from '../config/paths.js';
@@ -111,7 +111,7 @@ export async function walkTree(rootReal: string, startRel: string, options: Walk
         return result;
       }
       const rel = frame.rel === '' ? entry.name : `${frame.rel}/${entry.name}`;
-      const abs = join(frame.abs, entry.name);
+      const abs = frame.abs + sep + entry.name; // names from readdir: no normalising needed
       if (entry.isDirectory()) {
         if (options.skipDirNames?.has(entry.name) || (options.skipHiddenDirs && entry.name.startsWith('.'))) continue;
         if (active.length > 0 && excluded(active, rel, entry.name, true)) {
