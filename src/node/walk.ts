@@ -111,7 +111,7 @@ export async function walkTree(rootReal: string, startRel: string, options: Walk
         return result;
       }
       const rel = frame.rel === '' ? entry.name : `${frame.rel}/${entry.name}`;
-      const abs = frame.abs + sep + entry.name; // names from readdir: no normalising needed
+      const abs = (frame.abs.endsWith(sep) ? frame.abs : frame.abs + sep) + entry.name; // names from readdir need no normalising
       if (entry.isDirectory()) {
         if (options.skipDirNames?.has(entry.name) || (options.skipHiddenDirs && entry.name.startsWith('.'))) continue;
         if (active.length > 0 && excluded(active, rel, entry.name, true)) {
