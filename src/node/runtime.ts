@@ -487,7 +487,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const cached = request.cache ? await cacheKeyOf(eng, request.cache, target.realRel) : undefined;
       if (cached && request.cache!.has(cached.key(snapshot.bytes))) {
         const line = `already formatted (cached; ${cached.label}): ${target.rel}`;
-        return { path: target.rel, status: 'unchanged', formatter: cached.info, input, reconciled: true, content: prior, line, note: line, record: sha256(prior), ms: elapsed(started) };
+        // The bytes are valid UTF-8 (decoded above), so they are the encoding of `prior`: hash them as they are.
+        const record = { sha256: createHash('sha256').update(snapshot.bytes).digest('hex'), bytes: snapshot.bytes.byteLength };
+        return { path: target.rel, status: 'unchanged', formatter: cached.info, input, reconciled: true, content: prior, line, note: line, record, ms: elapsed(started) };
       }
       let receipt: Receipt;
       if (request.check) {
