@@ -56,8 +56,11 @@ async function main(): Promise<void> {
   const meta: AdapterMeta[] = [...adapters.values()].map((a) => ({ name: a.name, via: a.via, languages: [...a.languages], supportsRange: a.supportsRange, ...(a.rangeLanguages ? { rangeLanguages: [...a.rangeLanguages] } : {}) }));
   port.postMessage({ type: 'ready', adapters: meta } satisfies WorkerReply);
 
+  // One call at a time, in the order sent: the pool may send the next call while one runs.
+  let previous: Promise<unknown> = Promise.resolve();
   port.on('message', (message: WorkerRequest) => {
-    if (message.type !== 'wasm') void handle(message).then((reply) => port.postMessage(reply));
+    if (message.type === 'wasm') return;
+    previous = previous.then(() => handle(message).then((reply) => port.postMessage(reply)));
   });
 
   async function handle(message: Exclude<WorkerRequest, { type: 'wasm' }>): Promise<WorkerReply> {

@@ -3,7 +3,8 @@
  * the real adapters, and hands the engine proxy adapters with the same interface.
  *
  * - One request at a time per worker; requests queue on the main thread, so a slow call never
- *   eats another call's timeout.
+ *   eats another call's timeout. A busy worker is sent its next call ahead (it runs calls in
+ *   order), so it never waits for this thread between calls; that call's timeout starts when it does.
  * - A call past `timeoutMs` terminates its worker: the result is `{kind:'timeout'}` and a fresh
  *   worker is started right away, so the next call does not wait for it.
  * - While a call runs, a watchdog samples the process RSS; growth past `memoryBudgetMb` stops the
@@ -113,6 +114,13 @@ interface Job {
 interface Slot {
   worker?: Worker;
   ready?: Promise<AdapterMeta[]>;
+  /** The worker has said it is ready. */
+  started?: boolean;
+  /**
+   * One call already sent to the worker while `job` runs, so the worker goes on without waiting for
+   * this thread. Its timers start when it becomes `job`; if the worker ends first, it is queued again.
+   */
+  next?: Job & { id: number };
   job?: Job & { id: number; dispatchedAt: number; rssAtStart: number; timer?: ReturnType<typeof setTimeout>; watch?: ReturnType<typeof setInterval> };
   /** Set when the pool itself is ending this worker (timeout, budget, recycle, close). */
   ending?: { kind: PoolEvent['kind']; result?: AdapterResult };
@@ -163,6 +171,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
           started = true;
+          slot.started = true;
           if (!slot.job) worker.unref();
           resolve(reply.adapters);
         } else if (reply.type === 'compiled') {
@@ -191,10 +200,15 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         if (slot.worker !== worker) return;
         const ending = slot.ending ?? { kind: 'crash' as const, result: { kind: 'error' as const, message: 'the formatter worker exited unexpectedly' } };
         const job = slot.job;
+        const next = slot.next;
         slot.worker = undefined;
         slot.ready = undefined;
+        slot.started = false;
         slot.job = undefined;
+        slot.next = undefined;
         slot.ending = undefined;
+        // The call sent ahead never started: it goes back to the front of the queue.
+        if (next) queue.unshift({ message: next.message, resolve: next.resolve });
         if (job) {
           clearJobTimers(job);
           const stoppedAfterMs = Math.round(performance.now() - job.dispatchedAt);
@@ -248,7 +262,6 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     if (!job || job.id !== reply.id || slot.ending) return;
     clearJobTimers(job);
     slot.job = undefined;
-    worker.unref();
     job.resolve(reply.result);
     const overBudget = reply.memory.heapUsed + reply.memory.external > recycleBytes;
     if (reply.poisoned || overBudget) {
@@ -256,8 +269,13 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       emit({ kind: 'recycle', detail: reply.poisoned ? 'wasm trapped or panicked' : `memory ${Math.round((reply.memory.heapUsed + reply.memory.external) / 1048576)} MB over budget` });
       slot.ending = { kind: 'recycle' };
       void worker.terminate();
-      return; // 'exit' pumps the queue
+      return; // 'exit' queues the call sent ahead again and pumps the queue
     }
+    // The worker runs calls in order: the one sent ahead has started.
+    const next = slot.next;
+    slot.next = undefined;
+    if (next) startJob(slot, worker, { ...next, dispatchedAt: 0, rssAtStart: 0 });
+    else worker.unref();
     pump();
   }
 
@@ -282,6 +300,31 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       const job = queue.shift()!;
       void dispatch(slot, job);
     }
+    // Every worker busy: send each started one its next call ahead of time.
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (!slot.job || slot.next || slot.ending || !slot.started || !slot.worker || slot.job.dispatchedAt === 0) continue;
+      const job = queue.shift()!;
+      const id = nextId++;
+      slot.next = { ...job, id };
+      slot.worker.postMessage({ ...job.message, id } as WorkerRequest);
+    }
+  }
+
+  /** `job` becomes the worker's running call: timeout and memory watch from now. */
+  function startJob(slot: Slot, worker: Worker, active: NonNullable<Slot['job']>): void {
+    slot.job = active;
+    stats.calls++;
+    worker.ref();
+    active.dispatchedAt = performance.now();
+    active.rssAtStart = process.memoryUsage.rss();
+    active.timer = setTimeout(() => stop(slot, 'timeout', { kind: 'timeout', ms: options.timeoutMs }), options.timeoutMs);
+    active.watch = setInterval(() => {
+      const grown = process.memoryUsage.rss() - active.rssAtStart;
+      if (grown > memoryBudget) {
+        stop(slot, 'memory', { kind: 'error', message: `the formatter was stopped: memory grew by more than ${Math.round(memoryBudget / 1048576)} MB` });
+      }
+    }, 20);
   }
 
   async function dispatch(slot: Slot, job: Job): Promise<void> {
@@ -301,18 +344,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     }
     const worker = slot.worker;
     if (!worker || slot.job !== active) return;
-    stats.calls++;
-    worker.ref();
-    active.dispatchedAt = performance.now();
-    active.rssAtStart = process.memoryUsage.rss();
-    active.timer = setTimeout(() => stop(slot, 'timeout', { kind: 'timeout', ms: options.timeoutMs }), options.timeoutMs);
-    active.watch = setInterval(() => {
-      const grown = process.memoryUsage.rss() - active.rssAtStart;
-      if (grown > memoryBudget) {
-        stop(slot, 'memory', { kind: 'error', message: `the formatter was stopped: memory grew by more than ${Math.round(memoryBudget / 1048576)} MB` });
-      }
-    }, 20);
+    startJob(slot, worker, active);
     worker.postMessage({ ...job.message, id } as WorkerRequest);
+    pump(); // calls waiting behind this one can now be sent ahead
   }
 
   function enqueue(message: Job['message']): Promise<Job extends { resolve: (r: infer R) => void } ? R : never> {
@@ -372,6 +406,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     async close() {
       closed = true;
       for (const job of queue.splice(0)) job.resolve({ kind: 'error', message: 'the runtime is closed' });
+      for (const slot of slots) {
+        slot.next?.resolve({ kind: 'error', message: 'the runtime is closed' });
+        slot.next = undefined;
+      }
       await Promise.all(
         slots.map(async (slot) => {
           const worker = slot.worker;

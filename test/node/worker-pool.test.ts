@@ -148,3 +148,17 @@ test('a pool of three workers compiles Biome once and shares the module; every w
     await p.close();
   }
 });
+
+test('a busy worker is sent its next call ahead; every answer goes to its own call', async () => {
+  const p = pool();
+  try {
+    await p.call('js-trim', request()); // started
+    const inputs = Array.from({ length: 20 }, (_, i) => `line ${i}   \n`);
+    const results = await Promise.all(inputs.map((text) => p.call('js-trim', request(text))));
+    assert.deepEqual(results, inputs.map((text) => ({ kind: 'ok', text: text.replace(/ +\n/, '\n') })));
+    assert.equal(p.stats().spawned, 1);
+    assert.equal(p.stats().calls, 21);
+  } finally {
+    await p.close();
+  }
+});
