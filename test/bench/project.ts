@@ -83,6 +83,9 @@ function benchBiome(corpus: string[]): void {
   recordResult({ group: 'project', name: `Biome project, check ${label}: wall time`, value: plain.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, goal: '≤ 1.3' });
   recordResult({ group: 'project', name: `Biome project, check again with the cache: vs first run`, value: warm.ms / 1000, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.ms / 1000, ratio: warm.ms / cold.ms, goal: '≤ 0.05', note: '≥ 20× faster' });
   recordResult({ group: 'project', name: `Biome project, check again with the cache: vs native`, value: warm.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, goal: '≤ 1.5' });
+  if (plain.cpuS !== undefined && native.cpuS !== undefined) {
+    recordResult({ group: 'project', name: `Biome project, check ${label}: CPU time (user + system)`, value: plain.cpuS, unit: 's', anchor: 'native biome format', anchorValue: native.cpuS, note: 'load-independent; wall time on a saturated machine follows CPU share, not threads' });
+  }
   recordResult({ group: 'memory', name: `format --check, Biome, ${THREADS} workers: peak RSS per worker`, value: memory / THREADS, unit: 'MB', anchor: 'budget', anchorValue: 300, goal: '≤ 1', note: `whole process ${memory.toFixed(0)} MB` });
 }
 
@@ -108,6 +111,9 @@ function benchPrettier(corpus: string[]): void {
   ]);
   // Files per second against files per second: the same files, so the inverse ratio of the times.
   recordResult({ group: 'project', name: `Prettier project, check ${n} files: files/s`, value: n / (plain.ms / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), goal: '≥ 1.8' });
+  if (plain.cpuS !== undefined && native.cpuS !== undefined) {
+    recordResult({ group: 'project', name: `Prettier project, check ${n} files: CPU time (user + system)`, value: plain.cpuS, unit: 's', anchor: 'prettier --check', anchorValue: native.cpuS, note: 'load-independent' });
+  }
   recordResult({ group: 'memory', name: `format --check, Prettier, ${THREADS} workers: peak RSS per worker`, value: memory / THREADS, unit: 'MB', anchor: 'budget', anchorValue: 300, goal: '≤ 1', note: `whole process ${memory.toFixed(0)} MB` });
 }
 
@@ -157,36 +163,43 @@ function formatbox(root: string, extra: string[], cacheHome?: string): { code: n
   const argv = [CLI, 'format', '--check', ...extra, '--root', root, 'src'];
   const extraEnv: Record<string, string> = cacheHome ? { XDG_CACHE_HOME: cacheHome } : {};
   if (!TIME) return run(process.execPath, argv, root, extraEnv);
-  const result = run(TIME, ['-f', 'maxrss_kb=%M', process.execPath, ...argv], root, extraEnv);
+  const result = run(TIME, ['-f', 'maxrss_kb=%M cpu_s=%U %S', process.execPath, ...argv], root, extraEnv);
   lastRssMb = Number(/maxrss_kb=(\d+)/.exec(result.stderr)?.[1] ?? NaN) / 1024;
   return result;
 }
 
-function run(command: string, argv: string[], cwd: string, extraEnv: Record<string, string> = {}): { code: number | null; stderr: string } {
-  const result = spawnSync(command, argv, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+/** Runs a command; with /usr/bin/time, also its CPU seconds (user + system, all threads). */
+function run(command: string, argv: string[], cwd: string, extraEnv: Record<string, string> = {}): Result {
+  const [cmd, args] = TIME && command !== TIME ? [TIME, ['-f', 'cpu_s=%U %S', command, ...argv]] : [command, argv];
+  const result = spawnSync(cmd, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.error) throw result.error;
-  return { code: result.status, stderr: result.stderr.slice(-400) };
+  const cpu = /cpu_s=([0-9.]+) ([0-9.]+)/.exec(result.stderr) ?? /maxrss_kb=\d+ cpu_s=([0-9.]+) ([0-9.]+)/.exec(result.stderr);
+  return { code: result.status, stderr: result.stderr.slice(-400), ...(cpu ? { cpuS: Number(cpu[1]) + Number(cpu[2]) } : {}) };
 }
 
-type Result = { code: number | null; stderr: string };
+type Result = { code: number | null; stderr: string; cpuS?: number };
 
 /** Runs every variant once per round, in order; returns each one's median time and last summary. */
-function interleaved<K extends string>(rounds: number, variants: Record<K, (round: number) => Result>): Record<K, { ms: number; detail: string }> {
+function interleaved<K extends string>(rounds: number, variants: Record<K, (round: number) => Result>): Record<K, { ms: number; detail: string; cpuS?: number }> {
   const times = new Map<K, number[]>();
+  const cpus = new Map<K, number[]>();
   const last = new Map<K, Result>();
   for (let round = 0; round < rounds; round++) {
     for (const [name, body] of Object.entries(variants) as Array<[K, (round: number) => Result]>) {
       const t = performance.now();
-      last.set(name, body(round));
+      const result = body(round);
+      last.set(name, result);
       times.set(name, [...(times.get(name) ?? []), performance.now() - t]);
+      if (result.cpuS !== undefined) cpus.set(name, [...(cpus.get(name) ?? []), result.cpuS]);
     }
   }
-  const out = {} as Record<K, { ms: number; detail: string }>;
+  const out = {} as Record<K, { ms: number; detail: string; cpuS?: number }>;
   for (const [name, list] of times) {
     const sorted = [...list].sort((a, b) => a - b);
     const result = last.get(name)!;
     const summary = result.stderr.trim().split('\n').filter((l) => /files:|Checked|formatted|issues|warn/i.test(l) && !l.startsWith('maxrss')).slice(-1)[0] ?? '';
-    out[name] = { ms: sorted[Math.floor(sorted.length / 2)]!, detail: `exit ${result.code}; ${summary.slice(0, 160)}` };
+    const cpu = [...(cpus.get(name) ?? [])].sort((a, b) => a - b);
+    out[name] = { ms: sorted[Math.floor(sorted.length / 2)]!, detail: `exit ${result.code}; ${cpu.length ? `CPU ${cpu[Math.floor(cpu.length / 2)]!.toFixed(2)} s; ` : ''}${summary.slice(0, 160)}`, ...(cpu.length ? { cpuS: cpu[Math.floor(cpu.length / 2)]! } : {}) };
   }
   return out;
 }
