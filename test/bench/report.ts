@@ -8,8 +8,8 @@
  *   recordResult({ group: 'project', name: 'Biome check, 2,000 files', value: 1.21, unit: 's',
  *                  anchor: 'biome format (native)', anchorValue: 1.04, ratio: 1.16, goal: '≤ 1.3' });
  *
- * A record replaces the earlier one with the same group and name, so running one benchmark updates
- * its rows and keeps the others. `renderReport()` (called by `npm run bench` at the end) writes the
+ * A record replaces the earlier one with the same group and name (and quick or not), so running one
+ * benchmark updates its rows and keeps the others. `renderReport()` (called by `npm run bench` at the end) writes the
  * table and the chart from the JSON.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -103,7 +103,8 @@ export function recordResult(record: BenchRecord): void {
     load: round(loadavg()[0] ?? 0, 2),
     quick: process.env.FORMATBOX_BENCH_QUICK === '1',
   };
-  const index = results.records.findIndex((r) => r.group === record.group && r.name === record.name);
+  // A quick run's record sits beside the full run's, never over it.
+  const index = results.records.findIndex((r) => r.group === record.group && r.name === record.name && r.quick === stored.quick);
   if (index >= 0) results.records[index] = stored;
   else results.records.push(stored);
   results.machine = machine();
