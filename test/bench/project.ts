@@ -79,12 +79,15 @@ function benchBiome(corpus: string[]): void {
     ['formatbox, cold cache (first run)', cold.ms, cold.detail],
     ['formatbox, warm cache (tree unchanged)', warm.ms, warm.detail],
   ]);
-  const label = `${n} files`;
-  recordResult({ group: 'project', name: `Biome project, check ${label}: wall time`, value: plain.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, goal: '≤ 1.3' });
-  recordResult({ group: 'project', name: `Biome project, check again with the cache: vs first run`, value: warm.ms / 1000, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.ms / 1000, ratio: warm.ms / cold.ms, goal: '≤ 0.05', note: '≥ 20× faster' });
-  recordResult({ group: 'project', name: `Biome project, check again with the cache: vs native`, value: warm.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, goal: '≤ 1.5' });
+  const files = `${n} JS/TS files from node_modules`;
+  recordResult({ group: 'project', name: 'Biome project, format --check: wall time', value: plain.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, goal: '≤ 1.3', note: files });
+  recordResult({ group: 'project', name: 'Biome project, checked again with the cache: vs the first run', value: warm.ms / 1000, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.ms / 1000, ratio: warm.ms / cold.ms, goal: '≤ 0.05', note: '≥ 20× faster' });
+  if (warm.cpuS !== undefined && cold.cpuS !== undefined) {
+    recordResult({ group: 'project', name: 'Biome project, checked again with the cache: CPU time vs the first run', value: warm.cpuS, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.cpuS, note: 'load-independent' });
+  }
+  recordResult({ group: 'project', name: 'Biome project, checked again with the cache: vs native', value: warm.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, goal: '≤ 1.5' });
   if (plain.cpuS !== undefined && native.cpuS !== undefined) {
-    recordResult({ group: 'project', name: `Biome project, check ${label}: CPU time (user + system)`, value: plain.cpuS, unit: 's', anchor: 'native biome format', anchorValue: native.cpuS, note: 'load-independent; wall time on a saturated machine follows CPU share, not threads' });
+    recordResult({ group: 'project', name: 'Biome project, format --check: CPU time (user + system)', value: plain.cpuS, unit: 's', anchor: 'native biome format', anchorValue: native.cpuS, note: 'load-independent; wall time on a saturated machine follows CPU share, not threads' });
   }
   recordResult({ group: 'memory', name: `format --check, Biome, ${THREADS} workers: peak RSS per worker`, value: memory / THREADS, unit: 'MB', anchor: 'budget', anchorValue: 300, goal: '≤ 1', note: `whole process ${memory.toFixed(0)} MB` });
 }
@@ -110,9 +113,9 @@ function benchPrettier(corpus: string[]): void {
     ['formatbox format --check, no cache', plain.ms, plain.detail],
   ]);
   // Files per second against files per second: the same files, so the inverse ratio of the times.
-  recordResult({ group: 'project', name: `Prettier project, check ${n} files: files/s`, value: n / (plain.ms / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), goal: '≥ 1.8' });
+  recordResult({ group: 'project', name: 'Prettier project, format --check: files/s', value: n / (plain.ms / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), goal: '≥ 1.8', note: `${n} JS/TS files from node_modules` });
   if (plain.cpuS !== undefined && native.cpuS !== undefined) {
-    recordResult({ group: 'project', name: `Prettier project, check ${n} files: CPU time (user + system)`, value: plain.cpuS, unit: 's', anchor: 'prettier --check', anchorValue: native.cpuS, note: 'load-independent' });
+    recordResult({ group: 'project', name: 'Prettier project, format --check: CPU time (user + system)', value: plain.cpuS, unit: 's', anchor: 'prettier --check', anchorValue: native.cpuS, note: 'load-independent' });
   }
   recordResult({ group: 'memory', name: `format --check, Prettier, ${THREADS} workers: peak RSS per worker`, value: memory / THREADS, unit: 'MB', anchor: 'budget', anchorValue: 300, goal: '≤ 1', note: `whole process ${memory.toFixed(0)} MB` });
 }

@@ -132,13 +132,13 @@ export function markdownTable(results: BenchResults): string {
   const lines = [
     `Machine: ${describeMachine(results)}.`,
     '',
-    '| group | measurement | value | anchor | ratio | goal | met | load | when |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| group | measurement | value | anchor | ratio | goal | met | load | when | note |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results.records) {
     const anchor = r.anchor ? `${r.anchor}${r.anchorValue !== undefined ? ` (${fmt(r.anchorValue)} ${r.unit})` : ''}` : '';
     const met = r.met === undefined ? '' : r.met ? 'yes' : '**no**';
-    lines.push(`| ${r.group} | ${r.name}${r.quick ? ' (quick)' : ''} | ${fmt(r.value)} ${r.unit} | ${anchor} | ${r.ratio !== undefined ? `${fmt(r.ratio)}×` : ''} | ${r.goal ?? ''} | ${met} | ${r.load} | ${r.at.slice(0, 16).replace('T', ' ')} |`);
+    lines.push(`| ${r.group} | ${r.name}${r.quick ? ' (quick)' : ''} | ${fmt(r.value)} ${r.unit} | ${anchor} | ${r.ratio !== undefined ? `${fmt(r.ratio)}×` : ''} | ${r.goal ?? ''} | ${met} | ${r.load} | ${r.at.slice(0, 16).replace('T', ' ')} | ${r.note ?? ''} |`);
   }
   return lines.join('\n') + '\n';
 }
