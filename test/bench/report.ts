@@ -145,9 +145,11 @@ export function markdownTable(results: BenchResults): string {
 
 /** One bar per record with a ratio, on a log scale around 1× (the anchor), goal marked. */
 export function svgChart(results: BenchResults): string {
-  const rows = results.records.filter((r) => r.ratio !== undefined && r.ratio > 0);
-  const width = 900;
-  const labelWidth = 420;
+  // Full runs only (quick records stay in the table), grouped.
+  const order = [...new Set(results.records.map((r) => r.group))];
+  const rows = results.records.filter((r) => r.ratio !== undefined && r.ratio > 0 && !r.quick).sort((a, b) => order.indexOf(a.group) - order.indexOf(b.group));
+  const width = 1060;
+  const labelWidth = 580;
   const barArea = width - labelWidth - 90;
   const rowHeight = 24;
   const top = 50;
@@ -171,7 +173,7 @@ export function svgChart(results: BenchResults): string {
     const colour = r.met === undefined ? '#8899aa' : r.met ? '#3a9a5b' : '#d0463c';
     const from = x(Math.min(1, r.ratio!));
     const to = x(Math.max(1, r.ratio!));
-    parts.push(`<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escapeXml(truncate(`${r.group}: ${r.name}`, 64))}</text>`);
+    parts.push(`<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escapeXml(truncate(`${r.group}: ${r.name}`, 92))}</text>`);
     parts.push(`<rect x="${from.toFixed(1)}" y="${y + 4}" width="${Math.max(1, to - from).toFixed(1)}" height="${rowHeight - 8}" fill="${colour}"/>`);
     parts.push(`<text x="${(x(r.ratio!) + (r.ratio! >= 1 ? 4 : -4)).toFixed(1)}" y="${y + 15}" text-anchor="${r.ratio! >= 1 ? 'start' : 'end'}" fill="#222">${fmt(r.ratio!)}×</text>`);
     const goal = goalBound(r.goal);
