@@ -94,8 +94,15 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   const threads = formatOptions.threads ?? Math.max(1, availableParallelism());
   const listing = await listFiles(rootReal, flags.positional.length > 0 ? flags.positional : ['.'], formatOptions.ignorePaths);
   // Trusted mode may load the project's own Prettier plugins, whose code no cache key can cover.
-  const cacheOff = !formatOptions.cache ? 'off (--no-cache)' : options.trust === 'trusted' ? 'off (trusted mode: project plugins are not part of the key)' : undefined;
-  const cache = cacheOff ? undefined : openFormatCache(rootReal, { version: formatboxVersion() });
+  let cacheOff = !formatOptions.cache ? 'off (--no-cache)' : options.trust === 'trusted' ? 'off (trusted mode: project plugins are not part of the key)' : undefined;
+  let cache: FormatCache | undefined;
+  if (!cacheOff) {
+    try {
+      cache = openFormatCache(rootReal, { version: formatboxVersion() });
+    } catch (error) {
+      cacheOff = `off (${messageOf(error)})`; // e.g. a read-only home: the run goes on without it
+    }
+  }
   const runtime = createRuntime({ root: rootReal, workers: threads, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) });
   const progress = process.stderr.isTTY === true && !flags.json ? createProgress(listing.files.length) : undefined;
   const counts: Counts = { formatted: 0, unchanged: 0, cached: 0, skipped: 0, failed: 0 };
@@ -125,7 +132,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     ignoredByIgnoreFiles: listing.walk.ignoredCount,
     ...(listing.walk.truncated ? { truncated: listing.walk.truncated } : {}),
     threads,
-    cache: cacheOff ?? cache!.file,
+    cache: cacheOff ?? cache?.file ?? 'off',
     seconds: Math.round(seconds * 1000) / 1000,
     filesPerSecond: Math.round(listing.files.length / Math.max(seconds, 0.001)),
   };
