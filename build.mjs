@@ -1,24 +1,83 @@
 #!/usr/bin/env node
 // Builds formatbox with esbuild:
-//   dist/index.js         universal entry (browser, Web Worker, workerd, Deno, Node); dependencies bundled.
-//                         The build FAILS if anything in its graph imports a `node:` module or a Node builtin.
+//   dist/index.js, dist/core.js, dist/<formatter>.js
+//                         universal entries (browser, Web Worker, workerd, Deno, Node), bundled together
+//                         with code splitting: shared code and every lazily loaded part (Prettier's
+//                         plugins, wasm glue) are chunks under dist/chunks/, fetched only when used.
+//                         The build FAILS if anything in their graph imports a `node:` module or a Node builtin.
 //   dist/node.js          formatbox/node (dependencies external, resolved from node_modules)
 //   dist/format-worker.js the worker thread that hosts formatters for formatbox/node
-//   dist/cli.js           the `formatbox` bin
+//   dist/cli.js           the `formatbox` bin: a thin entry (daemon client); dist/cli-{main,local,mcp}.js load on demand
 //   dist/types/**         declarations (tsc --emitDeclarationOnly)
-//   wasm/manifest.json    name, package, version, sha256 of every wasm module formatbox loads
+//   wasm/*.wasm           every wasm module the built-ins load, copied from its package under the name
+//                         the code expects (BUILTIN_WASM_FILES); not committed
+//   wasm/manifest.json    name, package, version, file, bytes, sha256 and export names of each
+//   src/formatters/wasm-identity.ts   the same identity for the load-time check (rewritten when it changes)
+// Then it prints raw, gzip and brotli sizes per entry and per profile.
 import * as esbuild from 'esbuild';
 import { builtinModules, createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 
 const require = createRequire(import.meta.url);
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})];
 const common = { bundle: true, format: 'esm', sourcemap: true, target: 'es2022', logLevel: 'warning', legalComments: 'none' };
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+
+/**
+ * Every wasm module formatbox ships: `name` is its key in BUILTIN_WASM_FILES, `source` the file inside
+ * `package`, `file` the name it is published under in wasm/ (the dprint plugins are all plugin.wasm).
+ */
+export const WASM_ASSETS = [
+  { name: 'biome', package: '@biomejs/wasm-web', source: 'biome_wasm_bg.wasm', file: 'biome_wasm_bg.wasm' },
+  { name: 'ruff', package: '@astral-sh/ruff-wasm-web', source: 'ruff_wasm_bg.wasm', file: 'ruff_wasm_bg.wasm' },
+  { name: 'ruff_fmt', package: '@wasm-fmt/ruff_fmt', source: 'ruff_fmt_bg.wasm', file: 'ruff_fmt_bg.wasm' },
+  { name: 'gofmt', package: '@wasm-fmt/gofmt', source: 'gofmt.wasm', file: 'gofmt.wasm' },
+  { name: 'clang-format', package: '@wasm-fmt/clang-format', source: 'clang-format.wasm', file: 'clang-format.wasm' },
+  { name: 'toml', package: '@dprint/toml', source: 'plugin.wasm', file: 'dprint-toml.wasm' },
+  { name: 'dprint-markdown', package: '@dprint/markdown', source: 'plugin.wasm', file: 'dprint-markdown.wasm' },
+  { name: 'dprint-json', package: '@dprint/json', source: 'plugin.wasm', file: 'dprint-json.wasm' },
+];
+
+/** Universal entries (package subpath → source): one per formatter, so an app imports only what it uses. */
+export const UNIVERSAL_ENTRIES = {
+  index: 'src/index.ts',
+  core: 'src/entries/core.ts',
+  prettier: 'src/entries/prettier.ts',
+  biome: 'src/entries/biome.ts',
+  ruff: 'src/entries/ruff.ts',
+  gofmt: 'src/entries/gofmt.ts',
+  'clang-format': 'src/entries/clang-format.ts',
+  toml: 'src/entries/toml.ts',
+  dprint: 'src/entries/dprint.ts',
+};
+
+/** Node-only entries (dependencies external). */
+export const NODE_ENTRIES = {
+  node: 'src/node/index.ts',
+  'format-worker': 'src/node/format-worker.ts',
+  'trusted-prettier': 'src/node/trusted-prettier.ts',
+  cli: 'src/cli/entry.ts',
+  'cli-main': 'src/cli/main.ts',
+  'cli-local': 'src/cli/local.ts',
+  'cli-mcp': 'src/cli/mcp.ts',
+};
+
+/**
+ * What an app of each kind ships: universal entries (with their chunks, lazy ones included) plus wasm
+ * files. The worker profiles (examples/worker/) are measured as built by `npm run worker:build`.
+ */
+export const PROFILES = {
+  'biome-only app': { entries: ['core', 'biome'], wasm: ['biome'] },
+  'prettier-only app': { entries: ['core', 'prettier'], wasm: [] },
+  'edge (Prettier, ruff_fmt, gofmt, TOML)': { entries: ['core', 'prettier', 'ruff', 'gofmt', 'toml'], wasm: ['ruff_fmt', 'gofmt', 'toml'] },
+  'full (edge + Biome, official Ruff)': { entries: ['core', 'prettier', 'biome', 'ruff', 'gofmt', 'toml'], wasm: ['ruff_fmt', 'gofmt', 'toml', 'biome', 'ruff'] },
+  'everything (formatbox)': { entries: ['index'], wasm: WASM_ASSETS.map((asset) => asset.name) },
+};
 
 /** Fails the universal build on any Node builtin in its import graph, naming the importer. */
 export const forbidNodeBuiltins = {
@@ -33,80 +92,176 @@ export const forbidNodeBuiltins = {
   },
 };
 
-/** Bundles the universal entry; rejects Node builtins anywhere in its graph. */
+/**
+ * The bin (dist/cli.js) is a thin entry: a dynamic import of main, local or mcp stays a separate
+ * file (dist/cli-<name>.js) loaded only when needed, so a hooked edit loads no formatter and no engine.
+ */
+const cliChunks = {
+  name: 'cli-chunks',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(main|local|mcp)\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: `./cli-${args.path.slice(2, -3)}.js`, external: true } : undefined,
+    );
+  },
+};
+
+const universalOptions = {
+  ...common,
+  platform: 'neutral',
+  mainFields: ['browser', 'module', 'main'],
+  conditions: ['browser', 'import', 'default'],
+  plugins: [forbidNodeBuiltins],
+};
+
+/** Bundles one universal entry into one file; rejects Node builtins anywhere in its graph. */
 export function buildUniversal(entry, outfile, logLevel = 'warning') {
-  return esbuild.build({
-    ...common,
-    entryPoints: [entry],
-    outfile,
-    logLevel,
-    platform: 'neutral',
-    mainFields: ['browser', 'module', 'main'],
-    conditions: ['browser', 'import', 'default'],
-    plugins: [forbidNodeBuiltins],
+  return esbuild.build({ ...universalOptions, entryPoints: [entry], outfile, logLevel });
+}
+
+/** Bundles every universal entry with code splitting (lazy `import()`s become chunks); returns the metafile. */
+export async function buildUniversalEntries(entries, outdir) {
+  const result = await esbuild.build({ ...universalOptions, entryPoints: entries, outdir, splitting: true, chunkNames: 'chunks/[name]-[hash]', metafile: true });
+  return result.metafile;
+}
+
+/** Copies each asset's wasm from its installed package into `dir`; the manifest entries. */
+export function shipWasm(assets, dir) {
+  mkdirSync(dir, { recursive: true });
+  return assets.map((asset) => {
+    const pkgJson = require.resolve(`${asset.package}/package.json`, { paths: [process.cwd()] });
+    const from = pkgJson.slice(0, -'package.json'.length) + asset.source;
+    if (!existsSync(from)) throw new Error(`${asset.package} has no ${asset.source}`);
+    const bytes = readFileSync(from);
+    copyFileSync(from, `${dir}/${asset.file}`);
+    return {
+      name: asset.name,
+      package: asset.package,
+      version: JSON.parse(readFileSync(pkgJson, 'utf8')).version,
+      file: asset.file,
+      source: asset.source,
+      bytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      exports: WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((entry) => entry.name),
+    };
   });
+}
+
+/** Writes the identity table the universal code checks modules against, when it changed. */
+export function writeIdentity(manifest, path) {
+  const identity = Object.fromEntries(manifest.map((m) => [m.name, { file: m.file, package: m.package, version: m.version, bytes: m.bytes, exports: m.exports }]));
+  const text = `// Written by build.mjs from the installed wasm packages (the same data as wasm/manifest.json). Do not edit.
+import type { WasmIdentity } from '../core/wasm.js';
+
+/** Size and export names of every built-in wasm module, checked when it loads. */
+export const BUILTIN_WASM_IDENTITY: Readonly<Record<string, WasmIdentity>> = ${JSON.stringify(identity, null, 2)};
+`;
+  if (existsSync(path) && readFileSync(path, 'utf8') === text) return false;
+  writeFileSync(path, text);
+  console.log(`updated ${path} (the wasm packages changed): commit it`);
+  return true;
+}
+
+/** Raw, gzip and brotli byte counts of some buffers, summed per file (as a CDN or wrangler compresses them). */
+export function sizesOf(buffers) {
+  const total = { raw: 0, gzip: 0, brotli: 0 };
+  for (const buffer of buffers) {
+    total.raw += buffer.length;
+    total.gzip += gzipSync(buffer, { level: 9 }).length;
+    total.brotli += brotliCompressSync(buffer, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 9, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: buffer.length } }).length;
+  }
+  return total;
+}
+
+/** Output files an entry loads: eagerly (static imports) and in all (with its lazy chunks). */
+export function closureOf(metafile, outfile) {
+  const eager = new Set();
+  const all = new Set();
+  const walk = (file, lazyToo, into) => {
+    if (into.has(file)) return;
+    into.add(file);
+    for (const imported of metafile.outputs[file]?.imports ?? []) {
+      if (imported.external) continue;
+      if (imported.kind === 'dynamic-import' && !lazyToo) continue;
+      walk(imported.path, lazyToo, into);
+    }
+  };
+  walk(outfile, false, eager);
+  walk(outfile, true, all);
+  return { eager: [...eager], all: [...all] };
+}
+
+const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
+const row = (label, s) => `  ${label.padEnd(44)} ${mb(s.raw).padStart(9)} raw ${mb(s.gzip).padStart(9)} gzip ${mb(s.brotli).padStart(9)} brotli`;
+
+/** Prints what each entry ships eagerly and with every lazy chunk, and what each profile ships. */
+export function printSizes(metafile, outdir, manifest) {
+  const cache = new Map();
+  const sized = (files) => {
+    const total = { raw: 0, gzip: 0, brotli: 0 };
+    for (const file of files) {
+      if (!cache.has(file)) cache.set(file, sizesOf([readFileSync(file)]));
+      const s = cache.get(file);
+      total.raw += s.raw;
+      total.gzip += s.gzip;
+      total.brotli += s.brotli;
+    }
+    return total;
+  };
+  console.log('sizes per entry (JS only; eager = loaded on import, all = with every lazy chunk):');
+  const outputsOf = (names) => new Set(names.flatMap((name) => closureOf(metafile, `${outdir}/${name}.js`).all));
+  for (const name of Object.keys(UNIVERSAL_ENTRIES)) {
+    const { eager, all } = closureOf(metafile, `${outdir}/${name}.js`);
+    console.log(row(`formatbox${name === 'index' ? '' : `/${name}`} eager`, sized(eager)));
+    console.log(row(`formatbox${name === 'index' ? '' : `/${name}`} all`, sized(all)));
+  }
+  console.log('sizes per profile (JS with lazy chunks + wasm):');
+  for (const [label, profile] of Object.entries(PROFILES)) {
+    const wasmFiles = profile.wasm.map((name) => `wasm/${manifest.find((m) => m.name === name).file}`);
+    console.log(row(label, sized([...outputsOf(profile.entries), ...wasmFiles])));
+  }
+}
+
+/**
+ * The Node-side bundles (formatbox/node, the format worker, trusted-mode Prettier, the CLI) into
+ * `outdir`. The CLI tests build their own copy with it, so a concurrent `npm run build` cannot pull
+ * dist/ away from under them.
+ */
+export async function buildNode(outdir) {
+  await esbuild.build({
+    ...common,
+    entryPoints: NODE_ENTRIES,
+    outdir,
+    platform: 'node',
+    external,
+    plugins: [cliChunks],
+    banner: { js: "import { createRequire as __fbCreateRequire } from 'node:module'; const require = __fbCreateRequire(import.meta.url);" },
+  });
+
+  // The CLI needs a shebang; esbuild keeps the one in src/cli/entry.ts.
+  // The macOS sandbox profile is read next to the bundle (src/node/sandbox/sandbox-exec.ts).
+  copyFileSync('src/node/sandbox/formatbox.sb', `${outdir}/formatbox.sb`);
 }
 
 async function main() {
   rmSync('dist', { recursive: true, force: true });
   mkdirSync('dist', { recursive: true });
 
-  await buildUniversal('src/index.ts', 'dist/index.js');
-
-  await esbuild.build({
-    ...common,
-    entryPoints: { node: 'src/node/index.ts', 'format-worker': 'src/node/format-worker.ts', 'trusted-prettier': 'src/node/trusted-prettier.ts', cli: 'src/cli/main.ts' },
-    outdir: 'dist',
-    platform: 'node',
-    external,
-    banner: { js: "import { createRequire as __fbCreateRequire } from 'node:module'; const require = __fbCreateRequire(import.meta.url);" },
-  });
-
-  // The CLI needs a shebang; esbuild keeps the one in src/cli/main.ts.
-  // The macOS sandbox profile is read next to the bundle (src/node/sandbox/sandbox-exec.ts).
-  copyFileSync('src/node/sandbox/formatbox.sb', 'dist/formatbox.sb');
-
-  // Wasm manifest: what the Node runtime loads from the installed packages, with hashes, so hosts
-  // (browsers, workerd) can pin the exact modules. The bytes stay in their packages (no copies).
-  const wasmAssets = [
-    ['biome', '@biomejs/wasm-web', 'biome_wasm_bg.wasm'],
-    ['ruff', '@astral-sh/ruff-wasm-web', 'ruff_wasm_bg.wasm'],
-    ['ruff_fmt', '@wasm-fmt/ruff_fmt', 'ruff_fmt_bg.wasm'],
-    ['gofmt', '@wasm-fmt/gofmt', 'gofmt.wasm'],
-    ['clang-format', '@wasm-fmt/clang-format', 'clang-format.wasm'],
-    ['toml', '@dprint/toml', 'plugin.wasm'],
-    ['dprint-markdown', '@dprint/markdown', 'plugin.wasm'],
-    ['dprint-json', '@dprint/json', 'plugin.wasm'],
-  ];
-  const manifest = [];
-  for (const [name, pkgName, file] of wasmAssets) {
-    let pkgJson;
-    try {
-      pkgJson = require.resolve(`${pkgName}/package.json`);
-    } catch {
-      continue;
-    }
-    const dir = pkgJson.slice(0, -'package.json'.length);
-    const path = dir + file;
-    if (!existsSync(path)) continue;
-    const bytes = readFileSync(path);
-    manifest.push({
-      name,
-      package: pkgName,
-      version: JSON.parse(readFileSync(pkgJson, 'utf8')).version,
-      file,
-      bytes: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-    });
-  }
+  // First the wasm and its identity table: the universal entries bundle that table.
+  const manifest = shipWasm(WASM_ASSETS, 'wasm');
   writeFileSync('wasm/manifest.json', JSON.stringify(manifest, null, 2) + '\n');
+  writeIdentity(manifest, 'src/formatters/wasm-identity.ts');
+
+  const metafile = await buildUniversalEntries(UNIVERSAL_ENTRIES, 'dist');
+
+  await buildNode('dist');
 
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], { stdio: 'inherit' });
   if (tsc.status !== 0) {
     console.error('type declarations failed');
     process.exit(1);
   }
-  console.log('built dist/ (universal bundle has no node: imports)');
-  }
+  if (!process.argv.includes('--no-sizes')) printSizes(metafile, 'dist', manifest);
+  console.log('built dist/ and wasm/ (universal entries have no node: imports)');
+}
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

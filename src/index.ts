@@ -12,14 +12,18 @@ export type * from './core/types.js';
 export { FormatboxError, isFormatboxError } from './core/errors.js';
 export type { ErrorCode } from './core/errors.js';
 export { compileWasm } from './core/wasm.js';
+export type { WasmIdentity } from './core/wasm.js';
 export { LANGUAGE_BY_EXTENSION, languageOf } from './core/languages.js';
 
 export { prettierFormatter } from './formatters/prettier.js';
 export { biomeFormatter } from './formatters/biome.js';
 export { ruffFormatter } from './formatters/ruff.js';
+export { ruffFmtFormatter } from './formatters/ruff-fmt.js';
 export { gofmtFormatter } from './formatters/gofmt.js';
 export { clangFormatFormatter } from './formatters/clang-format.js';
 export { tomlFormatter } from './formatters/toml.js';
 export { dprintPluginFormatter } from './formatters/dprint-plugin.js';
 export { createFormatters, wasmUrls, BUILTIN_WASM_FILES } from './formatters/builtins.js';
 export type { BuiltinWasmName } from './formatters/builtins.js';
+export { BUILTIN_WASM_IDENTITY } from './formatters/wasm-identity.js';
+export { checkedWasm } from './formatters/checked.js';

@@ -16,18 +16,22 @@
  * error, timeout, refusal) or a named path is bad.
  */
 import { availableParallelism } from 'node:os';
-import { lstatSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { lstatSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { shownPath } from '../core/shown.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { languageOf } from '../core/languages.js';
 import type { Receipt } from '../core/types.js';
 import { SKIPPED_DIRS } from '../node/discover.js';
-import { formatboxVersion, openFormatCache, type FormatCache } from '../node/format-cache.js';
+import { openFormatCache, type FormatCache } from '../node/format-cache.js';
 import { isInside, resolveRoot } from '../node/fs.js';
 import { createRuntime, type Runtime } from '../node/runtime.js';
 import { readSmallFile, walkTree, type WalkResult } from '../node/walk.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
+import { formatJsonStatus } from './format-args.js';
 import type { HandlerOptions } from './requests.js';
+import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
+import { formatboxBuildId } from './version.js';
 
 interface FormatFlags {
   positional: string[];
@@ -88,68 +92,117 @@ interface Counts {
   failed: number;
 }
 
+/**
+ * The files named, grouped by the project root they are formatted in. With --root, one group. Without
+ * (`findRoot`), each named path's root is found as for an edit (request-root.ts): the nearest VCS
+ * root, else the nearest formatter config; so `format` from a subdirectory formats as from the root.
+ */
+interface ProjectGroup {
+  rootReal: string;
+  /** Absolute paths named, in this group. */
+  named: string[];
+  /** No project root was found: the working directory stood in (skipped files say so). */
+  noRoot: boolean;
+}
+
+function projectGroups(root: string, named: string[], findRoot: boolean): ProjectGroup[] {
+  const absolute = named.map((path) => resolve(path));
+  if (!findRoot) return [{ rootReal: resolveRoot(root), named: absolute, noRoot: false }];
+  const groups = new Map<string, ProjectGroup>();
+  for (const abs of absolute) {
+    // A directory's root is the one a file directly inside it would get.
+    const probe = lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() ? join(abs, '.formatbox-walk') : abs;
+    const { request, noRoot } = placeRequest({ method: 'format', path: probe }, { cwd: root });
+    const rootReal = resolveRoot(request.root);
+    const group = groups.get(rootReal) ?? { rootReal, named: [], noRoot: false };
+    group.named.push(abs);
+    group.noRoot ||= noRoot;
+    groups.set(rootReal, group);
+  }
+  return [...groups.values()];
+}
+
 export async function runFormat(root: string, flags: FormatFlags, options: HandlerOptions, formatOptions: FormatOptions = { cache: true, ignorePaths: [] }): Promise<number> {
   const started = performance.now();
-  const rootReal = resolveRoot(root);
   const threads = formatOptions.threads ?? Math.max(1, availableParallelism());
-  const listing = await listFiles(rootReal, flags.positional.length > 0 ? flags.positional : ['.'], formatOptions.ignorePaths);
+  const groups = projectGroups(root, flags.positional.length > 0 ? flags.positional : ['.'], options.findRoot === true);
+  // Paths are shown relative to the working directory when each file's root was found, else to --root.
+  const shownFrom = options.findRoot === true ? resolveRoot(root) : undefined;
+  const listings: Array<{ group: ProjectGroup; listing: Listing }> = [];
+  for (const group of groups) listings.push({ group, listing: await listFiles(group.rootReal, group.named, formatOptions.ignorePaths) });
+  const total = listings.reduce((sum, { listing }) => sum + listing.files.length, 0);
+  const walk: WalkResult = { files: [], skipped: [], ignoredCount: 0, ignoreProblems: [] };
+  for (const { listing } of listings) mergeWalk(walk, listing.walk);
   // Trusted mode may load the project's own Prettier plugins, whose code no cache key can cover.
   let cacheOff = !formatOptions.cache ? 'off (--no-cache)' : options.trust === 'trusted' ? 'off (trusted mode: project plugins are not part of the key)' : undefined;
-  let cache: FormatCache | undefined;
-  if (!cacheOff) {
-    try {
-      cache = openFormatCache(rootReal, { version: formatboxVersion() });
-    } catch (error) {
-      cacheOff = `off (${messageOf(error)})`; // e.g. a read-only home: the run goes on without it
-    }
-  }
-  const runtime = createRuntime({ root: rootReal, workers: threads, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) });
-  const progress = process.stderr.isTTY === true && !flags.json ? createProgress(listing.files.length) : undefined;
+  const cacheFiles: string[] = [];
+  const cacheProblems: string[] = [];
+  const progress = process.stderr.isTTY === true && !flags.json ? createProgress(total) : undefined;
   const counts: Counts = { formatted: 0, unchanged: 0, cached: 0, skipped: 0, failed: 0 };
-  const report = (outcome: Outcome) => {
-    countOutcome(counts, outcome);
-    progress?.clear();
-    printOutcome(outcome, flags);
-  };
-  let cacheProblem: string | undefined;
-  try {
-    for (const error of listing.errors) report(error);
-    await formatInOrder(runtime, listing.files, { check: flags.check, ...(cache ? { cache } : {}), concurrency: threads * 2 }, report, () => progress?.tick());
-    cacheProblem = cache?.save();
-  } finally {
-    progress?.clear();
-    await runtime.close();
+  for (const { group, listing } of listings) {
+    const shown = (rel: string): string => (shownFrom && shownFrom !== group.rootReal ? toPosix(relative(shownFrom, join(group.rootReal, rel))) : rel);
+    const report = (outcome: Outcome) => {
+      const placed: Outcome = outcome.kind === 'error' ? outcome : { ...outcome, path: shown(outcome.path), receipt: withNoRootReason(outcome.receipt, group.noRoot) };
+      countOutcome(counts, placed);
+      progress?.clear();
+      printOutcome(placed, flags);
+    };
+    let cache: FormatCache | undefined;
+    if (!cacheOff) {
+      try {
+        cache = openFormatCache(group.rootReal, { version: formatboxBuildId() });
+        cacheFiles.push(cache.file);
+      } catch (error) {
+        cacheOff = `off (${messageOf(error)})`; // e.g. a read-only home: the run goes on without it
+      }
+    }
+    const runtime = createRuntime({ root: group.rootReal, workers: threads, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) });
+    try {
+      for (const error of listing.errors) report(error);
+      await formatInOrder(runtime, listing.files, { check: flags.check, ...(cache ? { cache } : {}), concurrency: threads * 2 }, report, () => progress?.tick());
+      const problem = cache?.save();
+      if (problem) cacheProblems.push(problem);
+    } finally {
+      progress?.clear();
+      await runtime.close();
+    }
   }
   const seconds = (performance.now() - started) / 1000;
   const summary = {
-    files: listing.files.length,
+    files: total,
     [flags.check ? 'wouldChange' : 'formatted']: counts.formatted,
     unchanged: counts.unchanged,
     fromCache: counts.cached,
     skipped: counts.skipped,
     failed: counts.failed,
-    notWalked: listing.walk.skipped.length,
-    ignoredByIgnoreFiles: listing.walk.ignoredCount,
-    ...(listing.walk.truncated ? { truncated: listing.walk.truncated } : {}),
+    notWalked: walk.skipped.length,
+    ignoredByIgnoreFiles: walk.ignoredCount,
+    ...(walk.truncated ? { truncated: walk.truncated } : {}),
     threads,
-    cache: cacheOff ?? cache?.file ?? 'off',
+    cache: cacheOff ?? (cacheFiles.length > 0 ? cacheFiles.join(', ') : 'off'),
     seconds: Math.round(seconds * 1000) / 1000,
-    filesPerSecond: Math.round(listing.files.length / Math.max(seconds, 0.001)),
+    filesPerSecond: Math.round(total / Math.max(seconds, 0.001)),
   };
   if (flags.json) {
-    for (const item of listing.walk.skipped) process.stdout.write(JSON.stringify({ path: item.rel, status: 'not walked', reason: item.reason }) + '\n');
+    for (const item of walk.skipped) process.stdout.write(JSON.stringify({ path: item.rel, status: 'not walked', reason: item.reason }) + '\n');
     process.stdout.write(JSON.stringify({ summary }) + '\n');
   } else {
-    printNotWalked(listing.walk);
+    printNotWalked(walk);
     const verb = flags.check ? 'would change' : 'formatted';
     process.stderr.write(
-      `${listing.files.length} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted (${counts.cached} from the cache), ` +
+      `${total} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted (${counts.cached} from the cache), ` +
         `${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed — ${seconds.toFixed(2)} s, ${summary.filesPerSecond} files/s, ${threads} thread${threads === 1 ? '' : 's'}\n`,
     );
   }
-  if (cacheProblem) process.stderr.write(`formatbox: ${cacheProblem}\n`);
+  for (const problem of cacheProblems) process.stderr.write(`formatbox: ${problem}\n`);
   if (counts.failed > 0) return EXIT_USAGE;
   return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
+}
+
+function mergeWalk(into: WalkResult, from: WalkResult): void {
+  into.skipped.push(...from.skipped);
+  into.ignoredCount += from.ignoredCount;
+  into.truncated ??= from.truncated;
 }
 
 /**
@@ -200,21 +253,22 @@ function printOutcome(outcome: Outcome, flags: FormatFlags): void {
   const { path } = outcome;
   if (outcome.kind === 'error') {
     if (flags.json) process.stdout.write(JSON.stringify({ path, error: { code: outcome.code, message: outcome.message } }) + '\n');
-    else process.stdout.write(`error: ${path}: ${outcome.message}\n`);
+    else process.stdout.write(`error: ${shownPath(path)}: ${outcome.message}\n`);
     return;
   }
   const { receipt } = outcome;
   if (flags.json) {
-    process.stdout.write(JSON.stringify({ path, status: receipt.status, line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}), ...(outcome.cached ? { cached: true } : {}) }) + '\n');
-  } else if (outcome.kind === 'formatted' || outcome.kind === 'failed') {
-    process.stdout.write(`${outcome.kind === 'formatted' && flags.check ? `would reformat: ${path}` : receipt.line}\n`);
+    const status = formatJsonStatus(receipt.status, flags.check);
+    process.stdout.write(JSON.stringify({ path, status, line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}), ...(outcome.cached ? { cached: true } : {}) }) + '\n');
+  } else if (outcome.kind === 'formatted' || outcome.kind === 'failed' || saysNoRoot(receipt)) {
+    process.stdout.write(`${outcome.kind === 'formatted' && flags.check ? `would reformat: ${shownPath(path)}` : receipt.line}\n`);
   }
 }
 
 const NOT_WALKED_SHOWN = 20;
 
 function printNotWalked(walk: WalkResult): void {
-  for (const item of walk.skipped.slice(0, NOT_WALKED_SHOWN)) process.stderr.write(`not walked: ${item.rel} (${item.reason})\n`);
+  for (const item of walk.skipped.slice(0, NOT_WALKED_SHOWN)) process.stderr.write(`not walked: ${shownPath(item.rel)} (${item.reason})\n`);
   if (walk.skipped.length > NOT_WALKED_SHOWN) process.stderr.write(`not walked: ${walk.skipped.length - NOT_WALKED_SHOWN} more (--json lists them)\n`);
   if (walk.truncated) process.stderr.write(`formatbox: the walk was cut short: ${walk.truncated}\n`);
 }
@@ -240,10 +294,12 @@ async function listFiles(rootReal: string, named: string[], ignorePaths: string[
   const errors: Outcome[] = [];
   const walk: WalkResult = { files: [], skipped: [], ignoredCount: 0, ignoreProblems: [] };
   for (const path of named) {
-    const lexical = resolve(path);
+    // The parent resolved (a project reached through a symlinked path), the last name as given (a
+    // named symlink is the runtime's to check).
+    const lexical = realParent(resolve(path));
     const rel = toPosix(relative(rootReal, lexical));
     if (!isInside(lexical, rootReal)) {
-      errors.push({ kind: 'error', path, code: 'PATH_REFUSED', message: `${path} is outside the project root ${rootReal}` });
+      errors.push({ kind: 'error', path, code: 'PATH_REFUSED', message: `${shownPath(path)} is outside the project root ${shownPath(rootReal)}` });
       continue;
     }
     let isDirectory: boolean;
@@ -301,6 +357,14 @@ function createProgress(total: number): { tick(): void; clear(): void } {
       shown = false;
     },
   };
+}
+
+function realParent(abs: string): string {
+  try {
+    return join(realpathSync(dirname(abs)), basename(abs));
+  } catch {
+    return abs; // a missing parent: reported as missing below
+  }
 }
 
 function toPosix(path: string): string {

@@ -8,9 +8,12 @@
  * and a bounded diff (or a reread hint) for changes elsewhere. Nothing is printed when the formatter
  * changed nothing. A hook never fails the edit: problems become a short context line, exit code 0.
  */
+import { shownPath } from '../core/shown.js';
 import { readFileSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
+import { findProjectRoot } from '../node/project-root.js';
 import { unifiedDiff } from '../core/diff.js';
+import { DEFAULT_LIMITS } from '../core/engine.js';
 import { messageOf } from '../core/errors.js';
 import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
 import { rereadHint } from '../reconcile/index.js';
@@ -31,19 +34,35 @@ export interface HookOutput {
 }
 
 const TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
-const MAX_CONTEXT_DIFF_CHARS = 2000;
+/** Longest receipt line or failure line kept in the context. */
+const MAX_LINE_CHARS = 500;
 
-/** The hook's answer for one event, or undefined when there is nothing to tell the model. */
-export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: RequestHandler, env: NodeJS.ProcessEnv = process.env): Promise<HookOutput | undefined> {
+export interface HookOptions {
+  /** The budget for everything after the receipt line (edit blocks, diff, hints). Default: DEFAULT_LIMITS.maxDiffChars. */
+  maxDiffChars?: number;
+}
+
+/**
+ * The hook's answer for one event, or undefined when there is nothing to tell the model. Never
+ * throws for a bad event: anything that is not an Edit, MultiEdit or Write event is ignored.
+ */
+export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: RequestHandler, env: NodeJS.ProcessEnv = process.env, options: HookOptions = {}): Promise<HookOutput | undefined> {
+  if (!event || typeof event !== 'object' || Array.isArray(event)) return undefined;
   if (event.hook_event_name !== undefined && event.hook_event_name !== 'PostToolUse') return undefined;
-  if (!event.tool_name || !TOOLS.has(event.tool_name) || !event.tool_input) return undefined;
+  if (typeof event.tool_name !== 'string' || !TOOLS.has(event.tool_name) || !event.tool_input || typeof event.tool_input !== 'object') return undefined;
   const filePath = event.tool_input.file_path;
-  if (typeof filePath !== 'string') return undefined;
-  const root = resolve(env.CLAUDE_PROJECT_DIR || event.cwd || process.cwd());
-  const absolute = resolve(root, filePath);
-  const rel = relative(root, absolute);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined; // Outside the project: not ours.
-  const path = rel.split(sep).join('/');
+  if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) return undefined;
+  // The project root as the formatters find it: CLAUDE_PROJECT_DIR, else the nearest VCS root, else the
+  // nearest formatter config; symlinks resolved, so a subdirectory cwd or a symlinked path still works.
+  const found = findProjectRoot(filePath, { cwd: event.cwd || process.cwd(), ...(env.CLAUDE_PROJECT_DIR ? { projectDir: env.CLAUDE_PROJECT_DIR } : {}) });
+  if (!found) {
+    // Silence for a file outside the session's directory (not ours); a word when one inside it has no root.
+    const base = resolve(env.CLAUDE_PROJECT_DIR || event.cwd || process.cwd());
+    if (!resolve(base, filePath).startsWith(`${base}${sep}`)) return undefined;
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: `formatbox: ${shownPath(filePath)} was not formatted: no project root found (no CLAUDE_PROJECT_DIR containing it, no VCS root and no formatter config above it)` } };
+  }
+  const { root, path } = found;
+  const absolute = join(root, ...path.split('/'));
 
   const input = toolInput(event.tool_name, event.tool_input);
   if (!input) return undefined;
@@ -54,14 +73,15 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
     return undefined; // Gone already; nothing to format.
   }
   const prior = priorOf(event, input, written);
+  const budget = options.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars;
   try {
     const receipt = (prior === undefined
       ? await handler.handle({ root, method: 'format', path })
       : await handler.handle({ root, path, input, prior })) as Receipt;
-    const context = contextFor(receipt, input, written, prior, path);
+    const context = contextFor(receipt, input, written, prior, path, budget);
     return context ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: context } } : undefined;
   } catch (error) {
-    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: `formatbox: ${path} was not formatted: ${messageOf(error)}` } };
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(`formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS) } };
   }
 }
 
@@ -102,29 +122,44 @@ function priorOf(event: ClaudeCodeHookInput, input: SingleFileInput, written: st
   return replays(prior) ? prior : undefined;
 }
 
-function contextFor(receipt: Receipt, input: SingleFileInput, written: string, prior: string | null | undefined, path: string): string | undefined {
+/**
+ * The context for the model: one receipt line, then at most `budget` characters: each changed
+ * edit's new text in a delimited block, then the other changes as a diff. When that does not fit,
+ * a reread hint (which lines changed) replaces it.
+ */
+export function contextFor(receipt: Receipt, input: SingleFileInput, written: string, prior: string | null | undefined, path: string, budget: number): string | undefined {
   if (receipt.status === 'failed' || receipt.status === 'timeout' || receipt.status === 'refused') {
-    return `formatbox: ${receipt.line} (your edit is on disk as written)`;
+    return clip(`formatbox: ${receipt.line} (your edit is on disk as written)`, MAX_LINE_CHARS);
   }
   if (receipt.status !== 'formatted') return undefined;
-  const out = [`formatbox: ${receipt.line}. The file on disk differs from what you wrote:`];
+  const head = clip(`formatbox: ${receipt.line}. The file on disk differs from what you wrote.`, MAX_LINE_CHARS);
+  const parts: string[] = [];
   if (typeof prior === 'string' && !('content' in input)) {
     const sent = 'edits' in input ? input.edits : [input as EditInput];
     const now = 'edits' in receipt.input ? (receipt.input as { edits: EditInput[] }).edits : [receipt.input as EditInput];
     sent.forEach((edit, i) => {
       const after = now[i];
       if (!after || (after.newText === edit.newText && after.oldText === edit.oldText)) return;
-      const label = sent.length > 1 ? `edit ${i + 1}` : 'your edit';
-      out.push(`${label}: new_string is now on disk as:\n${after.newText}`);
+      parts.push(editBlock(sent.length > 1 ? `edit ${i + 1}` : 'your edit', after.newText));
     });
-    if (receipt.diff) out.push(boundedDiff(receipt.diff, path, applyInput(prior, receipt.input as SingleFileInput), receipt.content, 'other formatter changes'));
+    if (receipt.diff) parts.push(`other formatter changes:\n${receipt.diff.replace(/\n$/, '')}`);
   } else {
-    out.push(boundedDiff(unifiedDiff(written, receipt.content, { path }), path, written, receipt.content, 'the formatter changed'));
+    parts.push(`the formatter changed:\n${unifiedDiff(written, receipt.content, { path }).replace(/\n$/, '')}`);
   }
-  return out.join('\n');
+  let body = parts.join('\n');
+  if (body.length > budget) body = clip(rereadHint(path, written, receipt.content) || `the formatter changed more than fits here; reread ${shownPath(path)}`, budget);
+  return body === '' ? head : `${head}\n${body}`;
 }
 
-function boundedDiff(diff: string, path: string, before: string, after: string, heading: string): string {
-  if (diff.length <= MAX_CONTEXT_DIFF_CHARS) return `${heading}:\n${diff.replace(/\n$/, '')}`;
-  return rereadHint(path, before, after) || `${heading} more than fits here; reread ${path}`;
+/**
+ * One edit's new text as it is on disk, between marker lines, so its first and last characters
+ * (a trailing newline included) are unambiguous: the text is everything between the line after
+ * `<<<` and the newline before `>>>`.
+ */
+function editBlock(label: string, text: string): string {
+  return `${label}: new_string is now on disk as (exactly the text between the <<< and >>> lines):\n<<<\n${text}\n>>>`;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }

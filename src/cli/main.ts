@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { shownPath } from '../core/shown.js';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { createInterface } from 'node:readline';
@@ -11,6 +12,14 @@ import { answerLine, createRequestHandler, errorReply, type HandlerOptions } fro
 import { loadUserConfig } from './user-config.js';
 import { connectHandler, serveSocket } from './socket.js';
 import type { DoctorReport } from '../node/index.js';
+import { COMMAND_HELP } from './help.js';
+import { formatboxBuildId, formatboxVersion } from './version.js';
+import { checkFormatArgs, stdinRequest, writeStdinResult } from './format-args.js';
+import { DEFAULT_IDLE_MS, runDaemon } from './daemon-server.js';
+import { daemonPaths } from './daemon-paths.js';
+import { quietOnEpipe } from './epipe.js';
+import { DEFAULT_LIMITS } from '../core/engine.js';
+import type { Receipt } from '../core/types.js';
 
 const USAGE = `formatbox — a sandboxed, WebAssembly-first formatter runtime for coding agents
 
@@ -20,18 +29,25 @@ usage:
                                  JSON lines: one request per line → one receipt per line; wasm stays warm.
                                  With --socket, on a Unix socket (mode 0600) instead of stdin/stdout
   formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--ignore-path FILE] PATHS…
-                                 format files and directories in place (default --write); --check writes nothing.
+                                 format files and directories in place (--write); --check writes nothing.
                                  Walks honour .gitignore files; one worker per core; a cache of formatted files
+  formatbox format --stdin-filepath PATH
+                                 format stdin as if it were PATH, print the result (as prettier and biome do)
   formatbox hook claude-code [--socket PATH]
                                  PostToolUse hook for Claude Code's Edit, MultiEdit and Write; with a socket
                                  (or $FORMATBOX_SOCKET) that a serve answers on, the warm server formats
+  formatbox daemon status|stop   the per-user daemon that apply, hook and --stdin-filepath start on first use
+  formatbox mcp [--root DIR]     an MCP server on stdio: edit, multi_edit, write, apply_patch, format, doctor
   formatbox doctor [--json]      which formatter each language would use and why, sandbox status, ignored config
   formatbox demo                 run the main job on an embedded example
+  formatbox --version            the version; formatbox COMMAND --help: that command's usage
 
 options:
-  --root DIR        project root (default: the current directory; a request's own "root" wins)
+  --root DIR        project root (default: each file's own, found as the formatters find it: the nearest
+                    VCS root, else the nearest formatter config; a request's own "root" wins)
   --config FILE     user config (default: $FORMATBOX_CONFIG, else ~/.config/formatbox/formatbox.json)
   --trusted         trusted mode: the project's own Prettier config and plugins may load
+  --no-daemon       format in this process, not in the per-user daemon (also FORMATBOX_NO_DAEMON=1)
 
 exit codes: 0 ok · 1 format --check: files would change · 2 usage or config error · 3 the edit could not
 be applied · 4 file system refusal or failure · 70 internal error
@@ -46,6 +62,8 @@ interface Flags {
   root?: string;
   config?: string;
   socket?: string;
+  stdinFilepath?: string;
+  idleMs?: number;
 }
 
 function parseFlags(args: string[]): Flags {
@@ -64,6 +82,10 @@ function parseFlags(args: string[]): Flags {
     else if (arg === '--root') flags.root = value();
     else if (arg === '--config') flags.config = value();
     else if (arg === '--socket') flags.socket = value();
+    else if (arg === '--no-daemon') continue;
+    else if (arg === '--stdin-filepath' || arg === '--stdin-file-path') flags.stdinFilepath = value();
+    else if (arg.startsWith('--stdin-filepath=') || arg.startsWith('--stdin-file-path=')) flags.stdinFilepath = arg.slice(arg.indexOf('=') + 1);
+    else if (arg === '--idle-ms') flags.idleMs = Number(value());
     else if (arg.startsWith('--socket=')) flags.socket = arg.slice('--socket='.length);
     else if (arg.startsWith('--root=')) flags.root = arg.slice('--root='.length);
     else if (arg.startsWith('--config=')) flags.config = arg.slice('--config='.length);
@@ -80,8 +102,19 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? EXIT_USAGE : 0;
   }
+  if (command === '--version' || command === '-v' || command === '-V' || command === 'version') {
+    process.stdout.write(`${formatboxVersion()}\n`);
+    return 0;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${COMMAND_HELP[command] ?? USAGE}\n`);
+    return 0;
+  }
   if (command === 'demo') return runDemo();
-  if (command === 'apply' || command === 'hook' || command === 'format') {
+  if (command === 'hook') return runHookNeverFailing(rest);
+  if (command === 'daemon' && rest[0] === 'run') return runDaemonCommand(parseFlags(rest.slice(1)));
+  if (command === 'mcp') return (await import('./mcp.js')).runMcp(parseFlags(rest));
+  if (command === 'apply' || command === 'format') {
     // `format` too: on 2,000 files the optimising tier's compile cost more than it won (bench project).
     // One edit per process: V8's optimising tier would compile the large formatter modules (Biome is
     // 35 MB) again in the background for code that runs once. The baseline tier alone starts about
@@ -92,7 +125,8 @@ async function main(argv: string[]): Promise<number> {
   const flags = parseFlags(formatOnly?.args ?? rest);
   const root = resolve(flags.root ?? process.cwd());
   const { config } = loadUserConfig(flags.config);
-  const handlerOptions = { defaultRoot: root, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
+  // Without --root, each request runs in its file's project root, found as the formatters find it.
+  const handlerOptions = { defaultRoot: root, findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
   switch (command) {
     case 'doctor': {
       const handler = createRequestHandler(handlerOptions);
@@ -117,11 +151,10 @@ async function main(argv: string[]): Promise<number> {
         }
       }
       return runServe(handlerOptions);
-    case 'format':
-      return runFormat(root, flags, handlerOptions, formatOnly?.options);
-    case 'hook': {
-      if (flags.positional[0] !== 'claude-code') throw new FormatboxError('INVALID_REQUEST', 'usage: formatbox hook claude-code');
-      return runClaudeCodeHook(handlerOptions, flags.socket ?? process.env.FORMATBOX_SOCKET);
+    case 'format': {
+      if (flags.stdinFilepath !== undefined) return runFormatStdin(root, flags.stdinFilepath, handlerOptions);
+      const early = checkFormatArgs(flags);
+      return early ?? runFormat(root, flags, handlerOptions, formatOnly?.options);
     }
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
@@ -178,6 +211,44 @@ function writeLine(value: unknown): Promise<void> {
   return new Promise((done) => process.stdout.write(JSON.stringify(value) + '\n', () => done()));
 }
 
+/** `format --stdin-filepath PATH` in this process. */
+async function runFormatStdin(root: string, stdinFilepath: string, options: HandlerOptions): Promise<number> {
+  const text = await readStdin();
+  const handler = createRequestHandler(options);
+  try {
+    return writeStdinResult((await handler.handle(stdinRequest(root, stdinFilepath, text))) as Receipt, text);
+  } finally {
+    await handler.close();
+  }
+}
+
+/** `daemon run`: the per-user daemon in the foreground (the thin client starts it detached). */
+async function runDaemonCommand(flags: Flags): Promise<number> {
+  const envIdle = Number(process.env.FORMATBOX_DAEMON_IDLE_MS);
+  const idleMs = flags.idleMs ?? (Number.isFinite(envIdle) && envIdle > 0 ? envIdle : DEFAULT_IDLE_MS);
+  if (!Number.isFinite(idleMs) || idleMs <= 0) throw new FormatboxError('INVALID_REQUEST', '--idle-ms needs a positive number');
+  await runDaemon({ socket: resolve(flags.socket ?? daemonPaths().socket), version: formatboxVersion(), build: formatboxBuildId(), idleMs });
+  return 0;
+}
+
+/**
+ * The hook in this process: it always exits 0, whatever the input, flags or config (Claude Code
+ * treats exit 2 as a blocking error on every edit). Problems go to stderr.
+ */
+async function runHookNeverFailing(rest: string[]): Promise<number> {
+  try {
+    setFlagsFromString('--liftoff-only'); // one edit per process (see main)
+    const flags = parseFlags(rest);
+    if (flags.positional[0] !== 'claude-code') throw new FormatboxError('INVALID_REQUEST', 'usage: formatbox hook claude-code');
+    const { config } = loadUserConfig(flags.config);
+    const options = { defaultRoot: resolve(flags.root ?? process.cwd()), ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
+    return await runClaudeCodeHook(options, flags.socket ?? process.env.FORMATBOX_SOCKET);
+  } catch (error) {
+    process.stderr.write(`formatbox: hook: ${messageOf(error)}${isFormatboxError(error) ? ` (${error.code})` : ''}\n`);
+    return 0;
+  }
+}
+
 /** With a socket that answers, the warm server formats; otherwise this process does (cold). */
 async function runClaudeCodeHook(options: HandlerOptions, socket: string | undefined): Promise<number> {
   const handler = (socket ? await connectHandler(resolve(socket)) : undefined) ?? createRequestHandler(options);
@@ -188,7 +259,7 @@ async function runClaudeCodeHook(options: HandlerOptions, socket: string | undef
     } catch {
       return 0; // Not a hook event: say nothing, never fail the edit.
     }
-    const output = await claudeCodeHook(event as ClaudeCodeHookInput, handler);
+    const output = await claudeCodeHook(event as ClaudeCodeHookInput, handler, process.env, { maxDiffChars: options.config?.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars });
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
     return 0;
   } finally {
@@ -205,10 +276,12 @@ function formatDoctor(report: DoctorReport): string {
   lines.push('', `sandbox: ${report.sandbox.available ? 'available' : 'NOT available'} (${report.sandbox.kind}): ${report.sandbox.detail}`);
   for (const s of report.subprocess) lines.push(`  ${s.name}: ${s.available ? '' : 'unavailable: '}${s.detail}`);
   lines.push('', report.ignored.length === 0 ? 'ignored project config: none' : 'ignored project config:');
-  for (const item of report.ignored) lines.push(`  ${item.file}: ${item.item} — ${item.reason}`);
+  // Names and items come from the repo: shown escaped, like every path (core/shown.ts).
+  for (const item of report.ignored) lines.push(`  ${shownPath(item.file)}: ${shownPath(item.item)} — ${item.reason}`);
   return lines.join('\n');
 }
 
+quietOnEpipe();
 main(process.argv.slice(2)).then(
   (code) => exitWhenFlushed(code),
   (error: unknown) => {

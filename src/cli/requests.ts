@@ -7,8 +7,9 @@
  * - Without `prior`, formatbox performs the edit on disk, then formats and reconciles it.
  * - With `prior` (the file before the edit; `null` for a new file), the caller already wrote the
  *   file: formatbox formats what is on disk and reconciles against `prior` (`afterWrite`).
- * Other methods: `{method: 'format', path, check?}` (format the file in place, or only report), and
- * `{method: 'doctor'}`.
+ * Other methods: `{method: 'format', path, check?}` (format the file in place, or only report),
+ * `{method: 'formatText', path, text}` (format text as if it were `path`; `format --stdin-filepath`)
+ * and `{method: 'doctor'}`.
  *
  * Runtimes are kept per root (one shared worker pool), so wasm stays warm across requests.
  */
@@ -18,16 +19,19 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { toolKind } from '../tools/index.js';
 import { DEFAULT_LIMITS } from '../core/engine.js';
 import { createRuntime, createWorkerPool, type DoctorReport, type Runtime, type WorkerPool } from '../node/index.js';
+import { placeRequest, withNoRootReason } from './request-root.js';
 
 export interface CliRequest {
   id?: unknown;
-  method?: 'apply' | 'format' | 'doctor';
+  method?: 'apply' | 'format' | 'formatText' | 'doctor';
   root?: string;
   path?: string;
   input?: ToolInput;
   prior?: string | null;
   /** `method: 'format'` only: report what formatting would do, write nothing. */
   check?: boolean;
+  /** `method: 'formatText'` only: the text to format as if it were `path` (nothing is read or written). */
+  text?: string;
 }
 
 export type CliResult = Receipt | PatchReceipt | DoctorReport;
@@ -44,11 +48,15 @@ export interface RequestHandler {
 }
 
 export interface HandlerOptions {
-  /** Used when a request names no root. */
+  /** Used when a request names no root (with `findRoot`: where relative paths start from). */
   defaultRoot: string;
+  /** A request that names no root runs in its file's project root (request-root.ts), not in `defaultRoot`. */
+  findRoot?: boolean;
   /** Trusted user config (formatbox.json). */
   config?: UserConfig;
   trust?: 'untrusted' | 'trusted';
+  /** A worker pool to share with other handlers (the daemon's); the handler does not close it. */
+  pool?: WorkerPool;
 }
 
 /** Most roots kept open at once; the least recently used one is closed first. */
@@ -68,7 +76,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     // One worker pool for every root keeps the wasm warm across projects. Trusted mode loads each
     // project's own Prettier config in its worker, so there each runtime has its own pool.
     const shared = options.trust !== 'trusted';
-    if (shared) pool ??= createWorkerPool({ timeoutMs: options.config?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs });
+    if (shared) pool ??= options.pool ?? createWorkerPool({ timeoutMs: options.config?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs });
     const runtime = createRuntime({
       root,
       ...(shared && pool ? { pool } : {}),
@@ -86,23 +94,32 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
 
   return {
     async handle(raw: unknown): Promise<CliResult> {
-      const request = parseRequest(raw);
-      const runtime = await runtimeFor(request.root ?? options.defaultRoot);
-      switch (request.method ?? 'apply') {
-        case 'doctor':
-          return runtime.doctor();
-        case 'format':
-          return runtime.format({ path: requirePath(request), ...(request.check === true ? { check: true } : {}) });
-        default:
-          return apply(runtime, request);
-      }
+      const parsed = parseRequest(raw);
+      const { request, noRoot } = options.findRoot
+        ? placeRequest(parsed, { cwd: options.defaultRoot })
+        : { request: { ...parsed, root: parsed.root ?? options.defaultRoot }, noRoot: false };
+      return withNoRootReason(await handlePlaced(await runtimeFor(request.root), request), noRoot);
     },
     async close(): Promise<void> {
       for (const runtime of runtimes.values()) await runtime.close();
       runtimes.clear();
-      await pool?.close();
+      if (pool !== options.pool) await pool?.close();
     },
   };
+}
+
+function handlePlaced(runtime: Runtime, request: CliRequest): Promise<CliResult> {
+  switch (request.method ?? 'apply') {
+    case 'doctor':
+      return runtime.doctor();
+    case 'format':
+      return runtime.format({ path: requirePath(request), ...(request.check === true ? { check: true } : {}) });
+    case 'formatText':
+      if (typeof request.text !== 'string') throw new FormatboxError('INVALID_REQUEST', 'formatText needs text (a string)');
+      return runtime.formatText({ path: requirePath(request), text: request.text });
+    default:
+      return apply(runtime, request);
+  }
 }
 
 function apply(runtime: Runtime, request: CliRequest): Promise<Receipt | PatchReceipt> {
@@ -130,8 +147,8 @@ function apply(runtime: Runtime, request: CliRequest): Promise<Receipt | PatchRe
 function parseRequest(raw: unknown): CliRequest {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new FormatboxError('INVALID_REQUEST', 'a request is a JSON object: {root?, path, input, prior?}');
   const request = raw as CliRequest;
-  if (request.method !== undefined && !['apply', 'format', 'doctor'].includes(request.method)) {
-    throw new FormatboxError('INVALID_REQUEST', `unknown method ${JSON.stringify(request.method)}; use apply, format or doctor`);
+  if (request.method !== undefined && !['apply', 'format', 'formatText', 'doctor'].includes(request.method)) {
+    throw new FormatboxError('INVALID_REQUEST', `unknown method ${JSON.stringify(request.method)}; use apply, format, formatText or doctor`);
   }
   if (request.root !== undefined && typeof request.root !== 'string') throw new FormatboxError('INVALID_REQUEST', 'root must be a string');
   if (request.prior !== undefined && request.prior !== null && typeof request.prior !== 'string') throw new FormatboxError('INVALID_REQUEST', 'prior must be a string or null');

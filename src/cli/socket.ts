@@ -4,7 +4,8 @@
  * formatters' wasm again. The socket is created with mode 0600 (the user's own processes only); a
  * stale socket file left by a dead server is replaced, a live one is an error.
  */
-import { existsSync, lstatSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, statSync, unlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { FormatboxError } from '../core/errors.js';
@@ -18,15 +19,7 @@ export async function serveSocket(path: string, handler: RequestHandler): Promis
     unlinkSync(path);
   }
   const server: Server = createServer((socket) => serveConnection(socket, handler));
-  const previous = process.umask(0o177);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(path, () => resolve());
-    });
-  } finally {
-    process.umask(previous);
-  }
+  await listenPrivately(server, path);
   process.stderr.write(`formatbox: serving on ${path}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => server.close(() => resolve());
@@ -37,6 +30,28 @@ export async function serveSocket(path: string, handler: RequestHandler): Promis
     unlinkSync(path);
   } catch {
     // already gone
+  }
+}
+
+/**
+ * Listens on a Unix socket created with mode 0600. A missing directory or a refused path is a
+ * clear INVALID_REQUEST, not a stack trace.
+ */
+export async function listenPrivately(server: Server, path: string): Promise<void> {
+  const dir = dirname(path);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new FormatboxError('INVALID_REQUEST', `cannot listen on ${path}: the directory ${dir} does not exist (create it first, mode 0700)`);
+  }
+  const previous = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => resolve());
+    });
+  } catch (error) {
+    throw new FormatboxError('INVALID_REQUEST', `cannot listen on ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  } finally {
+    process.umask(previous);
   }
 }
 
@@ -54,7 +69,8 @@ function serveConnection(socket: Socket, handler: RequestHandler): void {
   socket.on('error', () => socket.destroy());
 }
 
-function reachable(path: string): Promise<boolean> {
+/** Whether something answers a connect on `path`. */
+export function reachable(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = connect(path);
     probe.once('connect', () => {

@@ -4,18 +4,12 @@
  * cannot supply it.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
 import type { UserConfig } from '../core/types.js';
 import { isRecord, parseData } from '../config/data.js';
+import { defaultUserConfigPath, userConfigNamed } from './user-config-path.js';
 
-/** `$FORMATBOX_CONFIG`, else `$XDG_CONFIG_HOME/formatbox/formatbox.json`, else `~/.config/formatbox/formatbox.json`. */
-export function defaultUserConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.FORMATBOX_CONFIG) return env.FORMATBOX_CONFIG;
-  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
-  return join(base, 'formatbox', 'formatbox.json');
-}
+export { defaultUserConfigPath } from './user-config-path.js';
 
 /**
  * Reads the user config. A missing default file is no config; a missing `--config` file, bad JSON or
@@ -23,15 +17,20 @@ export function defaultUserConfigPath(env: NodeJS.ProcessEnv = process.env): str
  */
 export function loadUserConfig(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): { config?: UserConfig; file?: string } {
   const file = explicit ?? defaultUserConfigPath(env);
-  if (!explicit && !env.FORMATBOX_CONFIG && !existsSync(file)) return {};
+  if (!userConfigNamed(explicit, env) && !existsSync(file)) return {};
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     throw new FormatboxError('INVALID_CONFIG', `cannot read the user config ${file}: ${(error as Error).message}`);
   }
+  return { config: parseUserConfig(text, file), file };
+}
+
+/** The user config in `text` (JSONC, read from `file`); INVALID_CONFIG when it is not a JSON object. */
+export function parseUserConfig(text: string, file: string): UserConfig {
   const parsed = parseData(text, 'jsonc');
   if (!parsed.ok) throw new FormatboxError('INVALID_CONFIG', `${file}: ${parsed.reason}`);
   if (!isRecord(parsed.value)) throw new FormatboxError('INVALID_CONFIG', `${file}: the user config is a JSON object`);
-  return { config: parsed.value as UserConfig, file };
+  return parsed.value as UserConfig;
 }

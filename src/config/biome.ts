@@ -4,9 +4,11 @@
  * is clamped to Biome's default. `files.includes`/`formatter.includes` (and Biome 1's
  * `ignore`/`include`) are evaluated here, since the wasm `formatFile` does not honour them.
  */
-import type { IgnoredItem } from '../core/types.js';
+import type { ConfigSource, IgnoredItem } from '../core/types.js';
+import type { ConfigError } from './config-error.js';
 import { isRecord, parseData } from './data.js';
 import { compileGlob } from './glob.js';
+import { CONFIG_BUDGET } from './budget.js';
 import { baseOf, dirOf, isUnder, relativeTo } from './paths.js';
 import { truncate } from './prettier.js';
 
@@ -24,6 +26,10 @@ export interface BiomeConfigFile {
   /** `extends: "//"`: merged over the root config. */
   extendsRoot: boolean;
   ignored: IgnoredItem[];
+  /** The file as written, for Biome's own loader to check (the adapter does); null when it could not be read. */
+  text: string | null;
+  /** Beyond formatbox's parse limits (size, depth, values): refused without handing it to Biome. */
+  error?: ConfigError;
 }
 
 export function loadBiomeConfigs(files: Record<string, string | null>, ignored: IgnoredItem[]): BiomeConfigFile[] {
@@ -37,14 +43,14 @@ export function loadBiomeConfigs(files: Record<string, string | null>, ignored: 
       ignored.push({ file, item: baseOf(file), reason: `${byDir.get(dir)?.file} is used instead (Biome reads one config per directory)` });
       continue;
     }
-    const entry: BiomeConfigFile = { dir, file, configuration: {}, nested: false, extendsRoot: false, ignored: [] };
-    const text = files[file];
-    if (text === null || text === undefined) entry.ignored.push({ file, item: baseOf(file), reason: 'not read (too large, not a regular file, or outside the root); Biome defaults are used' });
-    else {
+    const text = files[file] ?? null;
+    const entry: BiomeConfigFile = { dir, file, configuration: {}, nested: false, extendsRoot: false, ignored: [], text };
+    // A file formatbox cannot parse is still used: Biome's own loader (in the adapter) rejects it with its message.
+    if (text !== null) {
       const parsed = parseData(text, 'jsonc');
-      if (!parsed.ok) entry.ignored.push({ file, item: baseOf(file), reason: `${parsed.reason}; Biome defaults are used` });
-      else if (!isRecord(parsed.value)) entry.ignored.push({ file, item: baseOf(file), reason: 'not a JSON object; Biome defaults are used' });
-      else sanitise(parsed.value, entry);
+      if (parsed.ok && isRecord(parsed.value)) sanitise(parsed.value, entry);
+      // A syntax error goes to Biome's loader for its own message; a limit (depth, size) never reaches the wasm.
+      else if (!parsed.ok && !parsed.reason.startsWith('not valid')) entry.error = { file, message: parsed.reason };
     }
     ignored.push(...entry.ignored);
     byDir.set(dir, entry);
@@ -93,15 +99,38 @@ function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void
   entry.configuration = out;
 }
 
+export interface BiomeConfigForPath {
+  config: BiomeConfigFile;
+  configuration: Record<string, unknown>;
+  /** The files Biome loads for `path`: its root config and every nested one below it, as written. */
+  sources: ConfigSource[];
+  /** A file that could not be read: formatbox refuses rather than use Biome's defaults. */
+  error?: ConfigError;
+  /** `formatter.useEditorconfig` of the root config (Biome reads `.editorconfig` only when the root asks). */
+  useEditorconfig: boolean;
+}
+
 /** The config Biome uses for `path`: the nearest one, merged over the root config when it extends `"//"`. */
-export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string): { config: BiomeConfigFile; configuration: Record<string, unknown> } | undefined {
+export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string): BiomeConfigForPath | undefined {
   const applicable = configs.filter((c) => isUnder(c.dir, path)).sort((a, b) => b.dir.length - a.dir.length);
   const config = applicable[0];
   if (!config) return undefined;
-  if (!config.extendsRoot) return { config, configuration: config.configuration };
-  const root = applicable.slice(1).find((c) => !c.nested);
-  if (!root) return { config, configuration: config.configuration };
-  return { config, configuration: deepMerge(root.configuration, config.configuration) };
+  const root = config.extendsRoot ? applicable.slice(1).find((c) => !c.nested) : undefined;
+  // Biome loads every nested config below the root config before it formats anything: one it rejects
+  // stops the whole run, whichever file is asked for.
+  const projectRoot = applicable.find((c) => !c.nested) ?? applicable[applicable.length - 1] ?? config;
+  const used = configs.filter((c) => c === projectRoot || isUnder(projectRoot.dir, c.file)).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
+  const unreadable = used.find((c) => c.text === null || c.error);
+  const sources = used.flatMap((c) => (c.text === null ? [] : [{ file: c.file, text: c.text }]));
+  const configuration = root ? deepMerge(root.configuration, config.configuration) : config.configuration;
+  const rootFormatter = projectRoot.configuration.formatter;
+  return {
+    config,
+    configuration,
+    sources,
+    useEditorconfig: isRecord(rootFormatter) && rootFormatter.useEditorconfig === true && (config === projectRoot || config.extendsRoot),
+    ...(unreadable ? { error: unreadable.error ?? { file: unreadable.file, message: 'not read (too large, not a regular file, or outside the root)' } } : {}),
+  };
 }
 
 /**
@@ -184,13 +213,21 @@ function ancestors(path: string): string[] {
 }
 
 const globCache = new Map<string, { test: (path: string) => boolean; reason?: string }>();
+/** Bounded by what it holds, not by count: a project's includes (within its config budget) all fit, so none is compiled twice. */
+const MAX_CACHED_GLOB_SIZE = 2 * CONFIG_BUDGET.maxGlobChars;
+let cachedGlobSize = 0;
 
 function biomeGlob(pattern: string, file: string, where: string, ignored: IgnoredItem[]): (path: string) => boolean {
   let entry = globCache.get(pattern);
   if (!entry) {
     const compiled = compileGlob(pattern.replace(/^\.\//, ''));
     entry = compiled.ok ? { test: compiled.test } : { test: () => false, reason: compiled.reason };
-    if (globCache.size > 1000) globCache.clear();
+    const size = compiled.ok ? compiled.size : 1;
+    if (cachedGlobSize + size > MAX_CACHED_GLOB_SIZE) {
+      globCache.clear();
+      cachedGlobSize = 0;
+    }
+    cachedGlobSize += size;
     globCache.set(pattern, entry);
   }
   if (entry.reason) ignored.push({ file, item: `${where}: ${truncate(pattern)}`, reason: entry.reason });

@@ -7,6 +7,7 @@ import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc
 import JSON5 from 'json5';
 import { parseDocument } from 'yaml';
 import { parse as parseToml } from 'smol-toml';
+import { positionAt } from './config-error.js';
 
 export type DataFormat = 'json' | 'jsonc' | 'json5' | 'yaml' | 'toml';
 
@@ -19,11 +20,18 @@ export interface DataLimits {
   maxNodes: number;
   /** YAML aliases per document. Default 100. */
   maxAliases: number;
+  /**
+   * Characters per YAML or JSON5 file. Default 64 Ki. Their parsers are slow (a 250 KB YAML file
+   * took 1.8 s in a fresh process here, 1 MB of JSON5 0.6 s), and one file is the unit of config
+   * work that cannot be interrupted on the caller's thread. Real YAML and JSON5 configs are a few KB.
+   */
+  maxSlowFormatChars: number;
 }
 
-export const DATA_LIMITS: DataLimits = { maxChars: 1024 * 1024, maxDepth: 64, maxNodes: 100_000, maxAliases: 100 };
+export const DATA_LIMITS: DataLimits = { maxChars: 1024 * 1024, maxDepth: 64, maxNodes: 100_000, maxAliases: 100, maxSlowFormatChars: 64 * 1024 };
 
-export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
+/** A failed parse may say where (1-based line and column) the text went wrong. */
+export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string; line?: number; column?: number };
 
 /** Which parser reads a config file, by its name. */
 export function formatOfName(name: string): DataFormat | undefined {
@@ -41,12 +49,15 @@ export function parseData(text: string, format: DataFormat, limits: DataLimits =
   if (text.length > limits.maxChars) return { ok: false, reason: `larger than ${limits.maxChars} characters` };
   const depth = bracketDepth(text, format === 'json5' || format === 'yaml' || format === 'toml');
   if (depth > limits.maxDepth) return { ok: false, reason: `nested deeper than ${limits.maxDepth} levels` };
+  if ((format === 'yaml' || format === 'json5') && text.length > limits.maxSlowFormatChars) {
+    return { ok: false, reason: `${format.toUpperCase()} larger than ${limits.maxSlowFormatChars} characters (its parser is slow; config is read on the caller's thread)` };
+  }
   let value: unknown;
   try {
     value = parseUnchecked(text, format, limits);
   } catch (error) {
     if (error instanceof RangeError) return { ok: false, reason: `nested too deeply to parse (${error.message})` };
-    return { ok: false, reason: `not valid ${format.toUpperCase()}: ${firstLine(error)}` };
+    return { ok: false, reason: `not valid ${format.toUpperCase()}: ${firstLine(error)}`, ...errorPosition(error, text) };
   }
   return sanitiseValue(value, limits);
 }
@@ -59,7 +70,7 @@ function parseUnchecked(text: string, format: DataFormat, limits: DataLimits): u
       const errors: ParseError[] = [];
       const value: unknown = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
       const first = errors[0];
-      if (first) throw new Error(`${printParseErrorCode(first.error)} at offset ${first.offset}`);
+      if (first) throw Object.assign(new Error(`${printParseErrorCode(first.error)} at offset ${first.offset}`), { offset: first.offset });
       return value;
     }
     case 'json5':
@@ -69,7 +80,7 @@ function parseUnchecked(text: string, format: DataFormat, limits: DataLimits): u
       // (`!!js/function`, `!!python/object`) would silently become a string, so it is refused.
       const doc = parseDocument(text, { schema: 'core', merge: true, uniqueKeys: false, prettyErrors: false });
       const problem = doc.errors[0] ?? doc.warnings[0];
-      if (problem) throw new Error(problem.code === 'TAG_RESOLVE_FAILED' ? `custom YAML tags are not allowed (${problem.message.split('\n')[0]})` : problem.message);
+      if (problem) throw Object.assign(new Error(problem.code === 'TAG_RESOLVE_FAILED' ? `custom YAML tags are not allowed (${problem.message.split('\n')[0]})` : problem.message), { offset: problem.pos[0] });
       return doc.toJS({ maxAliasCount: limits.maxAliases });
     }
     case 'toml':
@@ -133,6 +144,15 @@ export function sanitiseValue(value: unknown, limits: DataLimits = DATA_LIMITS):
 }
 
 class LimitError extends Error {}
+
+/** Line and column of a parser's error: an offset (jsonc-parser, yaml), or the line/column JSON5 and smol-toml report. */
+function errorPosition(error: unknown, text: string): { line?: number; column?: number } {
+  const e = error as { offset?: unknown; lineNumber?: unknown; columnNumber?: unknown; line?: unknown; column?: unknown };
+  if (typeof e.offset === 'number') return positionAt(text, e.offset);
+  if (typeof e.lineNumber === 'number') return { line: e.lineNumber, ...(typeof e.columnNumber === 'number' ? { column: e.columnNumber } : {}) };
+  if (typeof e.line === 'number') return { line: e.line, ...(typeof e.column === 'number' ? { column: e.column } : {}) };
+  return {};
+}
 
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

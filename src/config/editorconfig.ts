@@ -3,7 +3,7 @@
  * and mapped to Prettier options the way Prettier's `editorconfig: true` does.
  * Bounded: section and line counts, glob complexity (see glob.ts).
  */
-import { compileGlob } from './glob.js';
+import { compileGlob, type GlobBudget } from './glob.js';
 import type { IgnoredItem } from '../core/types.js';
 
 export const EDITORCONFIG_LIMITS = { maxSections: 1000, maxLineChars: 4096 };
@@ -26,7 +26,7 @@ export interface EditorconfigFile {
 const KNOWN = new Set(['end_of_line', 'indent_style', 'indent_size', 'insert_final_newline', 'trim_trailing_whitespace', 'charset', 'tab_width', 'max_line_length', 'quote_type']);
 
 /** Parses one `.editorconfig`. Sections whose glob is refused are reported in `ignored`. */
-export function parseEditorconfig(text: string, file: string, dir: string, ignored: IgnoredItem[]): EditorconfigFile {
+export function parseEditorconfig(text: string, file: string, dir: string, ignored: IgnoredItem[], budget?: GlobBudget): EditorconfigFile {
   const result: EditorconfigFile = { dir, file, root: false, sections: [] };
   let section: EditorconfigSection | undefined;
   let skipping = false;
@@ -44,7 +44,7 @@ export function parseEditorconfig(text: string, file: string, dir: string, ignor
         break;
       }
       const glob = line.slice(1, -1);
-      const compiled = compileGlob(fullGlob(glob));
+      const compiled = compileGlob(fullGlob(glob), budget);
       if (!compiled.ok) {
         ignored.push({ file, item: `[${glob.length > 60 ? `${glob.slice(0, 60)}…` : glob}]`, reason: compiled.reason });
         section = undefined;
@@ -79,7 +79,7 @@ function fullGlob(glob: string): string {
  * Properties for `path` (project-relative), from the given files ordered from the root down.
  * Files above the nearest `root = true` are not used. Later sections and nearer files win.
  */
-export function editorconfigFor(files: EditorconfigFile[], path: string): Record<string, string | number> {
+export function editorconfigFor(files: EditorconfigFile[], path: string, options: { postProcess?: boolean } = {}): Record<string, string | number> {
   const applicable = files.filter((f) => f.dir === '' || path.startsWith(`${f.dir}/`));
   let start = 0;
   applicable.forEach((f, index) => {
@@ -97,7 +97,8 @@ export function editorconfigFor(files: EditorconfigFile[], path: string): Record
     if (value === 'unset') continue;
     out[key] = /^\d+$/.test(value) ? Number(value) : value;
   }
-  // editorconfig-core's post-processing.
+  // editorconfig-core's post-processing (Prettier uses it; Biome reads the raw properties).
+  if (options.postProcess === false) return out;
   if (out.indent_style === 'tab' && !('indent_size' in out)) out.indent_size = 'tab';
   if ('indent_size' in out && !('tab_width' in out) && out.indent_size !== 'tab') out.tab_width = out.indent_size;
   if (out.indent_size === 'tab' && 'tab_width' in out) out.indent_size = out.tab_width as number;

@@ -9,10 +9,29 @@
  * EditorConfig all match dotfiles).
  */
 
-export const GLOB_LIMITS = { maxLength: 1024, maxAlternatives: 256, maxBraceDepth: 8, maxRange: 256 };
+/**
+ * Per glob. `maxExpandedChars`: characters over all brace alternatives, computed before anything is
+ * expanded (256 alternatives of a 1,024-character pattern would otherwise be 262,144 characters).
+ */
+export const GLOB_LIMITS = { maxLength: 1024, maxAlternatives: 256, maxBraceDepth: 8, maxRange: 256, maxExpandedChars: 16_384 };
 
 /** `size`: tokens over all brace alternatives, the cost of one match per path character. */
 export type Glob = { ok: true; test(path: string): boolean; size: number } | { ok: false; reason: string };
+
+/** What a glob costs once its braces are expanded, known before expanding them. */
+export interface GlobCost {
+  alternatives: number;
+  /** Characters over all alternatives (an upper bound of the compiled tokens). */
+  chars: number;
+}
+
+/**
+ * Pays for compiled globs: a project's config budget (see budget.ts). `spend` returns why it
+ * refuses, or undefined when the glob may be compiled.
+ */
+export interface GlobBudget {
+  spend(cost: GlobCost): string | undefined;
+}
 
 type Token =
   | { t: 'lit'; c: string }
@@ -22,9 +41,21 @@ type Token =
   | { t: 'globstar' }
   | { t: 'dirs' }; // `**/`: zero or more whole directories
 
-/** Compiles a glob into a bounded matcher (or says why it was refused). */
-export function compileGlob(pattern: string): Glob {
+/**
+ * Compiles a glob into a bounded matcher (or says why it was refused). Its expansion is sized first
+ * and checked against the per-glob limits and `budget`; nothing is expanded past them.
+ */
+export function compileGlob(pattern: string, budget?: GlobBudget): Glob {
   if (pattern.length > GLOB_LIMITS.maxLength) return { ok: false, reason: `glob longer than ${GLOB_LIMITS.maxLength} characters` };
+  const cost = globCost(pattern);
+  const tooBig =
+    cost.reason ??
+    (cost.alternatives > GLOB_LIMITS.maxAlternatives ? `braces expand to more than ${GLOB_LIMITS.maxAlternatives} globs` : undefined) ??
+    (cost.chars > GLOB_LIMITS.maxExpandedChars ? `braces expand to more than ${GLOB_LIMITS.maxExpandedChars} characters` : undefined);
+  // A refused pattern still counts (as one pattern of no size): sizing it took work too.
+  const refusal = budget?.spend(tooBig ? { alternatives: 0, chars: 0 } : cost);
+  if (refusal) return { ok: false, reason: refusal };
+  if (tooBig) return { ok: false, reason: tooBig };
   let alternatives: string[];
   try {
     alternatives = expandBraces(extglobToBraces(pattern), 0);
@@ -39,6 +70,51 @@ export function compileGlob(pattern: string): Glob {
 
 class GlobError extends Error {}
 
+/**
+ * The size of a glob's brace expansion without expanding it (what `expandBraces` would produce,
+ * before duplicates are removed). Refusals (nesting, ranges, extglobs) are reported as `reason`.
+ */
+export function globCost(pattern: string): GlobCost & { reason?: string } {
+  try {
+    return expansionCost(extglobToBraces(pattern), 0);
+  } catch (error) {
+    return { alternatives: 1, chars: pattern.length, reason: error instanceof GlobError ? error.message : String(error) };
+  }
+}
+
+/** Mirrors `expandBraces` on counts: alternatives multiply along a pattern and add up across `{a,b}`. */
+function expansionCost(pattern: string, depth: number): GlobCost {
+  if (depth > GLOB_LIMITS.maxBraceDepth) throw new GlobError(`braces nested deeper than ${GLOB_LIMITS.maxBraceDepth}`);
+  const open = findBraceOpen(pattern);
+  const close = open < 0 ? -1 : findBraceClose(pattern, open);
+  if (close < 0) return { alternatives: 1, chars: pattern.length };
+  const body = pattern.slice(open + 1, close);
+  const head = pattern.slice(0, open);
+  const tail = pattern.slice(close + 1);
+  const options: GlobCost = { alternatives: 0, chars: 0 };
+  const range = /^(-?\d+)\.\.(-?\d+)$/.exec(body);
+  if (range) {
+    const from = Number(range[1]);
+    const to = Number(range[2]);
+    if (Math.abs(to - from) + 1 > GLOB_LIMITS.maxRange) throw new GlobError(`brace range {${body}} has more than ${GLOB_LIMITS.maxRange} values`);
+    for (let n = from; from <= to ? n <= to : n >= to; n += from <= to ? 1 : -1) {
+      options.alternatives++;
+      options.chars += String(n).length;
+    }
+  } else {
+    const parts = splitTopLevel(body);
+    if (parts.length < 2) return expansionCost(`${head}\\{${body}\\}${tail}`, depth);
+    for (const part of parts) {
+      const cost = expansionCost(part, depth + 1);
+      options.alternatives += cost.alternatives;
+      options.chars += cost.chars;
+    }
+  }
+  const tails = expansionCost(tail, depth);
+  const alternatives = options.alternatives * tails.alternatives;
+  return { alternatives, chars: head.length * alternatives + options.chars * tails.alternatives + tails.chars * options.alternatives };
+}
+
 /** `@(a|b)` → `{a,b}`, `?(a|b)` → `{,a,b}`; other extglobs are refused. */
 function extglobToBraces(pattern: string): string {
   if (!/[@?!+*]\(/.test(pattern)) return pattern;
@@ -51,7 +127,7 @@ function extglobToBraces(pattern: string): string {
 }
 
 /** Expands `{a,b}` and `{1..3}` (outside `[...]`), refusing more than `maxAlternatives` results. */
-function expandBraces(pattern: string, depth: number): string[] {
+export function expandBraces(pattern: string, depth: number): string[] {
   if (depth > GLOB_LIMITS.maxBraceDepth) throw new GlobError(`braces nested deeper than ${GLOB_LIMITS.maxBraceDepth}`);
   const open = findBraceOpen(pattern);
   if (open < 0) return [pattern];

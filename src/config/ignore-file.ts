@@ -16,10 +16,15 @@
  * (a path is ignored when any file ignores it, so a nested `!name` does not re-include what a
  * parent .gitignore excludes). Both are checked against the real CLIs in
  * test/config/ignore-files-agreement.test.ts.
+ *
+ * Each file is compiled once for both readings (a glob they read alike is one matcher), and a text
+ * compiled before is taken from a cache keyed by its content; every glob is charged to the
+ * project's config budget either way (budget.ts).
  */
 import type { IgnoredItem } from '../core/types.js';
-import { compileGlob } from './glob.js';
+import { compileGlob, type Glob, type GlobBudget, type GlobCost } from './glob.js';
 import { isUnder, relativeTo } from './paths.js';
+import { CONFIG_BUDGET } from './budget.js';
 
 /** Rules read from one ignore file; `dir` is the file's directory ('' is the project root). */
 export interface IgnoreFile {
@@ -49,14 +54,94 @@ export const MAX_IGNORE_LINES = 5000;
 export const MAX_IGNORE_GLOB_SIZE = 20_000;
 
 /** Parses one ignore file. Patterns the glob compiler refuses are reported in `ignored`. */
-export function parseIgnoreFile(text: string, file: string, dir: string, ignored: IgnoredItem[], flavour: IgnoreFlavour = 'git'): IgnoreFile {
-  const rules: IgnoreRule[] = [];
-  const lines = text.split(/\r?\n/);
-  if (lines.length > MAX_IGNORE_LINES) {
-    ignored.push({ file, item: `lines after ${MAX_IGNORE_LINES}`, reason: `only the first ${MAX_IGNORE_LINES} lines are read` });
+export function parseIgnoreFile(text: string, file: string, dir: string, ignored: IgnoredItem[], flavour: IgnoreFlavour = 'git', budget?: GlobBudget): IgnoreFile {
+  const read = readIgnoreFile(text, file, dir, [flavour], budget)[flavour];
+  ignored.push(...read.ignored);
+  return read.file;
+}
+
+/** One ignore file as one flavour reads it, with the items that flavour refused. */
+export interface IgnoreFileReading {
+  file: IgnoreFile;
+  ignored: IgnoredItem[];
+}
+
+/**
+ * Reads one ignore file in each of `flavours`. A glob both flavours read alike is compiled once, and
+ * a text read before (the same file again after a config change, or identical files in a monorepo)
+ * is not compiled again; its cost is still charged to `budget`.
+ */
+export function readIgnoreFile<F extends IgnoreFlavour>(text: string, file: string, dir: string, flavours: readonly F[], budget?: GlobBudget): Record<F, IgnoreFileReading> {
+  const key = `${flavours.join(',')}\0${text}`;
+  let compiled = compiledIgnoreFiles.get(key);
+  let refusal: string | undefined;
+  if (compiled) {
+    compiledIgnoreFiles.delete(key); // Most recently used last.
+    compiledIgnoreFiles.set(key, compiled);
+    for (const cost of compiled.costs) {
+      refusal = budget?.spend(cost);
+      if (refusal) break;
+    }
+  } else {
+    compiled = compileIgnoreText(text, flavours, budget);
+    if (compiled.complete) cacheCompiled(key, compiled);
   }
-  let size = 0;
-  for (const raw of lines.slice(0, MAX_IGNORE_LINES)) {
+  const out = {} as Record<F, IgnoreFileReading>;
+  for (const flavour of flavours) {
+    const one = compiled.byFlavour.get(flavour) as CompiledRules;
+    const refused = refusal ? [{ item: `${one.rules.length} rules`, reason: refusal }] : one.refused;
+    out[flavour] = {
+      file: { file, dir, flavour, rules: refusal ? [] : one.rules },
+      ignored: refused.map((r) => ({ file, ...r })),
+    };
+  }
+  return out;
+}
+
+interface CompiledRules {
+  rules: IgnoreRule[];
+  refused: Array<{ item: string; reason: string }>;
+}
+
+interface CompiledText {
+  byFlavour: Map<IgnoreFlavour, CompiledRules>;
+  /** Every glob compiled, to charge a budget again when the text is met again. */
+  costs: GlobCost[];
+  /** False when a budget stopped the compile (such a result is not cached). */
+  complete: boolean;
+}
+
+/**
+ * Compiled ignore files by text. A Map keyed by the string looks it up by the content's hash (and
+ * then compares it), so identical files share one compile. Bounded by the characters it holds.
+ */
+const compiledIgnoreFiles = new Map<string, CompiledText>();
+const MAX_CACHED_IGNORE_CHARS = 2 * CONFIG_BUDGET.maxGlobChars;
+let cachedIgnoreChars = 0;
+
+function cacheCompiled(key: string, compiled: CompiledText): void {
+  if (key.length > MAX_CACHED_IGNORE_CHARS / 4) return;
+  compiledIgnoreFiles.set(key, compiled);
+  cachedIgnoreChars += key.length;
+  for (const [oldest] of compiledIgnoreFiles) {
+    if (cachedIgnoreChars <= MAX_CACHED_IGNORE_CHARS) break;
+    compiledIgnoreFiles.delete(oldest);
+    cachedIgnoreChars -= oldest.length;
+  }
+}
+
+interface IgnoreLine {
+  raw: string;
+  /** The pattern without `!`, escapes of the first character and trailing slashes. */
+  pattern: string;
+  negated: boolean;
+  directoryOnly: boolean;
+  anchored: boolean;
+}
+
+function ignoreLines(lines: readonly string[]): IgnoreLine[] {
+  const out: IgnoreLine[] = [];
+  for (const raw of lines) {
     let line = raw.replace(/(?<!\\)\s+$/, '');
     if (line === '' || line.startsWith('#')) continue;
     const negated = line.startsWith('!');
@@ -65,22 +150,63 @@ export function parseIgnoreFile(text: string, file: string, dir: string, ignored
     const directoryOnly = line.endsWith('/');
     line = line.replace(/\/+$/, '');
     if (line === '') continue;
-    const anchored = line.includes('/');
-    const body = line.replace(/^\//, '').replace(flavour === 'git' ? /[{}()]/g : /[()]/g, (c) => `\\${c}`);
-    // Without a slash the pattern matches a name at any depth: tested against the last segment only.
-    const compiled = compileGlob(body);
-    if (!compiled.ok) {
-      ignored.push({ file, item: raw.length > 80 ? `${raw.slice(0, 80)}…` : raw, reason: compiled.reason });
-      continue;
+    out.push({ raw, pattern: line, negated, directoryOnly, anchored: line.includes('/') });
+  }
+  return out;
+}
+
+function compileIgnoreText(text: string, flavours: readonly IgnoreFlavour[], budget: GlobBudget | undefined): CompiledText {
+  const lines = text.split(/\r?\n/);
+  const entries = ignoreLines(lines.slice(0, MAX_IGNORE_LINES));
+  const costs: GlobCost[] = [];
+  let budgetRefused = false;
+  const recording: GlobBudget = {
+    spend(cost) {
+      const refusal = budget?.spend(cost);
+      if (refusal) budgetRefused = true;
+      else costs.push(cost);
+      return refusal;
+    },
+  };
+  const globs = new Map<string, Glob>();
+  const byFlavour = new Map<IgnoreFlavour, CompiledRules>();
+  for (const flavour of flavours) {
+    const rules: IgnoreRule[] = [];
+    const refused: CompiledRules['refused'] = [];
+    if (lines.length > MAX_IGNORE_LINES) refused.push({ item: `lines after ${MAX_IGNORE_LINES}`, reason: `only the first ${MAX_IGNORE_LINES} lines are read` });
+    let size = 0;
+    for (const entry of entries) {
+      const item = entry.raw.length > 80 ? `${entry.raw.slice(0, 80)}…` : entry.raw;
+      const body = entry.pattern.replace(/^\//, '').replace(flavour === 'git' ? /[{}()]/g : /[()]/g, (c) => `\\${c}`);
+      // Without a slash the pattern matches a name at any depth: tested against the last segment only.
+      let compiled = globs.get(body);
+      if (!compiled) {
+        compiled = compileGlob(body, recording);
+        if (budgetRefused) {
+          refused.push({ item, reason: compiled.ok ? 'not read' : `this and later patterns are not read: ${compiled.reason}` });
+          break;
+        }
+        globs.set(body, compiled);
+      }
+      if (!compiled.ok) {
+        refused.push({ item, reason: compiled.reason });
+        continue;
+      }
+      size += compiled.size;
+      if (size > MAX_IGNORE_GLOB_SIZE) {
+        refused.push({ item, reason: `this and later patterns are not read: more than ${MAX_IGNORE_GLOB_SIZE} glob tokens in the file` });
+        break;
+      }
+      rules.push({ negated: entry.negated, directoryOnly: entry.directoryOnly, anchored: entry.anchored, test: compiled.test });
     }
-    size += compiled.size;
-    if (size > MAX_IGNORE_GLOB_SIZE) {
-      ignored.push({ file, item: raw.length > 80 ? `${raw.slice(0, 80)}…` : raw, reason: `this and later patterns are not read: more than ${MAX_IGNORE_GLOB_SIZE} glob tokens in the file` });
+    byFlavour.set(flavour, { rules, refused });
+    if (budgetRefused) {
+      const reason = refused.at(-1)?.reason ?? 'not read';
+      for (const rest of flavours) if (!byFlavour.has(rest)) byFlavour.set(rest, { rules: [], refused: [{ item: 'every rule', reason }] });
       break;
     }
-    rules.push({ negated, directoryOnly, anchored, test: compiled.test });
   }
-  return { file, dir, flavour, rules };
+  return { byFlavour, costs, complete: !budgetRefused };
 }
 
 /**

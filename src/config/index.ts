@@ -3,7 +3,7 @@
  * formatter selection. Universal: no I/O; files come in as `ProjectFiles` (see src/node/discover.ts).
  */
 export { loadProjectConfig, MAX_CONFIG_FILES } from './project.js';
-export type { ProjectConfig } from './project.js';
+export type { ProjectConfig, LoadOptions } from './project.js';
 export { selectFormatter, settingsFor, DEFAULT_FORMATTER, BIOME_LANGUAGES, PRETTIER_LANGUAGES } from './select.js';
 export type { Selection } from './select.js';
 export { normaliseUserConfig, splitCommand, isGlobKey, BUILT_IN_NAMES } from './user.js';
@@ -15,8 +15,11 @@ export { RUFF_CONFIG_NAMES } from './ruff.js';
 export { CLANG_FORMAT_NAMES } from './toolchains.js';
 export { parseData, DATA_LIMITS } from './data.js';
 export type { DataFormat, DataLimits, Parsed } from './data.js';
-export { compileGlob, GLOB_LIMITS } from './glob.js';
-export { parseIgnoreFile, isIgnoredBy, insideNodeModules } from './ignore-file.js';
+export { compileGlob, globCost, GLOB_LIMITS } from './glob.js';
+export { ConfigBudget, CONFIG_BUDGET } from './budget.js';
+export type { ConfigBudgetLimits, ConfigBudgetReport } from './budget.js';
+export { MAX_UNTRUSTED_INDENT } from './clamp.js';
+export { parseIgnoreFile, readIgnoreFile, isIgnoredBy, insideNodeModules } from './ignore-file.js';
 export type { IgnoreFile } from './ignore-file.js';
 
 /** Every file name config discovery should collect (data files are read; code files are only noted). */

@@ -5,9 +5,10 @@
  * Search order per directory is Prettier's own (config-searcher.js); the nearest directory wins.
  */
 import type { IgnoredItem } from '../core/types.js';
-import { compileGlob } from './glob.js';
+import { compileGlob, type GlobBudget } from './glob.js';
 import { isRecord, parseData, type DataFormat } from './data.js';
 import { baseOf, dirOf, isUnder, relativeTo } from './paths.js';
+import { locateKey, positionAt, type ConfigError, type SettingOrigin } from './config-error.js';
 
 export type Trust = 'untrusted' | 'trusted';
 
@@ -46,8 +47,6 @@ export const PRETTIER_OPTIONS = new Set([
   'embeddedLanguageFormatting', 'singleAttributePerLine', 'experimentalTernaries', 'experimentalOperatorPosition',
 ]);
 
-const BOOLEAN_OPTIONS = new Set(['useTabs', 'semi', 'singleQuote', 'jsxSingleQuote', 'bracketSpacing', 'bracketSameLine', 'jsxBracketSameLine', 'requirePragma', 'insertPragma', 'checkIgnorePragma', 'vueIndentScriptAndStyle', 'singleAttributePerLine', 'experimentalTernaries']);
-const NUMBER_OPTIONS = new Set(['printWidth', 'tabWidth']);
 
 /** Parsers that ship with Prettier 3 (prettier/plugins/*). Any other parser name comes from a plugin. */
 export const PRETTIER_BUILTIN_PARSERS = new Set([
@@ -65,6 +64,8 @@ export interface PrettierOverride {
   pathFiles: Array<(path: string) => boolean>;
   excludeFiles: Array<(path: string) => boolean>;
   options: Record<string, unknown>;
+  /** Where each of `options` is written (for a rejected value's position). */
+  origins: Record<string, SettingOrigin>;
 }
 
 export interface PrettierConfigFile {
@@ -77,13 +78,22 @@ export interface PrettierConfigFile {
   ignored: IgnoredItem[];
   /** The file exists but is code (or points at a module): declared, never loaded in untrusted mode. */
   code: boolean;
+  /** Where each of `options` is written. */
+  origins: Record<string, SettingOrigin>;
+  /** Prettier would reject this file: formatbox refuses to format with it. */
+  error?: ConfigError;
+  /**
+   * A package.json/package.yaml Prettier cannot parse: Prettier skips it silently and searches on;
+   * formatbox refuses instead (it is never the config used, only a reason to refuse).
+   */
+  skippedByPrettier?: boolean;
 }
 
 /**
  * Reads every Prettier config among `files`, keeping per directory only the one Prettier would use.
  * Unusable files are reported in `ignored`.
  */
-export function loadPrettierConfigs(files: Record<string, string | null>, trust: Trust, ignored: IgnoredItem[]): PrettierConfigFile[] {
+export function loadPrettierConfigs(files: Record<string, string | null>, trust: Trust, ignored: IgnoredItem[], budget?: GlobBudget): PrettierConfigFile[] {
   const byDir = new Map<string, string[]>();
   for (const path of Object.keys(files)) {
     if ((PRETTIER_CONFIG_NAMES as readonly string[]).includes(baseOf(path))) {
@@ -95,8 +105,13 @@ export function loadPrettierConfigs(files: Record<string, string | null>, trust:
   for (const [dir, paths] of byDir) {
     const ordered = [...paths].sort((a, b) => rank(a) - rank(b));
     for (const file of ordered) {
-      const entry = readOne(file, dir, files[file] ?? null, trust);
+      const entry = readOne(file, dir, files[file] ?? null, trust, budget);
       if (!entry) continue; // package.json without "prettier": Prettier keeps looking in the same directory.
+      if (entry.skippedByPrettier) {
+        // Prettier skips it and keeps looking in the same directory: so does the search, but the file is remembered.
+        result.push(entry);
+        continue;
+      }
       // In trusted mode Prettier itself loads code configs and plugins: nothing of that is ignored.
       if (trust === 'trusted') entry.ignored = entry.ignored.filter((item) => item.reason !== TRUSTED_REASON);
       ignored.push(...entry.ignored);
@@ -111,9 +126,9 @@ function rank(path: string): number {
   return (PRETTIER_CONFIG_NAMES as readonly string[]).indexOf(baseOf(path));
 }
 
-function readOne(file: string, dir: string, text: string | null, trust: Trust): PrettierConfigFile | undefined {
+function readOne(file: string, dir: string, text: string | null, trust: Trust, budget?: GlobBudget): PrettierConfigFile | undefined {
   const base = baseOf(file);
-  const entry: PrettierConfigFile = { dir, file, options: {}, overrides: [], ignored: [], code: false };
+  const entry: PrettierConfigFile = { dir, file, options: {}, overrides: [], ignored: [], code: false, origins: {} };
   if (PRETTIER_CODE_CONFIG_NAMES.includes(base)) {
     entry.code = true;
     entry.ignored.push({
@@ -123,22 +138,22 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
     });
     return entry;
   }
+  const isPackage = base === 'package.json' || base === 'package.yaml';
   if (text === null) {
-    if (base === 'package.json' || base === 'package.yaml') return undefined;
-    entry.ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, or outside the root)' });
+    if (isPackage) return undefined;
+    entry.error = { file, message: 'not read (too large, not a regular file, or outside the root)' };
     return entry;
   }
-  let parsed = parseData(text, formatOf(base, text));
-  // `.prettierrc` is YAML to Prettier; `{semi: false}` is a YAML flow mapping that JSONC rejects.
-  if (!parsed.ok && base === '.prettierrc' && formatOf(base, text) === 'jsonc') parsed = parseData(text, 'yaml');
+  const parsed = parsePrettierConfig(text, formatOf(base));
   if (!parsed.ok) {
-    if (base === 'package.json' || base === 'package.yaml') return undefined;
-    entry.ignored.push({ file, item: base, reason: parsed.reason });
+    const error: ConfigError = { file, message: parsed.reason, ...(parsed.line !== undefined ? { line: parsed.line } : {}), ...(parsed.column !== undefined ? { column: parsed.column } : {}) };
+    if (isPackage) return { ...entry, error: { ...error, message: `${error.message} (Prettier skips an unparsable ${base} silently; formatbox refuses)` }, skippedByPrettier: true };
+    entry.error = error;
     return entry;
   }
   let config: unknown = parsed.value;
   if (base === 'package.json' || base === 'package.yaml') {
-    if (!isRecord(config) || config.prettier === undefined || config.prettier === null) return undefined;
+    if (!isRecord(config) || !config.prettier) return undefined;
     config = config.prettier;
     if (typeof config === 'string') {
       entry.code = true;
@@ -156,19 +171,25 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
     return entry;
   }
   if (!isRecord(config)) {
-    // An empty .prettierrc still declares Prettier.
-    if (config !== null && config !== undefined) entry.ignored.push({ file, item: base, reason: 'config is not an object' });
+    // An empty .prettierrc (or `false`) gives Prettier's defaults; anything else is Prettier's TypeError.
+    if (config !== null && config !== undefined && config !== false && config !== 0 && config !== '') {
+      entry.error = { file, message: `Config is only allowed to be an object, but received ${Array.isArray(config) ? 'object' : typeof config}` };
+    }
     return entry;
   }
   const { overrides, ...options } = config;
   entry.options = sanitiseOptions(options, file, '', entry.ignored, trust);
-  if (overrides !== undefined) {
-    if (!Array.isArray(overrides)) entry.ignored.push({ file, item: 'overrides', reason: 'not an array' });
+  entry.origins = originsOf(entry.options, file, text);
+  if (overrides !== undefined && overrides !== null) {
+    if (!Array.isArray(overrides)) entry.error = { file, ...locateKey(text, 'overrides'), message: 'overrides is not an array (Prettier fails on it)' };
     else {
       overrides.forEach((override: unknown, index) => {
         const where = `overrides[${index}]`;
-        if (!isRecord(override)) {
-          entry.ignored.push({ file, item: where, reason: 'not an object' });
+        // Prettier reads `files` of every override and fails on anything but a string or strings.
+        const files = isRecord(override) ? override.files : undefined;
+        const filesOk = typeof files === 'string' || (Array.isArray(files) && files.length > 0 && files.every((f) => typeof f === 'string'));
+        if (!isRecord(override) || !filesOk) {
+          entry.error ??= { file, ...locateKey(text, 'overrides'), message: `${where}${isRecord(override) ? '.files' : ''} is not ${isRecord(override) ? 'a glob or a list of globs' : 'an object'} (Prettier fails on it)` };
           return;
         }
         const matchers = (value: unknown, what: string): Array<((path: string) => boolean) & { slash?: boolean }> | undefined => {
@@ -179,7 +200,7 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
               entry.ignored.push({ file, item: `${where}.${what}[${k}]`, reason: 'not a string' });
               return undefined;
             }
-            const m = prettierGlob(pattern);
+            const m = prettierGlob(pattern, budget);
             if (!m.ok) {
               entry.ignored.push({ file, item: `${where}.${what}: ${truncate(pattern)}`, reason: m.reason });
               return undefined;
@@ -197,6 +218,7 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
           pathFiles: filesMatchers.filter((m) => m.slash),
           excludeFiles: excludeMatchers,
           options: overrideOptions,
+          origins: originsOf(overrideOptions, file, text),
         });
       });
     }
@@ -205,24 +227,41 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust): 
 }
 
 /** A glob from `overrides`, negation (`!x`) handled as micromatch does for a single pattern. */
-function prettierGlob(pattern: string): { ok: true; test: (path: string) => boolean } | { ok: false; reason: string } {
+function prettierGlob(pattern: string, budget?: GlobBudget): { ok: true; test: (path: string) => boolean } | { ok: false; reason: string } {
   const negated = pattern.startsWith('!') && !pattern.startsWith('!(');
-  const compiled = compileGlob(negated ? pattern.slice(1) : pattern);
+  const compiled = compileGlob(negated ? pattern.slice(1) : pattern, budget);
   if (!compiled.ok) return compiled;
   const test = (path: string): boolean => path === pattern || compiled.test(path);
   return { ok: true, test: negated ? (path) => !test(path) : test };
 }
 
-function formatOf(base: string, text: string): DataFormat {
-  if (base === 'package.json') return 'json';
+/** Prettier's loaders: package.json and `.json` with JSON.parse (no comments), `.prettierrc` as YAML. */
+function formatOf(base: string): DataFormat | 'strict-json' {
+  if (base === 'package.json') return 'strict-json';
   if (base === 'package.yaml') return 'yaml';
   if (base.endsWith('.json5')) return 'json5';
-  if (base.endsWith('.json')) return 'json';
+  if (base.endsWith('.json')) return 'strict-json';
   if (base.endsWith('.toml')) return 'toml';
-  if (base.endsWith('.yaml') || base.endsWith('.yml')) return 'yaml';
-  // `.prettierrc` has no extension: Prettier reads it as YAML (a superset of JSON), we do the same;
-  // JSON with comments is accepted through JSONC when it looks like JSON.
-  return /^\s*[{[]/.test(text) ? 'jsonc' : 'yaml';
+  return 'yaml';
+}
+
+function parsePrettierConfig(text: string, format: DataFormat | 'strict-json'): ReturnType<typeof parseData> {
+  if (format !== 'strict-json') return parseData(text, format);
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const at = /position (\d+)/.exec(message);
+    const position = at ? positionAt(text, Number(at[1])) : {};
+    return { ok: false, reason: `not valid JSON: ${message.split('\n')[0]}`, ...position };
+  }
+  return parseData(text, 'json');
+}
+
+function originsOf(options: Record<string, unknown>, file: string, text: string): Record<string, SettingOrigin> {
+  const out: Record<string, SettingOrigin> = {};
+  for (const key of Object.keys(options)) out[key] = { file, ...locateKey(text, key) };
+  return out;
 }
 
 /** Keeps Prettier's own options; strips `plugins`, plugin-only parsers and anything unknown. */
@@ -249,20 +288,18 @@ function sanitiseOptions(options: Record<string, unknown>, file: string, prefix:
       ignored.push({ file, item: `${prefix}parser: ${truncate(String(value))}`, reason: 'only a plugin provides this parser; refused' });
       continue;
     }
-    const expected = BOOLEAN_OPTIONS.has(key) ? 'boolean' : NUMBER_OPTIONS.has(key) ? 'number' : 'string';
-    if (typeof value !== expected && !(key === 'printWidth' && value === Number.POSITIVE_INFINITY)) {
-      ignored.push({ file, item: `${prefix}${key}: ${truncate(JSON.stringify(value) ?? String(value))}`, reason: `expected a ${expected}` });
-      continue;
-    }
+    // Values of the wrong type or out of range go through as written: Prettier's own option
+    // normalisation (in the adapter) rejects them with Prettier's message, as its CLI does.
     out[key] = value;
   }
   return out;
 }
 
 /** Options for `path` from its config (`{}` plus overrides when none), Prettier's mergeOverrides. */
-export function prettierOptionsFor(config: PrettierConfigFile | undefined, path: string): Record<string, unknown> {
+export function prettierOptionsFor(config: PrettierConfigFile | undefined, path: string, origins: Record<string, SettingOrigin> = {}): Record<string, unknown> {
   if (!config) return {};
   const options = { ...config.options };
+  Object.assign(origins, config.origins);
   const relative = relativeTo(config.dir, path);
   const base = baseOf(relative);
   for (const override of config.overrides) {
@@ -270,7 +307,10 @@ export function prettierOptionsFor(config: PrettierConfigFile | undefined, path:
     // With `basename: true` micromatch matches the ignore patterns against the basename too.
     const byBasename = override.basenameFiles.some((test) => test(base) || test(relative)) && !override.excludeFiles.some((test) => test(base));
     const byPath = override.pathFiles.some((test) => test(relative)) && !override.excludeFiles.some((test) => test(relative));
-    if (byBasename || byPath) Object.assign(options, override.options);
+    if (byBasename || byPath) {
+      Object.assign(options, override.options);
+      Object.assign(origins, override.origins);
+    }
   }
   return options;
 }
@@ -279,9 +319,26 @@ export function prettierOptionsFor(config: PrettierConfigFile | undefined, path:
 export function nearestPrettierConfig(configs: readonly PrettierConfigFile[], path: string): PrettierConfigFile | undefined {
   let best: PrettierConfigFile | undefined;
   for (const config of configs) {
+    if (config.skippedByPrettier) continue;
     if (isUnder(config.dir, path) && (!best || config.dir.length > best.dir.length)) best = config;
   }
   return best;
+}
+
+/**
+ * Why formatbox refuses Prettier's config for `path`: the config itself is broken, or Prettier's
+ * search passed an unparsable package.json on the way to it (Prettier would skip that file silently).
+ */
+export function prettierConfigError(configs: readonly PrettierConfigFile[], path: string): ConfigError | undefined {
+  const config = nearestPrettierConfig(configs, path);
+  if (config?.error) return config.error;
+  const from = config ? config.dir.length : -1;
+  let nearestBroken: PrettierConfigFile | undefined;
+  for (const candidate of configs) {
+    if (!candidate.skippedByPrettier || !isUnder(candidate.dir, path) || candidate.dir.length < from) continue;
+    if (!nearestBroken || candidate.dir.length > nearestBroken.dir.length) nearestBroken = candidate;
+  }
+  return nearestBroken?.error;
 }
 
 export function truncate(text: string, max = 80): string {

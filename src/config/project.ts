@@ -7,7 +7,9 @@ import { biomeConfigFor, loadBiomeConfigs, type BiomeConfigFile } from './biome.
 import { parseEditorconfig, type EditorconfigFile } from './editorconfig.js';
 import { loadDprintConfigs, type DprintConfigFile } from './dprint.js';
 import { baseOf, dirOf, normalisePath } from './paths.js';
-import { parseIgnoreFile, type IgnoreFile, type IgnoreFlavour } from './ignore-file.js';
+import { readIgnoreFile, type IgnoreFile } from './ignore-file.js';
+import { budgetItem, chargeBiomeGlobs, ConfigBudget, type ConfigBudgetLimits, type ConfigBudgetReport } from './budget.js';
+import { clampProjectOptions } from './clamp.js';
 import { loadPrettierConfigs, type PrettierConfigFile, type Trust } from './prettier.js';
 import { loadRuffConfigs, type RuffConfigFile } from './ruff.js';
 import {
@@ -43,16 +45,30 @@ export interface ProjectConfig {
   biomeGitignore: IgnoreFile[];
   /** Everything refused, stripped or not read, with the reason (for `doctor()`). */
   ignored: IgnoredItem[];
+  /** What loading cost against the project's config budget. */
+  budget?: ConfigBudgetReport;
+  /** Set when the config is over budget: nothing in this project is formatted, for this reason. */
+  overBudget?: string;
 }
 
 /** Most config files a project may give (a monorepo has a few per package). More are ignored. */
 export const MAX_CONFIG_FILES = 2000;
 
-export function loadProjectConfig(files: ProjectFiles, options: { trust?: Trust } = {}): ProjectConfig {
+export interface LoadOptions {
+  trust?: Trust;
+  /** The project's config budget (budget.ts). The engine gives it at most a quarter of `timeoutMs`. */
+  budget?: Partial<ConfigBudgetLimits>;
+  /** Milliseconds, for the budget's time (a port: universal code has no clock of its own). */
+  clock?: () => number;
+}
+
+export function loadProjectConfig(files: ProjectFiles, options: LoadOptions = {}): ProjectConfig {
   const trust: Trust = options.trust === 'trusted' ? 'trusted' : 'untrusted';
+  const budget = new ConfigBudget(options.budget, options.clock);
   const ignored: IgnoredItem[] = [];
   const clean: Record<string, string | null> = {};
   let count = 0;
+  let chars = 0;
   for (const [rawPath, text] of Object.entries(files ?? {})) {
     const path = normalisePath(rawPath);
     if (path === '' || path.split('/').some((segment) => segment === '..' || segment === '.' || segment === '')) {
@@ -64,51 +80,140 @@ export function loadProjectConfig(files: ProjectFiles, options: { trust?: Trust 
       continue;
     }
     clean[path] = typeof text === 'string' ? text : null;
+    chars += typeof text === 'string' ? text.length : 0;
   }
-  const editorconfig: EditorconfigFile[] = [];
-  for (const [file, text] of Object.entries(clean)) {
-    if (baseOf(file) !== '.editorconfig') continue;
-    if (text === null) ignored.push({ file, item: '.editorconfig', reason: 'not read (too large, not a regular file, or outside the root)' });
-    else editorconfig.push(parseEditorconfig(text, file, dirOf(file), ignored));
+  const project = emptyProject(trust, ignored);
+  // All the text is charged before any of it is parsed.
+  if (!budget.spendText(chars)) loadInto(project, clean, budget);
+  const report = budget.report();
+  project.budget = report;
+  if (report.exceeded) {
+    project.overBudget = report.exceeded;
+    project.ignored = collapseRefusals(ignored, report.exceeded);
+    project.ignored.push(budgetItem(report));
+  } else if (trust === 'untrusted') {
+    clampProjectOptions(project);
   }
-  editorconfig.sort((a, b) => a.dir.length - b.dir.length);
-  const { ruff, black } = loadRuffConfigs(clean, ignored);
-  const { cargo, rustfmt } = loadRust(clean, ignored);
-  const ignoreFile = (file: string, flavour: IgnoreFlavour): IgnoreFile | undefined => {
-    const text = clean[file];
-    if (text === null && flavour === 'git') ignored.push({ file, item: baseOf(file), reason: 'not read (too large, not a regular file, or outside the root)' });
-    if (typeof text !== 'string') return undefined;
-    if (flavour === 'git') return parseIgnoreFile(text, file, dirOf(file), ignored, flavour);
-    // Biome's reading refuses what git's does, and brace bombs besides: report only what is new.
-    const own: IgnoredItem[] = [];
-    const parsed = parseIgnoreFile(text, file, dirOf(file), own, flavour);
-    for (const item of own) {
-      if (!ignored.some((i) => i.file === item.file && i.item === item.item)) ignored.push({ ...item, reason: `${item.reason} (as Biome reads it)` });
+  return project;
+}
+
+/** Past the budget every glob is refused with the same reason: one item per file says so, with a count. */
+function collapseRefusals(ignored: IgnoredItem[], reason: string): IgnoredItem[] {
+  const kept: IgnoredItem[] = [];
+  const byFile = new Map<string, IgnoredItem & { count: number }>();
+  for (const item of ignored) {
+    if (!item.reason.includes(reason)) {
+      kept.push(item);
+      continue;
     }
-    return parsed;
+    const first = byFile.get(item.file);
+    if (first) first.count++;
+    else {
+      const entry = { ...item, count: 1 };
+      byFile.set(item.file, entry);
+      kept.push(entry);
+    }
+  }
+  return kept.map((item) => {
+    if (!('count' in item)) return item;
+    const { count, ...rest } = item as IgnoredItem & { count: number };
+    return count > 1 ? { ...rest, item: `${rest.item} and ${count - 1} more` } : rest;
+  });
+}
+
+function emptyProject(trust: Trust, ignored: IgnoredItem[]): ProjectConfig {
+  return { trust, gitignore: [], biomeGitignore: [], prettier: [], editorconfig: [], biome: [], ruff: [], black: [], go: [], cargo: [], rustfmt: [], clangFormat: [], toml: [], dprint: [], ignored };
+}
+
+/**
+ * Each loader runs one directory at a time (every config kind is resolved per directory), and only
+ * while the budget lasts: a project past it is not parsed further. Globs are charged one by one.
+ */
+function loadInto(project: ProjectConfig, clean: Record<string, string | null>, budget: ConfigBudget): void {
+  const { ignored } = project;
+  const directories = groupByDirectory(clean);
+  const eachDirectory = (load: (files: Record<string, string | null>) => void) => (): void => {
+    for (const files of directories) {
+      if (budget.checkTime()) return;
+      load(files);
+    }
   };
-  const prettierignore = ignoreFile('.prettierignore', 'git');
+  const steps: Array<() => void> = [
+    eachDirectory((files) => {
+      for (const [file, text] of Object.entries(files)) {
+        if (baseOf(file) !== '.editorconfig') continue;
+        if (text === null) ignored.push({ file, item: '.editorconfig', reason: 'not read (too large, not a regular file, or outside the root)' });
+        else project.editorconfig.push(parseEditorconfig(text, file, dirOf(file), ignored, budget));
+      }
+    }),
+    eachDirectory((files) => {
+      const { ruff, black } = loadRuffConfigs(files, ignored);
+      project.ruff.push(...ruff);
+      project.black.push(...black);
+    }),
+    eachDirectory((files) => {
+      const { cargo, rustfmt } = loadRust(files, ignored);
+      project.cargo.push(...cargo);
+      project.rustfmt.push(...rustfmt);
+    }),
+    () => loadIgnoreFiles(project, clean, budget),
+    eachDirectory((files) => project.prettier.push(...loadPrettierConfigs(files, project.trust, ignored, budget))),
+    eachDirectory((files) => project.biome.push(...loadBiomeConfigs(files, ignored))),
+    () => chargeBiomeGlobs(project.biome, budget, ignored),
+    eachDirectory((files) => project.go.push(...loadGoModules(files, ignored))),
+    eachDirectory((files) => project.clangFormat.push(...loadClangFormat(files, ignored))),
+    eachDirectory((files) => project.toml.push(...loadTomlDeclarations(files))),
+    eachDirectory((files) => project.dprint.push(...loadDprintConfigs(files, ignored))),
+  ];
+  for (const step of steps) {
+    if (budget.checkTime()) break;
+    step();
+  }
+  project.editorconfig.sort((a, b) => a.dir.length - b.dir.length);
+}
+
+function groupByDirectory(files: Record<string, string | null>): Array<Record<string, string | null>> {
+  const byDir = new Map<string, Record<string, string | null>>();
+  for (const [file, text] of Object.entries(files)) {
+    const dir = dirOf(file);
+    let group = byDir.get(dir);
+    if (!group) byDir.set(dir, (group = {}));
+    group[file] = text;
+  }
+  return [...byDir.values()];
+}
+
+/** `.prettierignore` as git reads it; every `.gitignore` as git and as Biome read it, each compiled once. */
+function loadIgnoreFiles(project: ProjectConfig, clean: Record<string, string | null>, budget: ConfigBudget): void {
+  const { ignored } = project;
+  const notRead = (file: string): void => {
+    ignored.push({ file, item: baseOf(file), reason: 'not read (too large, not a regular file, or outside the root)' });
+  };
+  const prettierignore = clean['.prettierignore'];
+  if (prettierignore === null) notRead('.prettierignore');
+  else if (prettierignore !== undefined) {
+    const read = readIgnoreFile(prettierignore, '.prettierignore', '', ['git'], budget).git;
+    ignored.push(...read.ignored);
+    project.prettierignore = read.file;
+  }
   const gitignoreFiles = Object.keys(clean).filter((file) => baseOf(file) === '.gitignore').sort((a, b) => dirOf(a).length - dirOf(b).length);
-  const gitignore = gitignoreFiles.flatMap((file) => ignoreFile(file, 'git') ?? []);
-  const biomeGitignore = gitignoreFiles.flatMap((file) => ignoreFile(file, 'biome') ?? []);
-  return {
-    trust,
-    ...(prettierignore ? { prettierignore } : {}),
-    gitignore,
-    biomeGitignore,
-    prettier: loadPrettierConfigs(clean, trust, ignored),
-    editorconfig,
-    biome: loadBiomeConfigs(clean, ignored),
-    ruff,
-    black,
-    go: loadGoModules(clean, ignored),
-    cargo,
-    rustfmt,
-    clangFormat: loadClangFormat(clean, ignored),
-    toml: loadTomlDeclarations(clean),
-    dprint: loadDprintConfigs(clean, ignored),
-    ignored,
-  };
+  for (const file of gitignoreFiles) {
+    if (budget.checkTime()) return;
+    const text = clean[file];
+    if (text === null || text === undefined) {
+      notRead(file);
+      continue;
+    }
+    const read = readIgnoreFile(text, file, dirOf(file), ['git', 'biome'], budget);
+    ignored.push(...read.git.ignored);
+    // Biome's reading refuses what git's does, and brace bombs besides: report only what is new.
+    const seen = new Set(read.git.ignored.map((i) => i.item));
+    for (const item of read.biome.ignored) {
+      if (!seen.has(item.item)) ignored.push({ ...item, reason: `${item.reason} (as Biome reads it)` });
+    }
+    project.gitignore.push(read.git.file);
+    project.biomeGitignore.push(read.biome.file);
+  }
 }
 
 export { biomeConfigFor };

@@ -8,6 +8,7 @@ import type { IgnoredItem } from '../core/types.js';
 import { isRecord, parseData } from './data.js';
 import { baseOf, dirOf } from './paths.js';
 import { truncate } from './prettier.js';
+import { locateKey, type ConfigError } from './config-error.js';
 
 export const RUFF_CONFIG_NAMES = ['.ruff.toml', 'ruff.toml', 'pyproject.toml'];
 
@@ -18,6 +19,14 @@ export interface RuffConfigFile {
   /** ruff.toml-shaped options with kebab-case keys. */
   settings: Record<string, unknown>;
   ignored: IgnoredItem[];
+  /** Ruff would reject this file (a value of the wrong type or out of range, an unknown format key). */
+  error?: ConfigError;
+  /** The whole Ruff table and the file's text, for Ruff's own loader to judge (the adapter validates it). */
+  source?: { text: string; options: Record<string, unknown> };
+  /** `exclude` (replaces Ruff's default list when given), `extend-exclude`, `format.exclude`. */
+  exclude?: string[];
+  extendExclude: string[];
+  formatExclude: string[];
 }
 
 type Check = (value: unknown) => boolean;
@@ -34,6 +43,13 @@ const FORMAT: Record<string, Check> = {
   'docstring-code-format': bool,
   preview: bool,
 };
+/** `[format]` keys Ruff accepts that are not passed on as style (or are checked elsewhere). */
+const FORMAT_OTHER: Record<string, Check> = {
+  exclude: (v) => Array.isArray(v) && v.every((p) => typeof p === 'string'),
+  'docstring-code-line-length': (v) => v === 'dynamic' || int(1, 320)(v),
+  'nested-string-quote-style': oneOf('alternating', 'preferred'),
+};
+const stringList: Check = (v) => Array.isArray(v) && v.every((p) => typeof p === 'string');
 
 /** Reads Ruff and black configs; for each directory keeps the file Ruff would use (black only where no Ruff config is). */
 export function loadRuffConfigs(files: Record<string, string | null>, ignored: IgnoredItem[]): { ruff: RuffConfigFile[]; black: RuffConfigFile[] } {
@@ -54,9 +70,10 @@ export function loadRuffConfigs(files: Record<string, string | null>, ignored: I
         continue;
       }
       // A ruff.toml that cannot be read still declares Ruff: its defaults are used.
+      // A ruff.toml Ruff cannot parse stops Ruff: formatbox refuses rather than use Ruff's defaults.
       if (!ruff.has(dir)) {
-        const entry: RuffConfigFile = { dir, file, kind: 'ruff', settings: {}, ignored: [{ file, item: base, reason: `${reason}; Ruff defaults are used` }] };
-        ignored.push(...entry.ignored);
+        const where = !parsed.ok ? { ...(parsed.line !== undefined ? { line: parsed.line } : {}), ...(parsed.column !== undefined ? { column: parsed.column } : {}) } : {};
+        const entry: RuffConfigFile = { dir, file, kind: 'ruff', settings: {}, ignored: [], extendExclude: [], formatExclude: [], error: { file, ...where, message: reason } };
         ruff.set(dir, entry);
       }
       continue;
@@ -72,37 +89,52 @@ export function loadRuffConfigs(files: Record<string, string | null>, ignored: I
       ignored.push({ file, item: base, reason: `${ruff.get(dir)?.file} is used instead (Ruff reads the first config in a directory)` });
       continue;
     }
-    const entry: RuffConfigFile = { dir, file, kind: 'ruff', settings: {}, ignored: [] };
-    entry.settings = ruffFormatSettings(table, file, entry.ignored);
+    const entry: RuffConfigFile = { dir, file, kind: 'ruff', settings: {}, ignored: [], extendExclude: [], formatExclude: [] };
+    entry.settings = ruffFormatSettings(table, entry, text ?? '');
+    entry.source = { text: text ?? '', options: table };
     ignored.push(...entry.ignored);
     ruff.set(dir, entry);
   }
   return { ruff: [...ruff.values()], black: black.filter((b) => !ruff.has(b.dir)) };
 }
 
-function ruffFormatSettings(table: Record<string, unknown>, file: string, ignored: IgnoredItem[]): Record<string, unknown> {
+/**
+ * The format settings, and Ruff's own verdict on the values formatbox reads: a wrong type, a value out
+ * of range or an unknown `[format]` key makes Ruff refuse the file, so `entry.error` is set.
+ */
+function ruffFormatSettings(table: Record<string, unknown>, entry: RuffConfigFile, text: string): Record<string, unknown> {
+  const { file } = entry;
   const settings: Record<string, unknown> = {};
+  const reject = (key: string, value: unknown, what = 'invalid value') => {
+    entry.error ??= { file, ...locateKey(text, key.split('.').pop() as string), message: `${what} for ${key}: ${truncate(JSON.stringify(value) ?? String(value))}` };
+  };
   if (table.extend !== undefined) {
-    ignored.push({ file, item: `extend: ${truncate(String(table.extend))}`, reason: 'extend is never followed in untrusted mode' });
+    entry.ignored.push({ file, item: `extend: ${truncate(String(table.extend))}`, reason: 'extend is never followed in untrusted mode' });
   }
   for (const [key, check] of Object.entries(TOP_LEVEL)) {
     const value = table[key];
     if (value === undefined) continue;
     if (check(value)) settings[key] = value;
-    else ignored.push({ file, item: `${key}: ${truncate(String(value))}`, reason: 'invalid value' });
+    else reject(key, value);
+  }
+  for (const key of ['exclude', 'extend-exclude'] as const) {
+    const value = table[key];
+    if (value === undefined) continue;
+    if (!stringList(value)) reject(key, value, 'expected a list of strings');
+    else if (key === 'exclude') entry.exclude = value as string[];
+    else entry.extendExclude = value as string[];
   }
   if (table.format !== undefined) {
-    if (!isRecord(table.format)) ignored.push({ file, item: 'format', reason: 'not a table' });
+    if (!isRecord(table.format)) reject('format', table.format, 'expected a table');
     else {
       const format: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(table.format)) {
-        const check = FORMAT[key];
-        if (!check) {
-          // Not style settings; the wasm workspace would reject them. Ruff applies `exclude` only when
-          // walking directories (without force-exclude), never to a file named explicitly, as here.
-          ignored.push({ file, item: `format.${key}`, reason: key === 'exclude' ? 'file exclusion is not applied to a file formatted by name (as Ruff without force-exclude)' : 'not passed to the wasm formatter (only style settings are)' });
-        } else if (check(value)) format[key] = value;
-        else ignored.push({ file, item: `format.${key}: ${truncate(String(value))}`, reason: 'invalid value' });
+        const check = FORMAT[key] ?? FORMAT_OTHER[key];
+        if (!check) reject(`format.${key}`, value, 'unknown field');
+        else if (!check(value)) reject(`format.${key}`, value);
+        else if (key === 'exclude') entry.formatExclude = value as string[];
+        else if (FORMAT[key]) format[key] = value;
+        else format[key] = value;
       }
       if (Object.keys(format).length > 0) settings.format = format;
     }
@@ -122,5 +154,5 @@ function blackEntry(black: Record<string, unknown>, file: string, dir: string, i
   if ((black['skip-string-normalization'] ?? black.skip_string_normalization) === true) format['quote-style'] = 'preserve';
   if ((black['skip-magic-trailing-comma'] ?? black.skip_magic_trailing_comma) === true) format['skip-magic-trailing-comma'] = true;
   if (Object.keys(format).length > 0) settings.format = format;
-  return { dir, file, kind: 'black', settings, ignored: [] };
+  return { dir, file, kind: 'black', settings, ignored: [], extendExclude: [], formatExclude: [] };
 }

@@ -3,16 +3,18 @@
  * Order: user rules (globs, then language ids) → what the project declares (Biome before Prettier,
  * Ruff before black) → with `mode: 'always'`, the language default → skip.
  */
-import type { FormatterChoice, IgnoredItem, SkipReason } from '../core/types.js';
+import type { ConfigSource, FormatterChoice, IgnoredItem, SkipReason } from '../core/types.js';
+import type { ConfigError, SettingOrigin } from './config-error.js';
 import { languageOf, extensionOf } from '../core/languages.js';
 import { biomeConfigFor, biomeExcludes, biomeVcsIgnore } from './biome.js';
 import type { DprintPluginName } from './dprint.js';
 import { editorconfigFor, editorconfigToPrettier } from './editorconfig.js';
 import { insideNodeModules, isIgnoredBy } from './ignore-file.js';
 import { isUnder, nearest, normalisePath } from './paths.js';
-import { nearestPrettierConfig, prettierOptionsFor } from './prettier.js';
+import { nearestPrettierConfig, prettierConfigError, prettierOptionsFor } from './prettier.js';
 import type { ProjectConfig } from './project.js';
 import { clangFormatSettingsFor, rustfmtSettingsFor } from './toolchains.js';
+import { ruffExcludes } from './ruff-exclude.js';
 import type { NormalisedUserConfig, UserRule } from './user.js';
 
 export type Selection =
@@ -28,7 +30,13 @@ export type Selection =
       ignored: IgnoredItem[];
       /** Directory of the config file `settings` came from, when its globs are relative to it (Biome): `AdapterRequest.settingsDir`. */
       settingsDir?: string;
+      /** The config files the settings came from, as written (`AdapterRequest.configSources`). */
+      configSources?: ConfigSource[];
+      /** Where each setting is written, to name a value the formatter rejects. */
+      settingOrigins?: Record<string, SettingOrigin>;
     }
+  /** The project's formatter would reject its config (or skip it silently): formatbox refuses. */
+  | { kind: 'invalid-config'; formatter: string; language: string; error: ConfigError; because: string; ignored: IgnoredItem[] }
   | { kind: 'skip'; reason: SkipReason; detail?: string; language?: string };
 
 export const BIOME_LANGUAGES = new Set(['javascript', 'typescript', 'json', 'jsonc', 'css', 'graphql']);
@@ -67,7 +75,8 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
     if (rule.choice === false) return { kind: 'skip', reason: 'turned off', detail: rule.because, language: lang };
     if (typeof rule.choice === 'string') {
       const resolved = settingsFor(project, rule.choice, path, lang);
-      return { kind: 'format', formatter: rule.choice, language: lang, settings: resolved.settings, because: rule.because, ignored: short(resolved.ignored), ...dirOf(resolved) };
+      if (resolved.error) return { kind: 'invalid-config', formatter: rule.choice, language: lang, error: resolved.error, because: rule.because, ignored: short(resolved.ignored) };
+      return { kind: 'format', formatter: rule.choice, language: lang, settings: resolved.settings, because: rule.because, ignored: short(resolved.ignored), ...extrasOf(resolved) };
     }
     return { kind: 'format', formatter: rule.choice, language: lang, settings: {}, because: rule.because, ignored: [] };
   }
@@ -87,7 +96,8 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
   const prettierSkip = formatter === 'prettier' ? prettierIgnores(project, path) : undefined;
   if (prettierSkip) return { kind: 'skip', reason: 'ignored by project config', detail: prettierSkip, language };
   const resolved = settingsFor(project, formatter, path, language);
-  return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: short(resolved.ignored), ...dirOf(resolved) };
+  if (resolved.error) return { kind: 'invalid-config', formatter, language, error: resolved.error, because, ignored: short(resolved.ignored) };
+  return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: short(resolved.ignored), ...extrasOf(resolved) };
 }
 
 /** Why Prettier's CLI would leave `path` alone: node_modules, the root .gitignore, the root .prettierignore. */
@@ -135,7 +145,12 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
   }
   if (language === 'python') {
     const ruff = nearest(project.ruff, path);
-    if (ruff) return { formatter: 'ruff', because: `${ruff.file}${ruff.file.endsWith('pyproject.toml') ? ' [tool.ruff]' : ''} declares Ruff` };
+    if (ruff) {
+      // As `ruff format --force-exclude` (what editors run on save) treats a file named on its command line.
+      const excluded = ruff.error ? undefined : ruffExcludes(ruff, path);
+      if (excluded) return { skip: `${excluded}; Ruff leaves it alone` };
+      return { formatter: 'ruff', because: `${ruff.file}${ruff.file.endsWith('pyproject.toml') ? ' [tool.ruff]' : ''} declares Ruff` };
+    }
     const black = nearest(project.black, path);
     if (black) return { formatter: 'ruff', because: `${black.file} [tool.black] declares black-style formatting, done by Ruff's formatter` };
   }
@@ -158,33 +173,52 @@ function declaredFormatter(project: ProjectConfig, path: string, language: strin
   return undefined;
 }
 
+/** What `settingsFor` resolves: settings in the adapter's shape, or the config error that stops formatting. */
+export interface ResolvedSettings {
+  settings: Record<string, unknown>;
+  ignored: IgnoredItem[];
+  settingsDir?: string;
+  configSources?: ConfigSource[];
+  settingOrigins?: Record<string, SettingOrigin>;
+  error?: ConfigError;
+}
+
 /** The formatter's settings for `path`, in the adapter's own shape, and the config items ignored on the way. */
-export function settingsFor(project: ProjectConfig, formatter: string, path: string, language: string): { settings: Record<string, unknown>; ignored: IgnoredItem[]; settingsDir?: string } {
+export function settingsFor(project: ProjectConfig, formatter: string, path: string, language: string): ResolvedSettings {
   switch (formatter) {
     case 'prettier': {
       const config = nearestPrettierConfig(project.prettier, path);
+      const editorconfigIgnored = project.ignored.filter((i) => i.file.endsWith('.editorconfig') && isUnder(dirOfFile(i.file), path));
+      const ignored = [...(config ? config.ignored : []), ...editorconfigIgnored];
+      const error = prettierConfigError(project.prettier, path);
+      if (error) return { settings: {}, ignored, error };
       const fromEditorconfig = editorconfigToPrettier(editorconfigFor(project.editorconfig, path));
       // Prettier: config file keys win over .editorconfig.
-      const settings = { ...fromEditorconfig, ...prettierOptionsFor(config, path) };
-      const editorconfigIgnored = project.ignored.filter((i) => i.file.endsWith('.editorconfig') && isUnder(dirOfFile(i.file), path));
-      return { settings, ignored: [...(config ? config.ignored : []), ...editorconfigIgnored] };
+      const settingOrigins: Record<string, SettingOrigin> = {};
+      const settings = { ...fromEditorconfig, ...prettierOptionsFor(config, path, settingOrigins) };
+      return { settings, ignored, settingOrigins };
     }
     case 'biome': {
       const biome = biomeConfigFor(project.biome, path);
       if (!biome) return { settings: {}, ignored: [] };
       const ignored = [...biome.config.ignored];
-      return { settings: biome.configuration, ignored, settingsDir: biome.config.dir };
+      if (biome.error) return { settings: {}, ignored, error: biome.error };
+      const settings = biome.useEditorconfig ? withBiomeEditorconfig(project, biome.configuration, path) : biome.configuration;
+      return { settings, ignored, settingsDir: biome.config.dir, configSources: biome.sources };
     }
     case 'ruff': {
       const config = nearest(project.ruff, path) ?? nearest(project.black, path);
-      return { settings: config ? config.settings : {}, ignored: config ? [...config.ignored] : [] };
+      if (config?.error) return { settings: {}, ignored: [...config.ignored], error: config.error };
+      // Ruff's loader judges the whole table (unknown keys, wrong types) in the adapter.
+      const configSources = config?.source ? [{ file: config.file, text: config.source.text, options: config.source.options }] : undefined;
+      return { settings: config ? config.settings : {}, ignored: config ? [...config.ignored] : [], ...(configSources ? { configSources } : {}) };
     }
     case 'rustfmt':
-      return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)rust-toolchain(\.toml)?$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
+      return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)(rust-toolchain(\.toml)?|\.?rustfmt\.toml)$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
     case 'gofmt':
       return { settings: {}, ignored: project.ignored.filter((i) => i.file.endsWith('go.mod') && isUnder(dirOfFile(i.file), path)) };
     case 'clang-format':
-      return { settings: clangFormatSettingsFor(project.clangFormat, path, language), ignored: [] };
+      return { settings: clangFormatSettingsFor(project.clangFormat, path, language), ignored: project.ignored.filter((i) => /(^|\/)[._]clang-format$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
     case 'toml':
     case 'dprint:markdown':
     case 'dprint:json': {
@@ -209,8 +243,36 @@ function short(ignored: IgnoredItem[]): IgnoredItem[] {
   return [...ignored.slice(0, MAX_IGNORED_PER_FILE - 1), { file: '(project config)', item: `${rest} more items`, reason: 'see doctor() for the full list' }];
 }
 
-function dirOf(resolved: { settingsDir?: string }): { settingsDir?: string } {
-  return resolved.settingsDir ? { settingsDir: resolved.settingsDir } : {};
+function extrasOf(resolved: ResolvedSettings): { settingsDir?: string; configSources?: ConfigSource[]; settingOrigins?: Record<string, SettingOrigin> } {
+  return {
+    ...(resolved.settingsDir ? { settingsDir: resolved.settingsDir } : {}),
+    ...(resolved.configSources ? { configSources: resolved.configSources } : {}),
+    ...(resolved.settingOrigins ? { settingOrigins: resolved.settingOrigins } : {}),
+  };
+}
+
+/**
+ * Biome 2 with `formatter.useEditorconfig: true` in its root config reads the `.editorconfig` beside it,
+ * for files under the root config (or a nested one that extends it); its own settings win. The
+ * properties for `path` become the base of the formatter section.
+ */
+function withBiomeEditorconfig(project: ProjectConfig, configuration: Record<string, unknown>, path: string): Record<string, unknown> {
+  const formatter = typeof configuration.formatter === 'object' && configuration.formatter !== null ? configuration.formatter : {};
+  const root = project.editorconfig.filter((f) => f.dir === '');
+  const ec = editorconfigFor(root, path, { postProcess: false });
+  const fromEditorconfig: Record<string, unknown> = {};
+  // As Biome 2.4.15's CLI reads them (checked): `indent_size = tab` means tab indentation unless
+  // indent_style (or biome.json) says otherwise, and a width of 4; tab_width is not read.
+  if (ec.indent_size === 'tab') {
+    fromEditorconfig.indentStyle = 'tab';
+    fromEditorconfig.indentWidth = 4;
+  }
+  if (ec.indent_style === 'tab' || ec.indent_style === 'space') fromEditorconfig.indentStyle = ec.indent_style;
+  if (typeof ec.indent_size === 'number') fromEditorconfig.indentWidth = ec.indent_size;
+  if (ec.end_of_line === 'lf' || ec.end_of_line === 'crlf' || ec.end_of_line === 'cr') fromEditorconfig.lineEnding = ec.end_of_line;
+  // Biome 2.4.15 takes indent_style, indent_size and end_of_line, but not max_line_length (checked against its CLI).
+  if (Object.keys(fromEditorconfig).length === 0) return configuration;
+  return { ...configuration, formatter: { ...fromEditorconfig, ...(formatter as Record<string, unknown>) } };
 }
 
 function dirOfFile(file: string): string {

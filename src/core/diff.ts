@@ -11,6 +11,7 @@
  * ("\ No newline at end of file"), and a BOM is part of the first line.
  */
 import { FormatboxError } from './errors.js';
+import { shownPath } from './shown.js';
 
 /** Lines of a text, each with its `\n` (the last one may have none). `\r` stays in the line. */
 export function splitLines(text: string): string[] {
@@ -223,7 +224,7 @@ export interface UnifiedDiffOptions {
  */
 export function unifiedDiff(before: string, after: string, options: UnifiedDiffOptions = {}): string {
   if (before === after) return '';
-  const path = options.path ?? 'file';
+  const path = shownPath(options.path ?? 'file');
   const context = options.context ?? 3;
   const a = splitLines(before);
   const b = splitLines(after);

@@ -12,13 +12,18 @@ import type {
   SingleFileInput,
   UserConfig,
   Utf16Range,
+  WasmCheck,
 } from './types.js';
+import { shownPath } from './shown.js';
 import { FormatboxError, messageOf } from './errors.js';
-import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
-import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
+import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
+import type { ConfigBudgetReport, NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
-import { normaliseForFormatter, rangeToNormalised, restoreText, utf8ByteLength } from './text.js';
+import { problemsOf } from './wasm.js';
+import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength } from './text.js';
+import { describeConfigError } from '../config/config-error.js';
+import { outputOverCap } from './output-cap.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
 
@@ -57,6 +62,13 @@ export interface Engine {
   afterEdit(request: AfterEditRequest & { input: SingleFileInput }): Promise<Receipt>;
   afterEdit(request: AfterEditRequest & { input: ApplyPatchInput }): Promise<PatchReceipt>;
   afterEdit(request: AfterEditRequest): Promise<Receipt | PatchReceipt>;
+  /**
+   * Loads the formatters for these language ids (all when omitted) now, so the first receipt does not
+   * wait for a download and compile. Rejects with the first load error.
+   */
+  preload(languages?: readonly string[]): Promise<void>;
+  /** Loads every formatter and names each wasm that is missing, unloadable or not the shipped build. */
+  check(): Promise<WasmCheck>;
   /** Which formatter a path would use, and why (for `doctor()`). */
   explain(path: string): Selection;
   /**
@@ -66,6 +78,8 @@ export interface Engine {
   formatterFor(path: string): Promise<{ info: FormatterInfo; selection: Extract<Selection, { kind: 'format' }> } | undefined>;
   /** Every project config item that was ignored or refused. */
   readonly ignored: IgnoredItem[];
+  /** What the project's config used of its budget (see src/config/budget.ts). */
+  readonly configBudget: ConfigBudgetReport | undefined;
   readonly limits: Limits;
   /** Re-reads project config (e.g. after a config file changed on disk). */
   setProjectFiles(files: ProjectFiles): void;
@@ -81,12 +95,27 @@ export function createEngine(options: EngineOptions): Engine {
     ...definedOnly({ timeoutMs: user.timeoutMs, maxInputBytes: user.maxInputBytes, maxDiffChars: user.maxDiffChars }),
     ...definedOnly(options.limits ?? {}),
   };
-  let project: ProjectConfig = loadProjectConfig(options.projectFiles ?? {}, { trust });
+  // Config is loaded on the caller's thread. Its budget gets a quarter of timeoutMs at most: the budget
+  // is checked between files and globs, and the rest covers the one file being parsed when it runs
+  // out (up to ~1 s for 1 MiB of JSON on a loaded machine) and the selection of the path.
+  const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs / 4) } });
+  let project: ProjectConfig = loadConfig(options.projectFiles ?? {});
   const adaptersByName = new Map(options.formatters.map((adapter) => [adapter.name, adapter]));
   const choiceAdapters = new Map<string, FormatterAdapter | undefined>();
   const infoCache = new Map<FormatterAdapter, Promise<FormatterInfo>>();
   /** Last formatted output per path, to notice a formatter that is not idempotent. */
   const lastOutput = new Map<string, string>();
+  /** Selection per path until the project config changes: matching its globs is the config work of each edit. */
+  const selections = new Map<string, Selection>();
+
+  function selectionFor(path: string): Selection {
+    let selection = selections.get(path);
+    if (!selection) {
+      selection = selectFormatter(project, user, path);
+      remember(selections, path, selection);
+    }
+    return selection;
+  }
 
   function adapterForSelection(selection: Extract<Selection, { kind: 'format' }>): FormatterAdapter | undefined {
     const { formatter, language } = selection;
@@ -136,8 +165,10 @@ export function createEngine(options: EngineOptions): Engine {
     }
 
     if (!user.enabled) return done(skipped(path, 'disabled', text));
-    const selection = selectFormatter(project, user, path);
+    if (project.overBudget) return done(overBudget(path, text, project));
+    const selection = selectionFor(path);
     if (selection.kind === 'skip') return done(skipped(path, selection.reason, text, selection.detail));
+    if (selection.kind === 'invalid-config') return done(await invalidConfig(selection, path, text));
     const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
     const withIgnored = <T extends object>(outcome: T): T => (ignored ? { ...outcome, ignored } : outcome);
 
@@ -151,7 +182,7 @@ export function createEngine(options: EngineOptions): Engine {
     const adapter = adapterForSelection(selection);
     if (!adapter) {
       const name = typeof selection.formatter === 'string' ? selection.formatter : describeChoice(selection.formatter);
-      return done(withIgnored({ status: 'skipped', content: text, reason: `formatter ${name} is not available here`, line: `not formatted (formatter ${name} is not available here): ${path}` }));
+      return done(withIgnored({ status: 'skipped', content: text, reason: `formatter ${name} is not available here`, line: `not formatted (formatter ${name} is not available here): ${shownPath(path)}` }));
     }
     const info = await infoOf(adapter);
 
@@ -171,6 +202,7 @@ export function createEngine(options: EngineOptions): Engine {
           text: prepared.text,
           settings: selection.settings,
           ...(selection.settingsDir !== undefined ? { settingsDir: selection.settingsDir } : {}),
+          ...(selection.configSources ? { configSources: selection.configSources } : {}),
           ...(range ? { range } : {}),
         }),
       limits.timeoutMs,
@@ -180,27 +212,43 @@ export function createEngine(options: EngineOptions): Engine {
     switch (result.kind) {
       case 'ok': {
         const producer = result.formatter ?? info;
+        const overCap = outputOverCap(prepared.text, result.text);
+        if (overCap) return done({ status: 'failed', formatter: producer, content: text, reason: overCap, line: failedLine(producer, path, overCap), ...extra });
         if (result.text.trim() === '' && prepared.text.trim() !== '') {
           return done({ status: 'failed', formatter: producer, content: text, reason: 'formatter returned empty output for a non-empty file', line: failedLine(producer, path, 'returned empty output for a non-empty file'), ...extra });
         }
-        const content = restoreText(text, result.text);
+        // The formatter's own line endings (its policy), or the file's when the adapter names none.
+        const content = applyLineEnding(text, result.text, result.lineEnding);
         const unstable = lastOutput.get(path) === text && content !== text;
         remember(lastOutput, path, content);
         if (content === text) {
-          return done({ status: 'unchanged', formatter: producer, content, line: `already formatted (${label(producer)}): ${path}`, ...extra });
+          return done({ status: 'unchanged', formatter: producer, content, line: `already formatted (${label(producer)}): ${shownPath(path)}`, ...extra });
         }
-        const line = `formatted (${label(producer)}): ${path}${unstable ? ' (not idempotent: formatting its own output changed it again)' : ''}`;
+        const line = `formatted (${label(producer)}): ${shownPath(path)}${unstable ? ' (not idempotent: formatting its own output changed it again)' : ''}`;
         return done({ status: 'formatted', formatter: producer, content, line, ...(unstable ? { unstable } : {}), ...extra });
       }
-      case 'error':
-        return done({ status: 'failed', formatter: info, content: text, reason: result.message, line: failedLine(info, path, result.message, result.exitCode), ...extra });
+      case 'error': {
+        // A rejected setting is a config error: name the file and position it was written at.
+        const origin = result.setting !== undefined ? selection.settingOrigins?.[result.setting] : undefined;
+        const message = origin ? `invalid project config: ${describeConfigError({ ...origin, message: result.message })}` : result.message;
+        return done({ status: 'failed', formatter: info, content: text, reason: message, line: failedLine(info, path, message, result.exitCode), ...extra });
+      }
       case 'timeout':
-        return done({ status: 'timeout', formatter: info, content: text, reason: `timed out after ${result.ms} ms`, line: `formatter timed out (${info.name}) after ${result.ms} ms: ${path}`, ...extra });
+        return done({ status: 'timeout', formatter: info, content: text, reason: `timed out after ${result.ms} ms`, line: `formatter timed out (${info.name}) after ${result.ms} ms: ${shownPath(path)}`, ...extra });
       case 'refused':
-        return done({ status: 'refused', formatter: info, content: text, reason: result.reason, line: `formatter refused (${result.reason}): ${path}`, ...extra });
+        return done({ status: 'refused', formatter: info, content: text, reason: result.reason, line: `formatter refused (${result.reason}): ${shownPath(path)}`, ...extra });
       case 'unsupported':
-        return done({ status: 'skipped', formatter: info, content: text, reason: result.reason, line: `not formatted (${result.reason}): ${path}`, ...extra });
+        return done({ status: 'skipped', formatter: info, content: text, reason: result.reason, line: `not formatted (${result.reason}): ${shownPath(path)}`, ...extra });
     }
+  }
+
+  /** A `failed` outcome for a config the project's formatter would reject: the file stays as written. */
+  async function invalidConfig(selection: Extract<Selection, { kind: 'invalid-config' }>, path: string, text: string): Promise<Omit<FormatOutcome, 'ms' | 'path'>> {
+    const adapter = adaptersByName.get(selection.formatter);
+    const info = adapter ? await infoOf(adapter) : undefined;
+    const reason = `invalid project config: ${describeConfigError(selection.error)}`;
+    const line = info ? failedLine(info, path, reason) : `formatter failed (${selection.formatter}): ${path}: ${reason}`;
+    return { status: 'failed', ...(info ? { formatter: info } : {}), content: text, reason, line, ...(selection.ignored.length > 0 ? { ignored: selection.ignored } : {}) };
   }
 
   const engine: Engine = {
@@ -215,10 +263,34 @@ export function createEngine(options: EngineOptions): Engine {
         },
         request,
       )) as Engine['afterEdit'],
-    explain: (path) => (user.enabled ? selectFormatter(project, user, path) : { kind: 'skip', reason: 'disabled' }),
+    async preload(languages) {
+      const wanted = options.formatters.filter((adapter) => !languages || adapter.languages.some((language) => languages.includes(language)));
+      await Promise.all(wanted.map((adapter) => adapter.preload?.()));
+    },
+    async check() {
+      const problems = (
+        await Promise.all(
+          options.formatters.map(async (adapter) => {
+            try {
+              await adapter.preload?.();
+              return [];
+            } catch (error) {
+              return problemsOf(error).map((problem) => ({ formatter: adapter.name, ...problem }));
+            }
+          }),
+        )
+      ).flat();
+      return { ok: problems.length === 0, problems };
+    },
+    explain: (path) => {
+      if (!user.enabled) return { kind: 'skip', reason: 'disabled' };
+      if (project.overBudget) return { kind: 'skip', reason: 'ignored by project config', detail: `refused: the project config is ${project.overBudget}` };
+      return selectionFor(path);
+    },
     async formatterFor(path) {
-      if (!user.enabled) return undefined;
-      const selection = selectFormatter(project, user, path);
+      // A project config over its budget is refused for every file: nothing to key on.
+      if (!user.enabled || project.overBudget) return undefined;
+      const selection = selectionFor(path);
       if (selection.kind !== 'format') return undefined;
       const adapter = adapterForSelection(selection);
       return adapter ? { info: await infoOf(adapter), selection } : undefined;
@@ -226,10 +298,14 @@ export function createEngine(options: EngineOptions): Engine {
     get ignored() {
       return project.ignored;
     },
+    get configBudget() {
+      return project.budget;
+    },
     limits,
     setProjectFiles(files) {
-      project = loadProjectConfig(files, { trust });
+      project = loadConfig(files);
       lastOutput.clear();
+      selections.clear();
     },
     async dispose() {
       const all = new Set<FormatterAdapter>([...adaptersByName.values(), ...[...choiceAdapters.values()].filter((a): a is FormatterAdapter => !!a)]);
@@ -239,9 +315,16 @@ export function createEngine(options: EngineOptions): Engine {
   return engine;
 }
 
+/** A project whose config is over budget is not formatted: part of its config would give other bytes than its formatter writes. */
+function overBudget(path: string, content: string, project: ProjectConfig): Omit<FormatOutcome, 'ms' | 'path'> {
+  const reason = `the project config is ${project.overBudget}; formatbox does not format with part of a project's config`;
+  const ignored = project.ignored.slice(-1);
+  return { status: 'refused', content, reason, line: `not formatted (project config over budget): ${path}`, ignored };
+}
+
 function skipped(path: string, reason: string, content: string, detail?: string): Omit<FormatOutcome, 'ms' | 'path'> {
   const why = detail ? `${reason}: ${detail}` : reason;
-  return { status: 'skipped', content, reason, line: `not formatted (${why}): ${path}` };
+  return { status: 'skipped', content, reason, line: `not formatted (${why}): ${shownPath(path)}` };
 }
 
 function label(info: FormatterInfo): string {
@@ -251,7 +334,7 @@ function label(info: FormatterInfo): string {
 function failedLine(info: FormatterInfo, path: string, message: string, exitCode?: number): string {
   const firstLine = message.split('\n').find((l) => l.trim() !== '') ?? message;
   const exit = exitCode !== undefined ? `, exit ${exitCode}` : '';
-  return `formatter failed (${label(info)}${exit}): ${path}: ${firstLine.trim()}`;
+  return `formatter failed (${label(info)}${exit}): ${shownPath(path)}: ${firstLine.trim()}`;
 }
 
 function describeChoice(choice: FormatterChoice): string {
@@ -285,7 +368,7 @@ async function withTimeout(run: () => Promise<AdapterResult>, timeoutMs: number)
   }
 }
 
-function remember(map: Map<string, string>, key: string, value: string): void {
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
   map.delete(key);
   map.set(key, value);
   if (map.size > 64) map.delete(map.keys().next().value as string);

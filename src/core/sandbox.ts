@@ -36,7 +36,7 @@ export interface SandboxRequest {
   scratchData?: readonly ScratchData[];
   /** Project root (absolute host path): visible read-only at the same path, so tools find their config. */
   root?: string;
-  /** Working directory (absolute; inside `root`, or the scratch dir when absent). */
+  /** Working directory (absolute, inside `root`). Absent: an empty read-only directory (never the project). */
   cwd?: string;
   /** Host directories made visible read-only at the same path (a toolchain). `/usr` always is. */
   readOnlyPaths?: readonly string[];

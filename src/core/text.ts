@@ -4,7 +4,7 @@
  * Pure and universal: no `node:` import, no Buffer.
  */
 import { diffLineChanges, splitLines } from './diff.js';
-import type { FileRecord, Utf16Range } from './types.js';
+import type { FileRecord, LineEndingPolicy, Utf16Range } from './types.js';
 
 export const BOM = '\uFEFF';
 
@@ -110,6 +110,64 @@ export function restoreEol(original: string, formattedLf: string): string {
   }
   keep(formattedLines.length);
   return out.join('');
+}
+
+/**
+ * The ending a formatter with `policy` writes for a file whose (BOM-free) text is `original`.
+ * `undefined` for `output` (the formatter's text is final).
+ */
+export function lineEndingFor(policy: Exclude<LineEndingPolicy, 'output'>, original: string): Eol;
+export function lineEndingFor(policy: LineEndingPolicy, original: string): Eol | undefined;
+export function lineEndingFor(policy: LineEndingPolicy, original: string): Eol | undefined {
+  switch (policy) {
+    case 'lf':
+      return '\n';
+    case 'crlf':
+      return '\r\n';
+    case 'cr':
+      return '\r';
+    case 'output':
+      return undefined;
+    case 'first': {
+      // Ruff's and rustfmt's `auto`: the first line break decides; none: LF.
+      const at = original.search(/[\r\n]/);
+      if (at === -1 || original[at] === '\n') return '\n';
+      return original[at + 1] === '\n' ? '\r\n' : '\r';
+    }
+    case 'first-cr': {
+      // Prettier's guessEndOfLine: the first CR anywhere decides, else LF.
+      const at = original.indexOf('\r');
+      if (at === -1) return '\n';
+      return original[at + 1] === '\n' ? '\r\n' : '\r';
+    }
+    case 'last': {
+      // dprint's `auto`: the last LF decides (CRLF when a CR precedes it), else LF.
+      const at = original.lastIndexOf('\n');
+      return at > 0 && original[at - 1] === '\r' ? '\r\n' : '\n';
+    }
+    case 'majority-lf':
+    case 'majority-crlf': {
+      // clang-format's DeriveLF / DeriveCRLF: count lines ending in CRLF against the others.
+      const { counts } = detectEol(original);
+      const lf = counts.lf + counts.cr;
+      if (counts.crlf === lf) return policy === 'majority-lf' ? '\n' : '\r\n';
+      return counts.crlf > lf ? '\r\n' : '\n';
+    }
+  }
+}
+
+/**
+ * The bytes a formatter with `policy` writes: its LF output with the policy's ending on every line,
+ * and the original's BOM. Without a policy the file keeps its own endings (`restoreText`).
+ */
+export function applyLineEnding(original: string, formatted: string, policy: LineEndingPolicy | undefined): string {
+  if (policy === undefined) return restoreText(original, formatted);
+  const { bom, body } = splitBom(original);
+  const out = splitBom(formatted).body;
+  const eol = lineEndingFor(policy, body);
+  if (eol === undefined) return restoreBom(out, bom);
+  const lf = normaliseEol(out);
+  return restoreBom(eol === '\n' ? lf : lf.replace(/\n/g, eol), bom);
 }
 
 /** Lines with their endings, where LF, CRLF and a lone CR each end a line. */

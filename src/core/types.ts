@@ -44,6 +44,25 @@ export interface Utf16Range {
   utf16End: number;
 }
 
+/**
+ * The line endings a formatter writes, as its own CLI would (the adapter sees LF text, so it says which
+ * ending the file gets): one fixed ending; `first`: the file's first line ending (Ruff and rustfmt `auto`);
+ * `first-cr`: LF unless the file has a CR, then CRLF or CR by the first one (Prettier `auto`); `last`: the
+ * file's last line ending (dprint `auto`); `majority-lf`/`majority-crlf`: whichever of CRLF and LF ends more
+ * lines, ties to the named one (clang-format `DeriveLF`/`DeriveCRLF`); `output`: the adapter's text already
+ * has the formatter's endings (Biome). Absent: the file keeps its own endings (a user's command).
+ */
+export type LineEndingPolicy = 'lf' | 'crlf' | 'cr' | 'first' | 'first-cr' | 'last' | 'majority-lf' | 'majority-crlf' | 'output';
+
+/** A config file as the formatter would read it, for formatters that validate their own config (Biome, Ruff). */
+export interface ConfigSource {
+  /** Project-relative POSIX path. */
+  file: string;
+  text: string;
+  /** The options the file holds, parsed, for a tool whose loader takes data rather than text (Ruff's `[tool.ruff]` table). */
+  options?: Record<string, unknown>;
+}
+
 /** What the engine asks an adapter to do. */
 export interface AdapterRequest {
   /** Project-relative POSIX path, e.g. `src/app.ts`. Used for language/parser choice and config overrides only. */
@@ -64,6 +83,11 @@ export interface AdapterRequest {
   settingsDir?: string;
   /** Present only for `scope: 'edit'` when the adapter declares `supportsRange`. */
   range?: Utf16Range;
+  /**
+   * The config files `settings` came from, nearest last, as written. An adapter that can run its tool's
+   * own config loader checks them and answers `error` when the tool would reject them.
+   */
+  configSources?: ConfigSource[];
 }
 
 /** An adapter's answer. Expected outcomes are values; only broken invariants throw. */
@@ -72,9 +96,13 @@ export type AdapterResult =
    * `formatter`: set when a build other than the one `info()` names produced this text (Ruff's range
    * formatting comes from a second wasm build); the receipt then names that one.
    */
-  | { kind: 'ok'; text: string; formatter?: FormatterInfo }
-  /** The formatter rejected the input (e.g. a syntax error). `message` is its first message, with location. */
-  | { kind: 'error'; message: string; exitCode?: number }
+  | { kind: 'ok'; text: string; formatter?: FormatterInfo; lineEnding?: LineEndingPolicy }
+  /**
+   * The formatter rejected the input (e.g. a syntax error). `message` is its first message, with location.
+   * `setting`: the formatter rejected this setting (e.g. Prettier's `tabWidth`), not the file; the engine
+   * then names the config file and position it came from.
+   */
+  | { kind: 'error'; message: string; exitCode?: number; setting?: string }
   | { kind: 'timeout'; ms: number }
   /** Policy forbade running (no sandbox, unapproved command). */
   | { kind: 'refused'; reason: string }
@@ -98,8 +126,16 @@ export interface FormatterAdapter {
   /** Real name/version/via of the formatter (may load the module). */
   info(): Promise<FormatterInfo>;
   format(request: AdapterRequest): Promise<AdapterResult>;
+  /** Loads (downloads, compiles, instantiates) everything `format` needs now instead of on first use. */
+  preload?(): Promise<void>;
   /** Frees instances. The adapter may be used again afterwards (it reloads lazily). */
   dispose?(): void | Promise<void>;
+}
+
+/** `engine.check()`: every formatter whose wasm is missing, unloadable or not the shipped build. */
+export interface WasmCheck {
+  ok: boolean;
+  problems: Array<{ formatter: string; wasm: string; problem: string }>;
 }
 
 /**

@@ -7,7 +7,7 @@
  * its old value), so each distinct configuration gets its own project, opened and configured once and
  * looked up by the configuration's JSON. Each call opens, formats and closes one file.
  */
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
+import type { AdapterRequest, AdapterResult, ConfigSource, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import { compileWasm, lazy } from '../core/wasm.js';
 import { firstLine, isPlainObject, lineColumnAt } from './shared.js';
@@ -53,6 +53,58 @@ interface State {
   /** Keyed by the configuration's JSON. */
   projects: Map<string, Project>;
   opened: number;
+  /** Biome's verdict on each config file text checked so far (undefined: accepted). */
+  checked: Map<string, string | undefined>;
+}
+
+/** Config texts whose verdicts are remembered. */
+const MAX_CHECKED = 256;
+
+/**
+ * Runs Biome's own configuration loader (parse and deserialize, as `biome format` does) on one config
+ * file in a memory file system. Returns `file:line:column: message` when Biome rejects it.
+ */
+function configErrorOf(current: State, source: ConfigSource): string | undefined {
+  const key = `${source.file}\0${source.text}`;
+  if (current.checked.has(key)) return current.checked.get(key);
+  const base = source.file.slice(source.file.lastIndexOf('/') + 1);
+  const files = new current.biome.MemoryFileSystem();
+  let verdict: string | undefined;
+  let workspace: Workspace | undefined;
+  try {
+    const encoder = new TextEncoder();
+    // A nested config (`root: false`) needs a root above it; an empty one stands in.
+    files.insert('/check/biome.json', encoder.encode('{}'));
+    files.insert(`/check/config/${base}`, encoder.encode(source.text));
+    workspace = current.biome.Workspace.withFileSystem(files);
+    workspace.openProject({ path: '/check/config', openUninitialized: false });
+  } catch (error) {
+    verdict = describeConfigDiagnostic(source.file, messageOf(error));
+  } finally {
+    workspace?.free();
+    files.free();
+  }
+  if (current.checked.size >= MAX_CHECKED) current.checked.clear();
+  current.checked.set(key, verdict);
+  return verdict;
+}
+
+/**
+ * Biome's printed diagnostic (`× message`, then a code frame `> 3 │ …` with a caret line) as
+ * `file:line:column: message`.
+ */
+export function describeConfigDiagnostic(file: string, printed: string): string {
+  const lines = printed.split('\n');
+  const message = lines.find((line) => /^\s*×\s/.test(line))?.replace(/^\s*×\s*/, '').trim() ?? firstLine(printed);
+  let position = '';
+  const frame = lines.findIndex((line) => /^\s*>\s*\d+\s*│/.test(line));
+  if (frame !== -1) {
+    const lineNumber = /^\s*>\s*(\d+)/.exec(lines[frame] as string)?.[1];
+    const caret = lines.slice(frame + 1).find((line) => /│\s*\^/.test(line));
+    const column = caret ? caret.indexOf('^') - caret.indexOf('│') - 1 : undefined;
+    position = `:${lineNumber}${column !== undefined && column > 0 ? `:${column}` : ''}`;
+  }
+  return `invalid project config: ${file}${position}: ${message}`;
 }
 
 interface Diagnostic {
@@ -70,7 +122,7 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
     // wasm-bindgen keeps one instance per JS module: a second adapter reuses the first instance.
     // Async instantiation: Chromium's main thread refuses a synchronous one for modules over 8 MB.
     await biome.default({ module_or_path: module });
-    live = { biome, workspace: new biome.Workspace(), projects: new Map(), opened: 0 };
+    live = { biome, workspace: new biome.Workspace(), projects: new Map(), opened: 0, checked: new Map() };
     return live;
   });
 
@@ -114,6 +166,11 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
 
     async format(request: AdapterRequest): Promise<AdapterResult> {
       const current = await state.get();
+      // Biome's own loader reads the config files first: what it rejects, formatbox refuses.
+      for (const source of request.configSources ?? []) {
+        const rejected = configErrorOf(current, source);
+        if (rejected) return { kind: 'error', message: rejected };
+      }
       const project = projectFor(current, request.settings, relativePath(request.settingsDir ?? ''));
       if ('error' in project) return { kind: 'error', message: project.error };
       const { workspace } = current;
@@ -144,7 +201,8 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       try {
         if (request.range) return formatRange(workspace, projectKey, path, request.text, request.range);
         const printed = workspace.formatFile({ projectKey, path }) as { code: string };
-        return { kind: 'ok', text: printed.code };
+        // Biome prints its own `lineEnding` (lf by default; `auto` is LF outside Windows).
+        return { kind: 'ok', text: printed.code, lineEnding: 'output' };
       } catch (error) {
         return { kind: 'error', message: describeFailure(workspace, projectKey, path, request.text, error) };
       } finally {
@@ -155,6 +213,11 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
         }
       }
     },
+
+    async preload() {
+      await state.get();
+    },
+
 
     dispose() {
       live?.workspace.free();

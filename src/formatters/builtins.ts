@@ -12,6 +12,9 @@ import { prettierFormatter } from './prettier.js';
 import { ruffFormatter } from './ruff.js';
 import { tomlFormatter } from './toml.js';
 import { dprintPluginFormatter } from './dprint-plugin.js';
+import { ruffFmtFormatter } from './ruff-fmt.js';
+import { FormatboxError } from '../core/errors.js';
+import { checkedWasm } from './checked.js';
 
 /** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
 export const BUILTIN_WASM_FILES = {
@@ -30,12 +33,16 @@ export type BuiltinWasmName = keyof typeof BUILTIN_WASM_FILES;
 
 /**
  * The built-in adapters. Prettier needs no wasm; a formatter whose wasm is not given is left out
- * (`ruff_fmt` is optional: without it Ruff formats no ranges and skips `.pyi`).
+ * (`ruff_fmt` is optional: without it Ruff formats no ranges and skips `.pyi`; given without `ruff`,
+ * as in the edge profile, it is the Python formatter). Each module is checked against the shipped
+ * build's size and export names when it loads (`BUILTIN_WASM_IDENTITY`, from wasm/manifest.json).
  */
-export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSource>>): FormatterAdapter[] {
+export function createFormatters(given: Partial<Record<BuiltinWasmName, WasmSource>>): FormatterAdapter[] {
+  const wasm = checkedSources(given);
   const adapters: FormatterAdapter[] = [prettierFormatter()];
   if (wasm.biome) adapters.push(biomeFormatter({ wasm: wasm.biome }));
   if (wasm.ruff) adapters.push(ruffFormatter({ wasm: wasm.ruff, ...(wasm.ruff_fmt ? { ruffFmtWasm: wasm.ruff_fmt } : {}) }));
+  else if (wasm.ruff_fmt) adapters.push(ruffFmtFormatter({ wasm: wasm.ruff_fmt }));
   if (wasm.gofmt) adapters.push(gofmtFormatter({ wasm: wasm.gofmt }));
   if (wasm['clang-format']) adapters.push(clangFormatFormatter({ wasm: wasm['clang-format'] }));
   if (wasm.toml) adapters.push(tomlFormatter({ wasm: wasm.toml }));
@@ -45,14 +52,46 @@ export function createFormatters(wasm: Partial<Record<BuiltinWasmName, WasmSourc
   return adapters;
 }
 
+/** Each source wrapped in a loader that checks the module against the shipped build's identity. */
+function checkedSources(given: Partial<Record<BuiltinWasmName, WasmSource>>): Partial<Record<BuiltinWasmName, WasmSource>> {
+  const out: Partial<Record<BuiltinWasmName, WasmSource>> = {};
+  for (const [name, source] of Object.entries(given) as Array<[BuiltinWasmName, WasmSource | undefined]>) {
+    if (!source) continue;
+    out[name] = checkedWasm(name, source);
+  }
+  return out;
+}
+
 /**
  * URLs of every module under one base (a directory holding the files of `BUILTIN_WASM_FILES`, e.g.
  * copied next to the bundle): `createFormatters(wasmUrls(new URL('./wasm/', import.meta.url)))`.
  */
 export function wasmUrls(base: URL | string): Record<BuiltinWasmName, URL> {
-  const root = new URL(base);
+  const root = absoluteBase(base);
   if (!root.pathname.endsWith('/')) root.pathname += '/';
   const out = {} as Record<BuiltinWasmName, URL>;
   for (const [name, file] of Object.entries(BUILTIN_WASM_FILES)) out[name as BuiltinWasmName] = new URL(file, root);
   return out;
+}
+
+/**
+ * `base` as an absolute URL. A relative string is taken relative to the page (`location.href`). An
+ * empty `import.meta.url` (esbuild's IIFE output empties `import.meta`) is a clear error, not `Invalid URL`.
+ */
+function absoluteBase(base: URL | string | undefined): URL {
+  if (base instanceof URL) return new URL(base.href);
+  const page = (globalThis as { location?: { href?: string } }).location?.href;
+  if (typeof base === 'string' && base !== '' && base !== 'undefined') {
+    try {
+      return new URL(base, page);
+    } catch {
+      // Reported below.
+    }
+  }
+  throw new FormatboxError(
+    'INVALID_REQUEST',
+    `wasmUrls needs the absolute URL of the directory holding the .wasm files, got ${JSON.stringify(String(base))}. ` +
+      "If it came from import.meta.url: a bundle in esbuild's default IIFE format has an empty import.meta; " +
+      "bundle with format: 'esm', or pass the URL yourself, e.g. wasmUrls(new URL('/wasm/', location.href)).",
+  );
 }

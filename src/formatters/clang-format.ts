@@ -20,7 +20,7 @@
 import * as emscriptenGlue from '@wasm-fmt/clang-format/clang-format.js';
 import { compileWasm, lazy } from '../core/wasm.js';
 import { messageOf } from '../core/errors.js';
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
+import type { AdapterRequest, AdapterResult, LineEndingPolicy, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
 import { utf16ToByteOffset } from '../core/text.js';
 
 export interface ClangFormatFormatterOptions {
@@ -66,6 +66,27 @@ export function clangStyle(settings: Record<string, unknown>): string {
   return Object.keys(options).length > 0 ? JSON.stringify(options) : 'LLVM';
 }
 
+/**
+ * clang-format's `LineEnding` (LF, CRLF, DeriveLF — the default —, DeriveCRLF), or the older
+ * `DeriveLineEnding`/`UseCRLF` pair, read from the style text (YAML or JSON).
+ */
+export function clangLineEnding(style: string): LineEndingPolicy {
+  const value = (key: string): string | undefined => new RegExp(`["']?${key}["']?\\s*:\\s*["']?(\\w+)`).exec(style)?.[1];
+  switch (value('LineEnding')) {
+    case 'LF':
+      return 'lf';
+    case 'CRLF':
+      return 'crlf';
+    case 'DeriveCRLF':
+      return 'majority-crlf';
+    case 'DeriveLF':
+      return 'majority-lf';
+  }
+  const useCrlf = value('UseCRLF') === 'true';
+  if (value('DeriveLineEnding') === 'false') return useCrlf ? 'crlf' : 'lf';
+  return useCrlf ? 'majority-crlf' : 'majority-lf';
+}
+
 export function clangFormatFormatter(options: ClangFormatFormatterOptions): FormatterAdapter {
   let diagnostics: string[] = [];
   const module = lazy(async () => {
@@ -103,17 +124,22 @@ export function clangFormatFormatter(options: ClangFormatFormatterOptions): Form
         const result = request.range
           ? formatter.format_range(request.text, fileName, ...byteRange(request.text, request.range.utf16Start, request.range.utf16End))
           : formatter.format(request.text, fileName);
-        if (result.status === instance.ResultStatus.Unchanged) return { kind: 'ok', text: request.text };
+        const lineEnding = clangLineEnding(clangStyle(request.settings));
+        if (result.status === instance.ResultStatus.Unchanged) return { kind: 'ok', text: request.text, lineEnding };
         if (result.status === instance.ResultStatus.Error) {
           return { kind: 'error', message: describeError(result.content, diagnostics, request.language) };
         }
-        // A style with `LineEnding: CRLF` would hand back CRLF; the engine restores the file's own endings.
-        return { kind: 'ok', text: result.content.includes('\r') ? result.content.replace(/\r\n?/g, '\n') : result.content };
+        // The text is LF; the engine writes the style's `LineEnding` (derived from the original file).
+        return { kind: 'ok', text: result.content.includes('\r') ? result.content.replace(/\r\n?/g, '\n') : result.content, lineEnding };
       } catch (thrown) {
         return { kind: 'error', message: `clang-format wasm failed: ${messageOf(thrown)}` };
       } finally {
         formatter?.delete();
       }
+    },
+
+    async preload() {
+      await module.get();
     },
   };
 }

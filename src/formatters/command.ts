@@ -8,6 +8,9 @@
  * - `file` mode: argv names the file (`{file}`, `{path}` or `$FILE`); the formatter rewrites a
  *   private copy in the sandbox's tmpfs, which is read back. The project itself stays read-only.
  * - The argv is used as is: no shell, so no quoting, globbing or expansion happens after templating.
+ * - The working directory is an empty read-only directory of the sandbox, never the project: an
+ *   interpreter (`python3 -m json.tool`, `node`, `perl`) must not pick up modules from the repo by
+ *   being run inside it. The file reaches the formatter explicitly (stdin, or the copy's path).
  * - Exit-code policy: codes in `okExitCodes` (default [0]) are success; anything else is `error`
  *   with the first line of stderr (or stdout) as the message. Empty output for a non-empty file,
  *   output that is not UTF-8, a deleted copy, or output over the cap are errors too.
@@ -54,7 +57,7 @@ export interface PreparedArgs {
 
 export interface CommandAdapterOptions {
   sandbox: Sandbox;
-  /** Absolute host path of the project root: bound read-only, and the formatter's working dir is the file's directory in it. */
+  /** Absolute host path of the project root: bound read-only (tools find their config there through absolute paths). */
   root?: string;
   /** Per run. Default 10000. */
   timeoutMs?: number;
@@ -124,7 +127,6 @@ export function commandFormatter(spec: CommandSpec, options: CommandAdapterOptio
 
       const input = new TextEncoder().encode(request.text);
       const maxOutput = options.maxOutputBytes ?? Math.max(4 * 1024 * 1024, 4 * input.byteLength);
-      const cwd = options.root ? workingDir(options.root, request.path) : undefined;
       const extra = prepared.args ?? [];
       const argvFor = (file: string, data: Readonly<Record<string, string>>): string[] =>
         templateArgv([...spec.argv, ...extra], file).map((arg) => arg.replace(/\{data:([^}]+)\}/g, (whole, name: string) => data[name] ?? whole));
@@ -132,7 +134,6 @@ export function commandFormatter(spec: CommandSpec, options: CommandAdapterOptio
       const run: SandboxRequest = {
         ...base(),
         maxStdoutBytes: maxOutput,
-        ...(cwd ? { cwd } : {}),
         ...(prepared.data ? { scratchData: prepared.data } : {}),
         ...(mode === 'stdin'
           ? { stdin: input, argv: (paths) => argvFor('', paths.data) }
@@ -185,19 +186,6 @@ export function defaultErrorMessage(stderr: string, stdout: string, exitCode: nu
     line = stderrLines[stderrLines.length - 1] ?? line;
   }
   return (line ?? `exit ${exitCode}`).slice(0, 300);
-}
-
-/** The file's directory inside the root (host path), or the root when `path` would leave it. */
-function workingDir(root: string, path: string): string {
-  const parts: string[] = [];
-  const segments = path.split('/');
-  segments.pop();
-  for (const segment of segments) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') return root;
-    parts.push(segment);
-  }
-  return parts.length ? `${root.replace(/\/+$/, '')}/${parts.join('/')}` : root;
 }
 
 function baseName(path: string): string {

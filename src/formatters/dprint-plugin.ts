@@ -12,7 +12,7 @@
 import { createFromWasmModule, type Formatter, type GlobalConfiguration } from '@dprint/formatter';
 import { compileWasm, lazy } from '../core/wasm.js';
 import { messageOf } from '../core/errors.js';
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
+import type { AdapterRequest, AdapterResult, FormatterAdapter, LineEndingPolicy, FormatterInfo, WasmSource } from '../core/types.js';
 
 export interface DprintPluginOptions {
   /** The plugin's `plugin.wasm` (dprint's wasm plugin ABI; no imports). */
@@ -49,6 +49,18 @@ export function dprintConfig(settings: Record<string, unknown>, section: string)
   }
   plugin['newLineKind'] = 'lf';
   return { global: { ...global, newLineKind: 'lf' } as GlobalConfiguration, plugin };
+}
+
+/**
+ * dprint's `newLineKind` (the plugin section's, else the global one): `lf` by default, `crlf`, `system`
+ * (LF here), `auto` (the file's last line ending). The plugin is given LF text and `lf`.
+ */
+export function dprintLineEnding(settings: Record<string, unknown>, section: string): LineEndingPolicy {
+  const own = settings[section];
+  const value = (own && typeof own === 'object' && !Array.isArray(own) ? (own as Record<string, unknown>)['newLineKind'] : undefined) ?? settings['newLineKind'];
+  if (value === 'crlf') return 'crlf';
+  if (value === 'auto') return 'last';
+  return 'lf';
 }
 
 /** A dprint wasm plugin run in-process by `@dprint/formatter`. `info()` reports the plugin's own name and version. */
@@ -110,7 +122,7 @@ export function dprintPluginFormatter(options: DprintPluginOptions): FormatterAd
       try {
         const invalid = configure(target, request.settings);
         if (invalid) return { kind: 'error', message: invalid };
-        return { kind: 'ok', text: target.formatText({ filePath: request.path, fileText: request.text }) };
+        return { kind: 'ok', text: target.formatText({ filePath: request.path, fileText: request.text }), lineEnding: dprintLineEnding(request.settings, options.section) };
       } catch (thrown) {
         if (thrown instanceof WebAssembly.RuntimeError) {
           // A trap leaves the plugin instance unusable; the next call makes a new one.
@@ -120,6 +132,11 @@ export function dprintPluginFormatter(options: DprintPluginOptions): FormatterAd
         return { kind: 'error', message: locateDprintError(messageOf(thrown)) };
       }
     },
+
+    async preload() {
+      await instance();
+    },
+
 
     dispose() {
       formatter = undefined;

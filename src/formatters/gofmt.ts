@@ -126,9 +126,10 @@ export function gofmtFormatter(options: GofmtFormatterOptions): GofmtAdapter {
         const pointer = exports.alloc(input.length);
         new Uint8Array(exports.memory.buffer, pointer, input.length).set(input);
         const code = exports.format();
-        if (code === FORMAT_UNCHANGED) return { kind: 'ok', text: request.text };
+        // gofmt always writes LF.
+        if (code === FORMAT_UNCHANGED) return { kind: 'ok', text: request.text, lineEnding: 'lf' };
         const output = decoder.decode(new Uint8Array(exports.memory.buffer, exports.output_ptr(), exports.output_len()));
-        if (code === FORMAT_CHANGED) return { kind: 'ok', text: output };
+        if (code === FORMAT_CHANGED) return { kind: 'ok', text: output, lineEnding: 'lf' };
         // gofmt's own message: `line:column: expected …` (several errors are joined by newlines).
         return { kind: 'error', message: output.split('\n', 1)[0] ?? output };
       } catch (thrown) {
@@ -156,6 +157,11 @@ export function gofmtFormatter(options: GofmtFormatterOptions): GofmtAdapter {
         memoryBytes: live?.exports.memory.buffer.byteLength ?? 0,
       };
     },
+
+    async preload() {
+      await instance();
+    },
+
 
     dispose() {
       live = undefined;

@@ -6,7 +6,7 @@
  * (read as data); this adapter only drops keys that would name code to load.
  */
 import type { Plugin, Options } from 'prettier';
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
+import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, LineEndingPolicy } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import { lazy } from '../core/wasm.js';
 import { firstLine, isPlainObject } from './shared.js';
@@ -73,6 +73,14 @@ interface Loaded {
   format: (text: string, options: Options) => Promise<string>;
   plugins: Plugin[];
   parsers: Set<string>;
+  /** Prettier's option schema (`getSupportInfo()`), by option name. */
+  schema: Map<string, SupportOption>;
+}
+
+interface SupportOption {
+  name: string;
+  type: string;
+  choices?: Array<{ value: unknown }>;
 }
 
 function parsersOf(plugins: Plugin[]): Set<string> {
@@ -90,11 +98,12 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
   const loader = lazy(async (): Promise<Loaded> => {
     const [prettier, base] = await Promise.all([core.get(), loadBasePlugins()]);
     const plugins = [...base, ...extraPlugins];
-    return { format: prettier.format, plugins, parsers: parsersOf(plugins) };
+    const info = (await (prettier.getSupportInfo as (options: { plugins: Plugin[] }) => Promise<unknown>)({ plugins })) as { options: SupportOption[] };
+    return { format: prettier.format, plugins, parsers: parsersOf(plugins), schema: new Map(info.options.map((o) => [o.name, o])) };
   });
 
   /** The plugin list for one call: the base set, plus an optional built-in plugin if `parser` needs it. */
-  async function pluginsFor(loaded: Loaded, parser: string | undefined): Promise<Plugin[] | undefined> {
+  async function pluginsFor(loaded: Loaded, parser: string | undefined): Promise<Plugin[] | 'omitted' | undefined> {
     if (parser === undefined || loaded.parsers.has(parser)) return loaded.plugins;
     const load = OPTIONAL_PLUGINS[parser];
     if (!load) return undefined;
@@ -103,6 +112,8 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
       plugin = (await load()) as Plugin;
       optionalLoaded.set(parser, plugin);
     }
+    // A bundle may leave an optional plugin out (the edge worker profile): then the parser is not here.
+    if ((plugin as { formatboxOmitted?: boolean }).formatboxOmitted) return 'omitted';
     return [...loaded.plugins, plugin];
   }
 
@@ -129,7 +140,14 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         }
         parser = settings.parser;
       }
+      // The CLI checks every option against the schema before formatting; the API lets a few deprecated
+      // values through (`trailingComma: true` for JSON). Same check, same message as the CLI.
+      const rejected = schemaError(settings, loaded.schema);
+      if (rejected) return { kind: 'error', ...rejected };
       const plugins = await pluginsFor(loaded, parser);
+      if (plugins === 'omitted') {
+        return { kind: 'unsupported', reason: `prettier parser "${parser}" is left out of this build of formatbox (its optional parsers are not bundled)` };
+      }
       if (!plugins) {
         return {
           kind: 'unsupported',
@@ -137,10 +155,13 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         };
       }
 
+      // LF in, LF out; the engine then writes Prettier's own `endOfLine` (default lf, `auto`: the first CR
+      // decides). Any other value goes to Prettier as written, which rejects it as its CLI does.
+      const endOfLine = String(settings.endOfLine ?? 'lf');
+      const lineEnding = Object.hasOwn(END_OF_LINE, endOfLine) ? END_OF_LINE[endOfLine] : undefined;
       const prettierOptions: Options = {
         ...settings,
-        // LF in, LF out: the engine restores the file's own line endings. An explicit 'crlf'/'cr' is honoured.
-        endOfLine: settings.endOfLine === 'crlf' || settings.endOfLine === 'cr' ? settings.endOfLine : 'lf',
+        ...(lineEnding ? { endOfLine: 'lf' } : {}),
         filepath: request.path,
         plugins,
       };
@@ -150,11 +171,17 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
       }
 
       try {
-        return { kind: 'ok', text: await loaded.format(request.text, prettierOptions) };
+        const text = await loaded.format(request.text, prettierOptions);
+        return lineEnding ? { kind: 'ok', text, lineEnding } : { kind: 'ok', text };
       } catch (error) {
         return resultOfError(error);
       }
     },
+
+    async preload() {
+      await loader.get();
+    },
+
 
     dispose() {
       core.reset();
@@ -163,6 +190,36 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
     },
   };
 }
+
+/**
+ * The first option whose value Prettier's CLI rejects, with the CLI's message ("Invalid tabWidth value.
+ * Expected an integer, but received "4"."). Unknown keys are left to Prettier (it ignores them).
+ */
+export function schemaError(settings: Record<string, unknown>, schema: Map<string, SupportOption>): { message: string; setting: string } | undefined {
+  for (const [name, value] of Object.entries(settings)) {
+    const option = schema.get(name);
+    if (!option || name === 'parser' || value === undefined) continue;
+    let expected: string | undefined;
+    if (option.type === 'int' && !(typeof value === 'number' && (Number.isInteger(value) || value === Number.POSITIVE_INFINITY))) expected = 'an integer';
+    else if (option.type === 'boolean' && typeof value !== 'boolean') expected = 'true or false';
+    else if (option.type === 'choice' && option.choices && !option.choices.some((c) => c.value === value)) expected = listOf(option.choices.map((c) => JSON.stringify(c.value)));
+    if (expected) return { message: `Invalid ${name} value. Expected ${expected}, but received ${shown(value)}.`, setting: name };
+  }
+  return undefined;
+}
+
+function listOf(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value !== null && typeof value === 'object') return JSON.stringify(value) ?? String(value);
+  return String(value);
+}
+
+/** Prettier's `endOfLine` choices as line-ending policies (`auto` is its guessEndOfLine: the first CR). */
+const END_OF_LINE: Readonly<Record<string, LineEndingPolicy>> = { lf: 'lf', crlf: 'crlf', cr: 'cr', auto: 'first-cr' };
 
 /** `version` is exported by prettier/standalone at run time, but missing from its .d.ts. */
 function versionOf(prettier: unknown): string {
@@ -179,6 +236,9 @@ function resultOfError(error: unknown): AdapterResult {
   const message = firstLine(messageOf(error));
   if (name === 'UndefinedParserError') return { kind: 'unsupported', reason: message };
   if (name === 'ConfigError') return { kind: 'unsupported', reason: message };
+  // Prettier's option normalisation: "Invalid tabWidth value. Expected an integer, but received "4"."
+  const rejected = /^Invalid (\w+) value\./.exec(message);
+  if (rejected?.[1]) return { kind: 'error', message, setting: rejected[1] };
   const loc = (error as { loc?: { start?: { line?: number; column?: number } } } | null)?.loc?.start;
   if (loc && typeof loc.line === 'number' && !/\(\d+:\d+\)\s*$/.test(message)) {
     return { kind: 'error', message: `${message} (${loc.line}:${loc.column ?? 0})` };

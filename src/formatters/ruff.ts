@@ -5,7 +5,8 @@
  * - Settings arrive in ruff.toml shape (kebab-case): `line-length`, `indent-width`, `target-version`,
  *   `preview`, `format: {quote-style, indent-style, skip-magic-trailing-comma, docstring-code-format,
  *   docstring-code-line-length, nested-string-quote-style, preview}`. Everything else is dropped before Ruff sees it, because
- *   Ruff throws on unknown fields (`lint`, `exclude`, `extend`, …). `format.line-ending` is forced to
+ *   the format settings are all the formatting workspace needs. The whole table is judged first by
+ *   Ruff's own loader (ruff-config-check.ts): what Ruff rejects, formatbox refuses. `format.line-ending` is forced to
  *   `lf`: the adapter gets LF text and the engine puts the file's own line endings back.
  * - One `Workspace` per distinct settings object, kept in a small cache.
  * - Stubs: the wasm `Workspace.format(source)` takes no path and always applies `.py` rules, while
@@ -23,9 +24,10 @@
 import init, { PositionEncoding, Workspace } from '@astral-sh/ruff-wasm-web';
 import initRuffFmt, { format as ruffFmtFormat, format_range as ruffFmtFormatRange } from '@wasm-fmt/ruff_fmt/web';
 import { byteToUtf16Offset, utf16ToByteOffset } from '../core/text.js';
-import { compileWasm, lazy } from '../core/wasm.js';
+import { compileWasm, lazy, preloadAll } from '../core/wasm.js';
+import { createRuffConfigChecker } from './ruff-config-check.js';
 import { messageOf } from '../core/errors.js';
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, Utf16Range, WasmSource } from '../core/types.js';
+import type { AdapterRequest, AdapterResult, LineEndingPolicy, FormatterAdapter, FormatterInfo, Utf16Range, WasmSource } from '../core/types.js';
 
 export interface RuffFormatterOptions {
   /** `ruff_wasm_bg.wasm` of `@astral-sh/ruff-wasm-web`. */
@@ -87,6 +89,7 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
   const maxWorkspaces = options.maxWorkspaces ?? 8;
   const pyi = options.pyi ?? (options.ruffFmtWasm ? 'stub-rules' : 'skip');
   const workspaces = new Map<string, Workspace>();
+  const configChecker = createRuffConfigChecker();
 
   // The web glue keeps one instance per JS realm; `init` resolves at once when it already ran.
   const module = lazy(async () => {
@@ -134,6 +137,29 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
     },
 
     async format(request: AdapterRequest): Promise<AdapterResult> {
+      const result = await formatWithRuff(request);
+      return result.kind === 'ok' ? { ...result, lineEnding: ruffLineEnding(request.settings) } : result;
+    },
+
+    preload() {
+      return preloadAll([module.get(), ...(options.ruffFmtWasm ? [ruffFmtModule.get()] : [])]);
+    },
+
+    dispose() {
+      for (const workspace of workspaces.values()) workspace.free();
+      workspaces.clear();
+    },
+  };
+
+  async function formatWithRuff(request: AdapterRequest): Promise<AdapterResult> {
+      if (request.configSources && request.configSources.length > 0) {
+        // Ruff's own loader judges the whole config table first: what it rejects, formatbox refuses.
+        await module.get();
+        for (const source of request.configSources) {
+          const rejected = configChecker.errorOf(source);
+          if (rejected) return { kind: 'error', message: rejected };
+        }
+      }
       const stub = /\.pyi$/i.test(request.path);
       if (stub && (pyi === 'skip' || (pyi === 'stub-rules' && !options.ruffFmtWasm))) {
         // Formatting with .py rules would disagree with `ruff format` on the project's stubs.
@@ -163,13 +189,19 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
       } catch (thrown) {
         return { kind: 'error', message: locateRuffError(messageOf(thrown), request.text) };
       }
-    },
+  }
+}
 
-    dispose() {
-      for (const workspace of workspaces.values()) workspace.free();
-      workspaces.clear();
-    },
-  };
+/**
+ * Ruff's `format.line-ending`: `auto` (the default) keeps the file's first line ending, `native` is LF
+ * on the platforms formatbox runs on, `lf`/`cr-lf` are fixed. The wasm always writes LF.
+ */
+export function ruffLineEnding(settings: Record<string, unknown>): LineEndingPolicy {
+  const format = settings['format'];
+  const value = format && typeof format === 'object' ? (format as Record<string, unknown>)['line-ending'] : undefined;
+  if (value === 'cr-lf') return 'crlf';
+  if (value === 'lf' || value === 'native') return 'lf';
+  return 'first';
 }
 
 /** ruff.toml settings (kebab-case) in `@wasm-fmt/ruff_fmt`'s config shape; LF output. */
@@ -195,7 +227,7 @@ export function ruffFmtConfig(settings: Record<string, unknown>): Record<string,
  * way in, and splice its answer (the code for the byte range it chose, widened to whole statements)
  * back on the way out.
  */
-function formatRange(text: string, path: string, range: Utf16Range, settings: Record<string, unknown>): AdapterResult {
+export function formatRange(text: string, path: string, range: Utf16Range, settings: Record<string, unknown>): AdapterResult {
   const byteStart = utf16ToByteOffset(text, range.utf16Start);
   const byteEnd = utf16ToByteOffset(text, range.utf16End);
   let printed: { code: string; source_range: { start: number; end: number } };

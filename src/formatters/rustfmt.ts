@@ -14,8 +14,8 @@ import { commandFormatter, type CommandAdapterOptions, type CommandSpec, type Pr
 export interface RustfmtLocation {
   /** Absolute path of the real rustfmt binary. */
   binary: string;
-  /** The toolchain directory it needs (bin + lib), bound read-only. Absent for a system rustfmt under /usr. */
-  toolchainDir?: string;
+  /** What it needs from outside /usr (the binary, its libraries), bound read-only. Absent for a system rustfmt under /usr. */
+  readOnlyPaths?: readonly string[];
 }
 
 const EDITIONS = new Set(['2015', '2018', '2021', '2024']);
@@ -26,7 +26,7 @@ export function rustfmtSpec(location: RustfmtLocation): CommandSpec {
     languages: ['rust'],
     argv: [location.binary, '--emit', 'stdout', '--color', 'never'],
     mode: 'stdin',
-    ...(location.toolchainDir ? { readOnlyPaths: [location.toolchainDir] } : {}),
+    ...(location.readOnlyPaths ? { readOnlyPaths: location.readOnlyPaths } : {}),
     prepare: rustfmtArgs,
     errorMessage: rustfmtError,
     async version(run) {

@@ -6,12 +6,12 @@
  * - Bounded: directories and entries visited, depth, and bytes per file.
  * Everything not read is reported in `ignored`, with the reason.
  */
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
 import { CODE_CONFIG_FILE_NAMES, CONFIG_FILE_NAMES } from '../config/index.js';
 import { isInside } from './fs.js';
-import { readSmallFile, walkTree } from './walk.js';
+import { walkTree } from './walk.js';
 
 export interface DiscoverOptions {
   /** Bytes per config file. Default 1 MiB. */
@@ -22,6 +22,12 @@ export interface DiscoverOptions {
   maxEntries?: number;
   /** Directory depth below the root. Default 24. */
   maxDepth?: number;
+  /**
+   * Characters over all config files (each file is refused when its size in bytes is above what is
+   * left). Default 16 Mi, twice the project config budget's text: a project that reaches it is over
+   * that budget and refused, never formatted with part of its config.
+   */
+  maxTotalChars?: number;
 }
 
 export interface Discovered {
@@ -31,7 +37,14 @@ export interface Discovered {
   truncated: boolean;
 }
 
-const DEFAULTS = { maxBytes: 1024 * 1024, maxDirs: 5000, maxEntries: 200_000, maxDepth: 24 };
+const DEFAULTS = { maxBytes: 1024 * 1024, maxDirs: 5000, maxEntries: 200_000, maxDepth: 24, maxTotalChars: 16 * 1024 * 1024 };
+
+/** What may still be read in one discovery (characters, see `maxTotalChars`). */
+interface ReadAllowance {
+  perFile: number;
+  total: number;
+  remaining: number;
+}
 
 /** Directories never searched for config (dependencies, VCS data, caches, build output of big toolchains). */
 export const SKIPPED_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.ruff_cache', '.pytest_cache', '.next', '.turbo', '.cache', 'target', 'bower_components', 'vendor']);
@@ -44,6 +57,7 @@ export async function discoverProjectFiles(root: string, options: DiscoverOption
   const limits = { ...DEFAULTS, ...options };
   const realRoot = await fs.realpath(resolve(root));
   const out: Discovered = { files: {}, ignored: [], truncated: false };
+  const allowance: ReadAllowance = { perFile: limits.maxBytes, total: limits.maxTotalChars, remaining: limits.maxTotalChars };
   const walked = await walkTree(realRoot, '', {
     maxDirs: limits.maxDirs,
     maxEntries: limits.maxEntries,
@@ -51,7 +65,7 @@ export async function discoverProjectFiles(root: string, options: DiscoverOption
     skipDirNames: SKIPPED_DIRS,
     wantFile: (name) => NAMES.has(name),
   });
-  for (const file of walked.files) await collect(file.linkTarget ?? file.abs, file.rel, limits.maxBytes, out);
+  for (const file of walked.files) await collect(file.linkTarget ?? file.abs, file.rel, allowance, out);
   for (const item of walked.skipped) {
     if (item.kind !== 'file') continue;
     out.files[item.rel] = null; // Present, not read.
@@ -68,8 +82,9 @@ export async function discoverProjectFiles(root: string, options: DiscoverOption
  * Reads only the config files on the way from the root to `path` (project-relative or absolute),
  * for big trees where a full walk is not wanted. Same rules as `discoverProjectFiles`.
  */
-export async function discoverConfigForPath(root: string, path: string, options: Pick<DiscoverOptions, 'maxBytes'> = {}): Promise<Discovered> {
-  const maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
+export async function discoverConfigForPath(root: string, path: string, options: Pick<DiscoverOptions, 'maxBytes' | 'maxTotalChars'> = {}): Promise<Discovered> {
+  const total = options.maxTotalChars ?? DEFAULTS.maxTotalChars;
+  const allowance: ReadAllowance = { perFile: options.maxBytes ?? DEFAULTS.maxBytes, total, remaining: total };
   const realRoot = await fs.realpath(resolve(root));
   const out: Discovered = { files: {}, ignored: [], truncated: false };
   const target = resolve(realRoot, path);
@@ -87,7 +102,7 @@ export async function discoverConfigForPath(root: string, path: string, options:
       break;
     }
     for (const entry of listing) {
-      if (NAMES.has(entry.name) && !entry.isDirectory()) await collectNamed(realRoot, join(dir, entry.name), entry.isSymbolicLink(), maxBytes, out);
+      if (NAMES.has(entry.name) && !entry.isDirectory()) await collectNamed(realRoot, join(dir, entry.name), entry.isSymbolicLink(), allowance, out);
     }
     const next = segments[i];
     if (next === undefined || SKIPPED_DIRS.has(next)) break;
@@ -97,10 +112,10 @@ export async function discoverConfigForPath(root: string, path: string, options:
 }
 
 /** A config file found by name in `discoverConfigForPath`: a symlink is read only when it stays inside the root. */
-async function collectNamed(realRoot: string, full: string, isLink: boolean, maxBytes: number, out: Discovered): Promise<void> {
+async function collectNamed(realRoot: string, full: string, isLink: boolean, allowance: ReadAllowance, out: Discovered): Promise<void> {
   const key = rel(realRoot, full);
   const name = key.slice(key.lastIndexOf('/') + 1);
-  if (!isLink) return collect(full, key, maxBytes, out);
+  if (!isLink) return collect(full, key, allowance, out);
   let real: string;
   try {
     real = await fs.realpath(full);
@@ -113,23 +128,55 @@ async function collectNamed(realRoot: string, full: string, isLink: boolean, max
     out.ignored.push({ file: key, item: name, reason: 'a symlink that leaves the project root; not read' });
     return;
   }
-  return collect(real, key, maxBytes, out);
+  return collect(real, key, allowance, out);
 }
 
 /** Reads one config file (`target`: a regular file inside the root) under its project-relative `key`. */
-async function collect(target: string, key: string, maxBytes: number, out: Discovered): Promise<void> {
+async function collect(target: string, key: string, allowance: ReadAllowance, out: Discovered): Promise<void> {
   const name = key.slice(key.lastIndexOf('/') + 1);
   if (CODE_NAMES.has(name)) {
     out.files[key] = null; // Present, never read: the config module reports it.
     return;
   }
-  const read = readSmallFile(target, maxBytes);
-  if (typeof read !== 'string') {
+  const read = await readBounded(target, Math.min(allowance.perFile, allowance.remaining));
+  if ('refused' in read) {
     out.files[key] = null;
-    out.ignored.push({ file: key, item: name, reason: read.refused });
+    const overTotal = read.size !== undefined && read.size <= allowance.perFile;
+    if (overTotal) out.truncated = true;
+    out.ignored.push({ file: key, item: name, reason: overTotal ? `not read: config files add up to more than ${allowance.total} characters` : read.refused });
     return;
   }
-  out.files[key] = read;
+  // Counted in characters, as the config budget counts text: reaching this total means being over it.
+  allowance.remaining -= read.text.length;
+  out.files[key] = read.text;
+}
+
+/** Reads a regular file without following a final symlink, up to `maxBytes`. */
+async function readBounded(path: string, maxBytes: number): Promise<{ text: string } | { refused: string; size?: number }> {
+  let handle: import('node:fs/promises').FileHandle;
+  try {
+    // O_NONBLOCK: opening a FIFO must not hang; O_NOFOLLOW: the path was checked, a swapped-in link is refused.
+    handle = await fs.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return { refused: `could not be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return { refused: 'not a regular file' };
+    if (stat.size > maxBytes) return { refused: `larger than ${maxBytes} bytes (${stat.size})`, size: stat.size };
+    const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+    let total = 0;
+    while (total < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+    }
+    if (total > maxBytes) return { refused: `larger than ${maxBytes} bytes`, size: total };
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(buffer.subarray(0, total));
+    return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+  } finally {
+    await handle.close();
+  }
 }
 
 function rel(root: string, path: string): string {

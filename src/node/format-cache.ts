@@ -24,7 +24,7 @@ import { readSmallFile } from './walk.js';
 const MAX_KEYS = 200_000;
 const KEY_LENGTH = 64;
 /** Bumped when formatbox's own handling of text around the formatter (BOM, EOL, restore) changes. */
-const CACHE_FORMAT = 'formatbox-format-cache-1';
+const CACHE_FORMAT = 'formatbox-format-cache-2';
 
 /** What decides a file's formatted output, besides its bytes. */
 export interface CacheIdentity {
@@ -180,17 +180,4 @@ function writeReplacing(file: string, text: string): void {
     }
     throw error;
   }
-}
-
-/** formatbox's own version (package.json next to src/ or dist/). */
-export function formatboxVersion(): string {
-  for (const relative of ['../../package.json', '../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'formatbox' && typeof pkg.version === 'string') return pkg.version;
-    } catch {
-      // try the next
-    }
-  }
-  return 'unknown';
 }

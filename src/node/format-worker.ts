@@ -14,6 +14,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { messageOf } from '../core/errors.js';
+import { outputOverCap } from '../core/output-cap.js';
 import type { AdapterResult, FormatterAdapter } from '../core/types.js';
 import { createBuiltinAdapters } from './builtins.js';
 import type { AdapterMeta, WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
@@ -80,6 +81,9 @@ async function main(): Promise<void> {
       try {
         result = await adapter.format(message.request);
         if (result.kind === 'error' && POISON.test(result.message)) poisoned = true;
+        // The engine caps output too; refusing here spares copying an inflated text out of the worker.
+        const overCap = result.kind === 'ok' ? outputOverCap(message.request.text, result.text) : undefined;
+        if (overCap) result = { kind: 'error', message: overCap };
       } catch (error) {
         // Adapters should return errors as values; a throw is a trap, a panic or a bug.
         result = { kind: 'error', message: messageOf(error) };

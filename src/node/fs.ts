@@ -8,10 +8,14 @@
  * closing that gap needs renameat2(RENAME_EXCHANGE), which Node does not expose.
  */
 import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
+import { loneSurrogateIndex } from '../tools/index.js';
+import { shownPath } from '../core/shown.js';
+import { openPinnedDir, swapped, withPinnedFile, type PinnedDir } from './pinned-dir.js';
+import { macMatches, tempMac } from './temp-key.js';
 
 /** A path the runtime may read and write: inside the root, symlinks followed. */
 export interface ResolvedPath {
@@ -21,6 +25,8 @@ export interface ResolvedPath {
   abs: string;
   /** The real path, project-relative POSIX. Used for formatter selection and locking. */
   realRel: string;
+  /** `rel` as shown in messages (control characters escaped, see core/shown.ts). */
+  shown: string;
 }
 
 /** The file as read: its bytes and the stat the write keeps (mode, owner). */
@@ -50,8 +56,20 @@ export function resolveRoot(root: string): string {
  * (for `write` and `*** Add File`) when its nearest existing ancestor is a directory inside the root.
  */
 export function resolveInside(rootReal: string, path: string): ResolvedPath {
+  try {
+    return resolveInsideOnce(rootReal, path);
+  } catch (error) {
+    if (error instanceof FormatboxError) throw error;
+    // A component vanished or changed between two steps (a directory being moved or swapped).
+    throw refused(path, `it changed while it was being resolved (${codeOf(error)})`);
+  }
+}
+
+function resolveInsideOnce(rootReal: string, path: string): ResolvedPath {
   if (typeof path !== 'string' || path.trim() === '') throw refused(String(path), 'the path is empty');
   if (path.includes('\0')) throw refused(path, 'the path contains a NUL byte');
+  // A lone surrogate would reach the file system as U+FFFD: the file named would not be the file touched.
+  if (loneSurrogateIndex(path) >= 0) throw refused(path, 'the path is not well-formed Unicode (a lone surrogate)');
   const lexical = resolve(rootReal, path);
   if (!isInside(lexical, rootReal)) {
     const why = isAbsolute(path) ? 'it is outside the project root' : 'it leaves the project root';
@@ -78,7 +96,7 @@ export function resolveInside(rootReal: string, path: string): ResolvedPath {
     if (!isInside(real, rootReal) || real === rootReal) throw refused(path, 'it resolves (through a symlink) to outside the project root');
     const target = statSync(real);
     if (!target.isFile()) throw refused(path, `it is ${kindOf(target)}, not a regular file`);
-    return { rel, abs: real, realRel: toPosix(relative(rootReal, real)) };
+    return { rel, abs: real, realRel: toPosix(relative(rootReal, real)), shown: shownPath(rel) };
   }
 
   // Missing: the nearest existing ancestor must be a directory inside the root (after symlinks).
@@ -103,23 +121,51 @@ export function resolveInside(rootReal: string, path: string): ResolvedPath {
     throw refused(path, 'its directory resolves (through a symlink) to outside the project root');
   }
   const abs = join(realAncestor, ...missing);
-  return { rel, abs, realRel: toPosix(relative(rootReal, abs)) };
+  return { rel, abs, realRel: toPosix(relative(rootReal, abs)), shown: shownPath(rel) };
 }
 
-/** Reads the file as bytes, or null when it does not exist. */
-export async function readSnapshot(abs: string, shown: string): Promise<FileSnapshot | null> {
+export interface ReadOptions {
+  /**
+   * Refuse a file with more than one hard link (untrusted mode): another name of it may be a file
+   * outside the project, whose content would then end up in the receipt.
+   */
+  refuseHardLinks?: boolean;
+}
+
+/**
+ * Reads the file as bytes, or null when it does not exist. The file is opened through its pinned
+ * directory with O_NOFOLLOW (never through a symlink swapped in after resolution) and O_NONBLOCK
+ * (a FIFO swapped in does not block); what was opened must be a regular file.
+ */
+export async function readSnapshot(abs: string, shown: string, options: ReadOptions = {}): Promise<FileSnapshot | null> {
+  // Synchronous: a source file is read from the page cache in microseconds; thread-pool hops cost more.
+  let fd: number;
   try {
-    // Synchronous: a source file is read from the page cache in microseconds; thread-pool hops cost more.
-    const stats = statSync(abs);
-    if (!stats.isFile()) throw refused(shown, `it is ${kindOf(stats)}, not a regular file`);
-    const bytes = readFileSync(abs);
-    return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
+    fd = withPinnedFile(abs, shown, (dir, name) => openSync(dir.at(name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
   } catch (error) {
     if (error instanceof FormatboxError) throw error;
     if (codeOf(error) === 'ENOENT') return null;
+    if (codeOf(error) === 'ELOOP') throw swapped(shown, 'it is now a symlink');
     if (codeOf(error) === 'EISDIR') throw refused(shown, 'it is a directory, not a regular file');
     throw new FormatboxError('PATH_REFUSED', `cannot read ${shown}: ${describeErrno(error)}`);
   }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw refused(shown, `it is ${kindOf(stats)}, not a regular file`);
+    if (options.refuseHardLinks && stats.nlink > 1) throw hardLinkRefusal(shown, stats.nlink);
+    const bytes = readFileSync(fd);
+    return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
+  } catch (error) {
+    if (error instanceof FormatboxError) throw error;
+    throw new FormatboxError('PATH_REFUSED', `cannot read ${shown}: ${describeErrno(error)}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Untrusted mode's answer to a file with several hard links (see README, "Untrusted repositories"). */
+export function hardLinkRefusal(shown: string, links: number): FormatboxError {
+  return refused(shown, `it has ${links} hard links, and another of its names may be a file outside the project; untrusted mode does not read it (trust the project to allow hard-linked files)`);
 }
 
 export interface WriteOptions {
@@ -155,15 +201,31 @@ export interface WriteDone {
  * and the original is untouched.
  */
 export async function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
-  const dir = dirname(abs);
-  if (options.expect === null) {
-    try {
-      await mkdir(dir, { recursive: true });
-    } catch (error) {
-      throw new FormatboxError('WRITE_FAILED', `cannot create the directory of ${options.shown}: ${describeErrno(error)}`);
+  // The directory is pinned (opened without following symlinks) for the whole write: the temp
+  // file, the compare-and-swap read and the rename all happen in exactly that directory.
+  let dir: PinnedDir;
+  try {
+    dir = openPinnedDir(dirname(abs), options.shown, options.expect === null);
+  } catch (error) {
+    if (error instanceof FormatboxError) throw error;
+    if (codeOf(error) === 'ENOENT' && options.expect !== null) {
+      throw new FormatboxError('MODIFIED_SINCE_READ', `${options.shown} was deleted since it was read (its directory is gone); read it again and redo the edit`);
     }
+    throw new FormatboxError('WRITE_FAILED', `cannot open the directory of ${options.shown}: ${describeErrno(error)}`, { errno: codeOf(error) });
   }
-  const temp = tempPathFor(abs);
+  let done: WriteDone;
+  try {
+    done = await writePinned(dir, basename(abs), bytes, options);
+  } finally {
+    dir.close();
+  }
+  syncDirectoryLater(dirname(abs));
+  return done;
+}
+
+/** Settles when the new bytes are renamed into place; its `flushed` when they are on disk. */
+async function writePinned(dir: PinnedDir, name: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
+  const temp = dir.at(tempNameFor(name));
   let fd: number | undefined;
   try {
     // Small synchronous calls (page cache); only the flush to disk goes to the thread pool.
@@ -193,21 +255,21 @@ export async function writeAtomic(abs: string, bytes: Uint8Array, options: Write
   options.beforeSwap?.();
   // Compare-and-swap: synchronous from here to the rename.
   try {
-    const current = readCurrentSync(abs);
+    const current = readAt(dir.at(name), options.shown);
     if (!sameBytes(current, options.expect)) {
       const what = options.expect === null ? 'was created by someone else' : current === null ? 'was deleted' : 'was modified';
       throw new FormatboxError('MODIFIED_SINCE_READ', `${options.shown} ${what} since it was read; read it again and redo the edit`);
     }
-    renameSync(temp, abs);
+    // rename() replaces a name; it never follows a symlink at the destination.
+    renameSync(temp, dir.at(name));
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
     unlinkQuietly(temp);
     if (error instanceof FormatboxError) throw error;
     throw new FormatboxError('WRITE_FAILED', `cannot replace ${options.shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
   }
-  const flushed = fd === undefined ? Promise.resolve() : flushLater(fd);
-  syncDirectoryLater(dir);
-  return { flushed };
+  // Wrapped in an object: returned bare, an async function would wait for the flush.
+  return { flushed: fd === undefined ? Promise.resolve() : flushLater(fd) };
 }
 
 /** fdatasync of a renamed file in the background; `flushDirectorySyncs` waits for it too. */
@@ -241,7 +303,7 @@ function syncDirectoryLater(dir: string): void {
   const done: Promise<void> = (async () => {
     let handle: FileHandle | undefined;
     try {
-      handle = await open(dir, constants.O_RDONLY);
+      handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
       await handle.sync();
     } catch {
       // Some file systems refuse fsync on directories; the rename itself is already atomic.
@@ -257,13 +319,49 @@ export async function flushDirectorySyncs(): Promise<void> {
   await Promise.all([...pendingDirectorySyncs]);
 }
 
-/** The bytes on disk now, or null when missing. */
-export function readCurrentSync(abs: string): Uint8Array | null {
+/**
+ * The bytes on disk now, or null when missing; through the pinned directory, never through a
+ * symlink (a name that is now a symlink, FIFO or directory counts as "not the file we wrote").
+ */
+export function readCurrentSync(abs: string, shown = abs): Uint8Array | null {
   try {
-    return readFileSync(abs);
+    return withPinnedFile(abs, shown, (dir, name) => readAt(dir.at(name), shown));
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return null; // its directory is gone, so is the file
+    throw error;
+  }
+}
+
+/** Removes the file `abs` (the name itself, never a symlink's target) when it holds `expect`. */
+export function removeFileSync(abs: string, shown: string, expect: Uint8Array): boolean {
+  try {
+    return withPinnedFile(abs, shown, (dir, name) => {
+      if (!sameBytes(readAt(dir.at(name), shown), expect)) return false;
+      unlinkSync(dir.at(name));
+      return true;
+    });
+  } catch (error) {
+    if (error instanceof FormatboxError) throw error;
+    if (codeOf(error) === 'ENOENT') return false;
+    throw new FormatboxError('WRITE_FAILED', `cannot remove ${shown}: ${describeErrno(error)}`, { errno: codeOf(error) });
+  }
+}
+
+function readAt(path: string, shown: string): Uint8Array | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     if (codeOf(error) === 'ENOENT') return null;
+    if (codeOf(error) === 'ELOOP') throw swapped(shown, 'it is now a symlink');
     throw error;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw swapped(shown, `it is now ${kindOf(stats)}`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -273,54 +371,74 @@ export function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
 }
 
 // ---------------------------------------------------------------------------
-// Temp files: `.<name>.formatbox-<pid>-<random>.tmp`, next to the file they replace.
+// Temp files: `.<name>.formatbox-<pid>-<nonce>-<mac>.tmp`, next to the file they replace. The mac
+// is an HMAC of the rest of the name under a per-user key that no repository can read
+// (temp-key.ts): a file is swept only when it carries a valid mac, so a repo file named like a
+// temp file is never deleted.
 
-const TEMP_NAME = /^\..*\.formatbox-(\d+)-[0-9a-f]{12}\.tmp$/;
+const TEMP_NAME = /^\..*\.formatbox-(\d+)-[0-9a-f]{12}-([0-9a-f]{16})\.tmp$/;
 
-export function tempPathFor(abs: string): string {
-  const name = basename(abs).slice(0, 180);
-  return join(dirname(abs), `.${name}.formatbox-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+/** A fresh temp name for the file `name` (base name), owned by process `pid`. */
+export function tempNameFor(name: string, pid = process.pid): string {
+  const stem = `.${name.slice(0, 180)}.formatbox-${pid}-${randomBytes(6).toString('hex')}`;
+  return `${stem}-${tempMac(stem)}.tmp`;
 }
 
+export function tempPathFor(abs: string, pid = process.pid): string {
+  return join(dirname(abs), tempNameFor(basename(abs), pid));
+}
+
+/** True for a name formatbox made (valid mac), whatever process made it. */
 export function isTempName(name: string): boolean {
-  return TEMP_NAME.test(name);
+  const match = TEMP_NAME.exec(name);
+  return match !== null && macMatches(name.slice(0, name.length - '-'.length - 16 - '.tmp'.length), match[2]!);
 }
 
 /**
  * Removes temp files left by a process that died mid-write (SIGKILL, power loss). A temp file is
- * stale when its process is gone. This process's own temp files are never touched (a write may be
- * in flight). Returns the removed paths.
+ * stale when formatbox made it (its mac checks out) and its process is gone. This process's own
+ * temp files are never touched (a write may be in flight). Returns the removed paths.
  */
 export function sweepTemps(dir: string): string[] {
   const removed: string[] = [];
-  let names: string[];
+  let pinned: PinnedDir;
   try {
-    names = readdirSync(dir);
+    pinned = openPinnedDir(dir, dir);
   } catch {
     return removed;
   }
-  for (const name of names) {
-    const match = TEMP_NAME.exec(name);
-    if (!match) continue;
-    const pid = Number(match[1]);
-    if (pid === process.pid || processAlive(pid)) continue;
-    const full = join(dir, name);
+  try {
+    let names: string[];
     try {
-      if (lstatSync(full).isFile()) {
-        unlinkSync(full);
-        removed.push(full);
-      }
+      names = readdirSync(pinned.at(''));
     } catch {
-      // Another sweeper got there first.
+      return removed;
     }
+    for (const name of names) {
+      const match = TEMP_NAME.exec(name);
+      if (!match || !isTempName(name)) continue;
+      const pid = Number(match[1]);
+      if (pid === process.pid || processAlive(pid)) continue;
+      try {
+        const stats = lstatSync(pinned.at(name));
+        if (stats.isFile() && stats.nlink === 1) {
+          unlinkSync(pinned.at(name));
+          removed.push(join(dir, name));
+        }
+      } catch {
+        // Another sweeper got there first.
+      }
+    }
+  } finally {
+    pinned.close();
   }
   return removed;
 }
 
 /**
- * Sweeps the root and its subdirectories (skipping `.git` and `node_modules`), visiting at most
- * `maxDirs` directories so a huge tree does not stall startup. Directories beyond the bound are
- * swept when the runtime first writes into them.
+ * Sweeps the root and its subdirectories (skipping `.git` and `node_modules`, never following a
+ * symlink), visiting at most `maxDirs` directories so a huge tree does not stall startup.
+ * Directories beyond the bound are swept when the runtime first writes into them.
  */
 export function sweepTree(rootReal: string, maxDirs = 2000): string[] {
   const removed: string[] = [];
@@ -373,7 +491,7 @@ function toPosix(path: string): string {
 }
 
 function refused(path: string, why: string): FormatboxError {
-  return new FormatboxError('PATH_REFUSED', `refused ${JSON.stringify(path)}: ${why}`, { path });
+  return new FormatboxError('PATH_REFUSED', `refused ${shownPath(path)}: ${why}`, { path });
 }
 
 function kindOf(stats: Stats): string {
@@ -407,6 +525,7 @@ const ERRNO_TEXT: Record<string, string> = {
   EEXIST: 'already exists',
   ENAMETOOLONG: 'name too long',
   EIO: 'input/output error',
+  ENOENT: 'no such file or directory (it was removed meanwhile)',
   EFBIG: 'file too large',
 };
 

@@ -4,6 +4,9 @@
  */
 export { createRuntime } from './runtime.js';
 export { createWorkerPool } from './worker-pool.js';
+export { wasmFiles } from './wasm-files.js';
+export { findProjectRoot } from './project-root.js';
+export type { ProjectRoot } from './project-root.js';
 export type { WorkerPool, WorkerPoolOptions, PoolEvent } from './worker-pool.js';
 export type {
   AfterWriteEvent,

@@ -9,7 +9,6 @@
  */
 import { trustedPrettierModuleUrl } from './trusted-prettier.js';
 import { createHash } from 'node:crypto';
-import { unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createEngine, DEFAULT_LIMITS, type Engine } from '../core/engine.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
@@ -30,13 +29,16 @@ import type {
   UserConfig,
   WriteInput,
 } from '../core/types.js';
-import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES } from '../config/index.js';
-import { applyInput, applyParsedPatch, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
+import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES, type ConfigBudgetReport } from '../config/index.js';
+import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
-import { flushDirectorySyncs, readCurrentSync, readSnapshot, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
+import { createConfigWatch } from './config-watch.js';
+import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
 import { PathLocks } from './lock.js';
 import type { FormatCache } from './format-cache.js';
+import { swapped } from './pinned-dir.js';
+import { shownPath } from '../core/shown.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
 import { createSubprocessFormatters, type ApprovalRequest, type SubprocessFormatters, type SubprocessStatus } from './subprocess.js';
 import { detectSandbox } from './sandbox/index.js';
@@ -151,6 +153,8 @@ export interface DoctorReport {
   /** Subprocess formatters (sandboxed): where each binary is, or why it cannot run. */
   subprocess: SubprocessStatus[];
   ignored: IgnoredItem[];
+  /** What the project's config used of its budget, and why loading stopped when it did (`exceeded`). */
+  configBudget?: ConfigBudgetReport;
   workers: PoolStats;
   limits: Limits;
 }
@@ -169,6 +173,11 @@ export interface Runtime {
    * input is a `write` of F. `check: true` writes nothing and runs no observers (`formatbox format --check`).
    */
   format(request: FormatFileRequest): Promise<Receipt>;
+  /**
+   * Formats `text` as if it were the file at `path` (which need not exist): the same selection and
+   * config as for that path, nothing read from it or written (`formatbox format --stdin-filepath`).
+   */
+  formatText(request: { path: string; text: string }): Promise<Receipt>;
   doctor(): Promise<DoctorReport>;
   close(): Promise<void>;
 }
@@ -205,6 +214,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let closed = false;
   let discoveredIgnored: IgnoredItem[] = [];
   let discoveredFiles: ProjectFiles = {};
+  const configWatch = createConfigWatch(rootReal);
   let engineReady: Promise<Engine> | undefined;
   let subprocess: SubprocessFormatters | undefined;
 
@@ -216,6 +226,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal), pool.adapters()]);
       discoveredIgnored = discovered.ignored;
       discoveredFiles = discovered.files;
+      configWatch.reset(discovered.files);
       // Subprocess formatters run on this thread: the work happens in the sandboxed process.
       const sub = createSubprocessFormatters({
         sandbox: detectSandbox(),
@@ -250,12 +261,35 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return target;
   }
 
-  /** After a project config file was written, formatter selection must see the new config. */
+  /**
+   * Takes the locks of `paths` and resolves them again under the locks: a directory swapped for a
+   * symlink while the call waited is caught here (and, after this, by the pinned-directory file
+   * operations of fs.ts, which never follow a symlink).
+   */
+  async function withResolved<T>(paths: readonly string[], run: (targets: ResolvedPath[]) => Promise<T>): Promise<T> {
+    const before = paths.map(resolve);
+    return locks.with(before.map((t) => t.abs), async () => {
+      const now = paths.map((path) => resolveInside(rootReal, path));
+      now.forEach((target, index) => {
+        if (target.abs !== before[index]!.abs) throw swapped(target.shown, 'it resolved to another file while the call waited for its lock');
+      });
+      return run(now);
+    });
+  }
+
+  /** Untrusted mode refuses files with several hard links (one name may be outside the project). */
+  const readOptions = { refuseHardLinks: trust === 'untrusted' };
+
+  /**
+   * Before each format: when a project config file was written here, or one along the file's path
+   * changed, appeared or disappeared on disk (git, an editor, `sed`), selection must see the new config.
+   */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
-    if (!paths.some(isConfigFile)) return;
+    if (!paths.some(isConfigFile) && !paths.some((path) => configWatch.changed(path))) return;
     const discovered = await discoverProjectFiles(rootReal);
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;
+    configWatch.reset(discovered.files);
     eng.setProjectFiles(discovered.files);
   }
 
@@ -284,9 +318,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput, writtenFlushed?: Promise<void>): Promise<Receipt> {
     try {
       if (receipt.content !== written) {
-        await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.rel, ...(keep ? { keep } : {}) });
-      } else if (!sameBytes(readCurrentSync(target.abs), writtenBytes)) {
-        throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} changed while it was being formatted`);
+        await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.shown, ...(keep ? { keep } : {}) });
+      } else if (!sameBytes(readCurrentSync(target.abs, target.shown), writtenBytes)) {
+        throw new FormatboxError('MODIFIED_SINCE_READ', `${target.shown} changed while it was being formatted`);
       } else {
         await writtenFlushed; // W is the final file: durable before the receipt says so
       }
@@ -300,30 +334,30 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function single(tool: 'edit' | 'multiEdit' | 'write', path: string, input: SingleFileInput): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
-    const target = resolve(path);
-    return locks.with([target.abs], async () => {
-      const snapshot = await readSnapshot(target.abs, target.rel);
+    return withResolved([path], async ([target]) => {
+      if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
+      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
       if (!snapshot && tool !== 'write') {
-        throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist; create it with write`);
+        throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; create it with write`);
       }
       let prior = '';
       if (snapshot) {
         const decoded = decode(snapshot.bytes);
         if (decoded === undefined) {
-          if (tool !== 'write') throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text; edit works on UTF-8 files only (use write to replace it)`);
+          if (tool !== 'write') throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text; edit works on UTF-8 files only (use write to replace it)`);
           prior = new TextDecoder('latin1').decode(snapshot.bytes);
         } else {
           prior = decoded;
         }
       }
-      const written = withPath(target.rel, () => applyInput(prior, input));
+      const written = withPath(target.shown, () => applyInput(prior, input));
       await runBefore({ path: target.rel, absolutePath: target.abs, tool, prior: snapshot ? prior : null, written });
       const writtenBytes = encoder.encode(written);
       // W is usually replaced by F moments later: it is flushed in the background, and waited for
       // only when it stays (a kill leaves P, W or F either way; F is flushed before its rename).
       let flushedW: Promise<void> | undefined;
       const writeW = async () => {
-        flushedW = (await writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.rel, syncLater: true, ...(snapshot ? { keep: snapshot } : {}) })).flushed;
+        flushedW = (await writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, syncLater: true, ...(snapshot ? { keep: snapshot } : {}) })).flushed;
       };
       let pending: Promise<Receipt>;
       if (isConfigFile(target.realRel)) {
@@ -331,6 +365,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         await refreshConfigIfNeeded(eng, [target.realRel]);
         pending = eng.afterEdit({ path: target.realRel, prior, input, written });
       } else {
+        await refreshConfigIfNeeded(eng, [target.realRel]);
         // The formatter works on W in memory: start it, and write W to disk while it runs.
         // W is on disk (or the edit refused) before F can be written.
         pending = eng.afterEdit({ path: target.realRel, prior, input, written });
@@ -348,28 +383,29 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const started = performance.now();
     const eng = await engine();
     const parsed = withPath(undefined, () => parsePatch(request.patch));
-    const targets = new Map<string, ResolvedPath>();
+    const named: string[] = [];
     for (const file of parsed.files) {
-      targets.set(file.path, resolve(file.path));
-      if (file.kind === 'update' && file.moveTo) targets.set(file.moveTo, resolve(file.moveTo));
+      named.push(file.path);
+      if (file.kind === 'update' && file.moveTo) named.push(file.moveTo);
     }
-    return locks.with([...targets.values()].map((t) => t.abs), async () => {
+    return withResolved(named, async (resolved) => {
+      const targets = new Map<string, ResolvedPath>(named.map((path, index) => [path, resolved[index]!]));
       const snapshots = new Map<string, FileSnapshot | null>();
       const priors = new Map<string, string>();
       for (const [path, target] of targets) {
-        const snapshot = await readSnapshot(target.abs, target.rel);
+        const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
         snapshots.set(path, snapshot);
         if (!snapshot) continue;
         const text = decode(snapshot.bytes);
-        if (text === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text; applyPatch works on UTF-8 files only`);
+        if (text === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text; applyPatch works on UTF-8 files only`);
         priors.set(path, text);
       }
       // All or nothing: every file op is checked before anything is written.
       const files = withPath(undefined, () => applyParsedPatch(parsed, (path) => priors.get(path)));
       for (const file of files) {
-        if (file.finalPath !== file.path && snapshots.get(file.finalPath)) {
-          throw new FormatboxError('FILE_EXISTS', `${file.finalPath} already exists; cannot move ${file.path} onto it`);
-        }
+        // Delete, Move (both ends) and replacing a file act on the file itself, never through a link.
+        if (file.kind === 'delete' || file.finalPath !== file.path) refuseLink(targets.get(file.path)!, file.kind === 'delete' ? 'delete' : 'move');
+        if (file.finalPath !== file.path || file.replaced) refuseLink(targets.get(file.finalPath)!, 'replace');
       }
       for (const file of files) {
         const target = targets.get(file.path)!;
@@ -380,30 +416,30 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         }
       }
 
-      // Write W for every file; on a failure, put back what was already written.
+      // Write each path's final state (a path may be named twice); on a failure, put back what was already written.
+      const final = finalStates(files);
       const undo: Array<() => unknown> = [];
       try {
-        for (const file of files) {
-          const source = targets.get(file.path)!;
-          const snapshot = snapshots.get(file.path) ?? null;
-          if (file.kind === 'delete' || file.finalPath !== file.path) {
-            if (file.finalPath !== file.path) {
-              const dest = targets.get(file.finalPath)!;
-              const bytes = encoder.encode(file.written ?? '');
-              await writeAtomic(dest.abs, bytes, { expect: null, shown: dest.rel, ...(snapshot ? { keep: snapshot } : {}) });
-              undo.push(() => removeIfSame(dest.abs, bytes));
-            }
-            removeAtomic(source, snapshot!.bytes);
-            undo.push(() => writeAtomic(source.abs, snapshot!.bytes, { expect: null, shown: source.rel, keep: snapshot! }));
-            continue;
-          }
-          const bytes = encoder.encode(file.written ?? '');
-          await writeAtomic(source.abs, bytes, { expect: snapshot?.bytes ?? null, shown: source.rel, ...(snapshot ? { keep: snapshot } : {}) });
+        for (const [path, content] of final) {
+          if (content === null) continue;
+          const target = targets.get(path)!;
+          const snapshot = snapshots.get(path) ?? null;
+          const movedFrom = files.find((f) => f.finalPath === path && f.path !== path);
+          const keep = snapshot ?? (movedFrom ? snapshots.get(movedFrom.path) ?? null : null);
+          const bytes = encoder.encode(content);
+          await writeAtomic(target.abs, bytes, { expect: snapshot?.bytes ?? null, shown: target.shown, ...(keep ? { keep } : {}) });
           undo.push(() =>
             snapshot
-              ? writeAtomic(source.abs, snapshot.bytes, { expect: bytes, shown: source.rel, keep: snapshot })
-              : removeIfSame(source.abs, bytes),
+              ? writeAtomic(target.abs, snapshot.bytes, { expect: bytes, shown: target.shown, keep: snapshot })
+              : removeIfSame(target.abs, bytes),
           );
+        }
+        for (const [path, content] of final) {
+          const snapshot = snapshots.get(path) ?? null;
+          if (content !== null || !snapshot) continue;
+          const target = targets.get(path)!;
+          removeAtomic(target, snapshot.bytes);
+          undo.push(() => writeAtomic(target.abs, snapshot.bytes, { expect: null, shown: target.shown, keep: snapshot }));
         }
       } catch (error) {
         for (const step of undo.reverse()) {
@@ -419,10 +455,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await refreshConfigIfNeeded(eng, files.map((f) => targets.get(f.finalPath)!.realRel));
       const priorMap: Record<string, string | null> = {};
       const writtenMap: Record<string, string | null> = {};
-      for (const file of files) {
-        priorMap[file.path] = file.prior;
-        writtenMap[file.finalPath] = file.written;
-      }
+      // The disk before the patch (the engine runs the operations again, in order), and each path's final W.
+      for (const path of targets.keys()) priorMap[path] = priors.get(path) ?? null;
+      for (const [path, content] of final) writtenMap[path] = content;
       const result = (await eng.afterEdit({ path: files[0]?.finalPath ?? '', prior: priorMap, input: request, written: writtenMap })) as PatchReceipt;
       const receipts: Receipt[] = [];
       const parts: string[] = [];
@@ -430,7 +465,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       for (const [index, file] of files.entries()) {
         const finalTarget = targets.get(file.finalPath)!;
         let receipt = result.receipts[index]!;
-        if (file.written !== null) {
+        if (file.written !== null && !file.superseded) {
           const before = receipt;
           receipt = await commitFinal(finalTarget, receipt, file.written, encoder.encode(file.written), snapshots.get(file.path) ?? undefined, { patch: wrapPatch(parsed.format, [file.patch.source ?? '']) });
           if (receipt !== before) changed = true;
@@ -452,17 +487,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function afterWrite(request: AfterWriteRequest): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
-    const target = resolve(request.path);
     const tool = toolKind(request.input);
     if (tool === 'applyPatch') throw new FormatboxError('INVALID_REQUEST', 'afterWrite takes one file; for a patch, call it once per file with a write input');
     if (request.prior === undefined && tool !== 'write') {
       throw new FormatboxError('INVALID_REQUEST', `afterWrite needs prior (the file before the ${tool}) to reconcile the edit`);
     }
-    return locks.with([target.abs], async () => {
-      const snapshot = await readSnapshot(target.abs, target.rel);
-      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist; afterWrite runs after the file was written`);
+    return withResolved([request.path], async ([target]) => {
+      if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
+      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
+      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; afterWrite runs after the file was written`);
       const written = decode(snapshot.bytes);
-      if (written === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.rel} is not UTF-8 text`);
+      if (written === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text`);
       await refreshConfigIfNeeded(eng, [target.realRel]);
       let receipt = await eng.afterEdit({ path: target.realRel, prior: request.prior ?? '', input: request.input, written });
       receipt = await commitFinal(target, receipt, written, snapshot.bytes, snapshot, request.input);
@@ -474,22 +509,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function format(request: FormatFileRequest): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
-    const target = resolve(request.path);
-    return locks.with([target.abs], async () => {
-      const snapshot = await readSnapshot(target.abs, target.rel);
-      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.rel} does not exist`);
+    return withResolved([request.path], async ([target]) => {
+      if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
+      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
+      if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist`);
       const prior = decode(snapshot.bytes);
       if (prior === undefined) {
         const outcome = await eng.format({ path: target.realRel, bytes: snapshot.bytes });
         return { ...skippedReceipt(target.rel, outcome.content, outcome.reason ?? 'not UTF-8', outcome.line), ms: elapsed(started) };
       }
       const input: WriteInput = { content: prior };
+      await refreshConfigIfNeeded(eng, [target.realRel]);
+      // Keyed after the config refresh: the key covers the config this file gets now.
       const cached = request.cache ? await cacheKeyOf(eng, request.cache, target.realRel) : undefined;
       if (cached && request.cache!.has(cached.key(snapshot.bytes))) {
-        const line = `already formatted (cached; ${cached.label}): ${target.rel}`;
+        const line = `already formatted (cached; ${cached.label}): ${target.shown}`;
         // The bytes are valid UTF-8 (decoded above), so they are the encoding of `prior`: hash them as they are.
         const record = { sha256: createHash('sha256').update(snapshot.bytes).digest('hex'), bytes: snapshot.bytes.byteLength };
-        return { path: target.rel, status: 'unchanged', formatter: cached.info, input, reconciled: true, content: prior, line, note: line, record, ms: elapsed(started) };
+        return { path: target.rel, status: 'unchanged', formatter: cached.info, input, reconciled: true, content: prior, line, note: line, record, ...(cached.ignored ? { ignored: cached.ignored } : {}), ms: elapsed(started) };
       }
       let receipt: Receipt;
       if (request.check) {
@@ -508,6 +545,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     });
   }
 
+  async function formatText(request: { path: string; text: string }): Promise<Receipt> {
+    const started = performance.now();
+    const eng = await engine();
+    const target = resolveInside(rootReal, request.path);
+    const input: WriteInput = { content: request.text };
+    await refreshConfigIfNeeded(eng, [target.realRel]);
+    return { ...(await eng.afterEdit({ path: target.realRel, prior: request.text, input, written: request.text })), ms: elapsed(started) };
+  }
+
   async function doctor(): Promise<DoctorReport> {
     const eng = await engine();
     const languages: DoctorLanguage[] = [];
@@ -520,6 +566,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (selection.kind === 'format') {
         const formatter = typeof selection.formatter === 'string' ? selection.formatter : JSON.stringify(selection.formatter);
         languages.push({ language, path, formatter, because: selection.because });
+      } else if (selection.kind === 'invalid-config') {
+        languages.push({ language, path, formatter: selection.formatter, because: selection.because, skipped: `invalid project config: ${selection.error.file}: ${selection.error.message}` });
       } else {
         languages.push({ language, path, skipped: selection.detail ? `${selection.reason}: ${selection.detail}` : selection.reason });
       }
@@ -532,6 +580,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       sandbox: { kind: sandbox.kind, available: sandbox.unavailable === undefined, detail: sandbox.unavailable ?? sandbox.describe() },
       subprocess: subprocess?.status() ?? [],
       ignored: dedupeIgnored([...discoveredIgnored, ...eng.ignored, ...unreadFiles(discoveredFiles, [...discoveredIgnored, ...eng.ignored], trust)]),
+      ...(eng.configBudget ? { configBudget: eng.configBudget } : {}),
       workers: pool.stats(),
       limits: eng.limits,
     };
@@ -545,6 +594,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     applyPatch,
     afterWrite,
     format,
+    formatText,
     doctor,
     async close() {
       if (closed) return;
@@ -586,13 +636,40 @@ function decode(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** The cache key of a file for the formatter and config it would get now; undefined when it would not be formatted. */
-async function cacheKeyOf(eng: Engine, cache: FormatCache, path: string): Promise<{ key: (bytes: Uint8Array) => string; info: FormatterInfo; label: string } | undefined> {
+/**
+ * The cache key of a file for the formatter and config it would get now; undefined when it would not
+ * be formatted. The effective config is the selection after the config budget and clamps (the engine
+ * gives none for a config over budget): formatter, language, settings (line endings included), the
+ * settings directory and the config files as written (an adapter may pass their text to the tool).
+ */
+async function cacheKeyOf(eng: Engine, cache: FormatCache, path: string): Promise<CachedIdentity | undefined> {
   const found = await eng.formatterFor(path);
   if (!found || found.info.version === 'unknown') return undefined;
   const { selection, info } = found;
-  const config = { formatter: selection.formatter, language: selection.language, settings: selection.settings, settingsDir: selection.settingsDir ?? null };
-  return { key: (bytes) => cache.key(bytes, { path, formatter: info, config }), info, label: `${info.name} ${info.version}, ${info.via}` };
+  const sources = selection.configSources?.map((source) => [source.file, digestOfText(source.text)]) ?? null;
+  const config = { formatter: selection.formatter, language: selection.language, settings: selection.settings, settingsDir: selection.settingsDir ?? null, sources };
+  const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
+  return { key: (bytes) => cache.key(bytes, { path, formatter: info, config }), info, label: `${info.name} ${info.version}, ${info.via}`, ...(ignored ? { ignored } : {}) };
+}
+
+interface CachedIdentity {
+  key: (bytes: Uint8Array) => string;
+  info: FormatterInfo;
+  label: string;
+  /** Config items ignored for this file: a cached receipt names them as a formatted one does. */
+  ignored?: IgnoredItem[];
+}
+
+/** sha256 of config texts, once per text (every file under one config shares it). */
+const textDigests = new Map<string, string>();
+function digestOfText(text: string): string {
+  let digest = textDigests.get(text);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(text).digest('hex');
+    if (textDigests.size >= 64) textDigests.clear(); // bounded: config texts may be large
+    textDigests.set(text, digest);
+  }
+  return digest;
 }
 
 function sha256(text: string): { sha256: string; bytes: number } {
@@ -601,7 +678,7 @@ function sha256(text: string): { sha256: string; bytes: number } {
 }
 
 function concurrentReceipt(path: string, formatted: Receipt, written: string, input: ToolInput): Receipt {
-  const line = `not formatted (concurrent modification): ${path}`;
+  const line = `not formatted (concurrent modification): ${shownPath(path)}`;
   return {
     path,
     status: 'skipped',
@@ -629,14 +706,22 @@ function unwrapPatch(patch: string, format: 'codex' | 'unified'): string {
   return patch.startsWith(head) && patch.endsWith(tail) ? patch.slice(head.length, patch.length - tail.length) : patch;
 }
 
+/**
+ * Delete, Move (both ends) and replacing an existing file act on the named file itself. A path that
+ * is a symlink, or lies under one, is refused: the link's target is never deleted, moved or replaced.
+ */
+function refuseLink(target: ResolvedPath, action: 'delete' | 'move' | 'replace'): void {
+  if (target.realRel === target.rel) return;
+  const what = action === 'delete' ? 'delete the link itself with your shell' : 'name the real path';
+  throw new FormatboxError('PATH_REFUSED', `${target.shown} is a symlink or lies under one (it leads to ${shownPath(target.realRel)}); applyPatch does not ${action} through a link, so its target is never touched: ${what}`);
+}
+
 function removeAtomic(target: ResolvedPath, expect: Uint8Array): void {
-  const current = readCurrentSync(target.abs);
-  if (!sameBytes(current, expect)) throw new FormatboxError('MODIFIED_SINCE_READ', `${target.rel} was modified since it was read; read it again and redo the patch`);
-  unlinkSync(target.abs);
+  if (!removeFileSync(target.abs, target.shown, expect)) throw new FormatboxError('MODIFIED_SINCE_READ', `${target.shown} was modified since it was read; read it again and redo the patch`);
 }
 
 function removeIfSame(abs: string, bytes: Uint8Array): void {
-  if (sameBytes(readCurrentSync(abs), bytes)) unlinkSync(abs);
+  removeFileSync(abs, abs, bytes);
 }
 
 /** Config files found but never read (code configs such as prettier.config.js), unless already reported. */

@@ -89,7 +89,7 @@ export function createSubprocessFormatters(options: SubprocessOptions): Subproce
     adapters.push(missingAdapter('rustfmt', ['rust'], rustfmt.missing, sandbox));
     statuses.push({ name: 'rustfmt', available: false, detail: rustfmt.missing });
   } else {
-    adapters.push(commandFormatter(rustfmtSpec({ binary: rustfmt.binary, ...(rustfmt.toolchainDir ? { toolchainDir: rustfmt.toolchainDir } : {}) }), commandOptions));
+    adapters.push(commandFormatter(rustfmtSpec({ binary: rustfmt.binary, ...(rustfmt.readOnlyPaths ? { readOnlyPaths: rustfmt.readOnlyPaths } : {}) }), commandOptions));
     statuses.push({ name: 'rustfmt', available: !sandbox.unavailable, detail: `${rustfmt.binary} (${rustfmt.source})${sandbox.unavailable ? `; refused: ${sandbox.unavailable}` : ''}` });
   }
 
@@ -155,7 +155,7 @@ export function createSubprocessFormatters(options: SubprocessOptions): Subproce
       languages,
       argv: [binary.binary, ...argv.slice(1)],
       mode: hasFilePlaceholder(argv) ? 'file' : 'stdin',
-      ...(binary.toolchainDir ? { readOnlyPaths: [binary.toolchainDir] } : {}),
+      ...(binary.readOnlyPaths ? { readOnlyPaths: binary.readOnlyPaths } : {}),
       version: async () => 'user command',
       ...(project && status ? { gate: approvalGate(argv, project, status) } : {}),
     };
@@ -213,7 +213,7 @@ function gofmtSpec(tool: Tool): CommandSpec {
     languages: ['go'],
     argv: [tool.binary],
     mode: 'stdin',
-    ...(tool.toolchainDir ? { readOnlyPaths: [tool.toolchainDir] } : {}),
+    ...(tool.readOnlyPaths ? { readOnlyPaths: tool.readOnlyPaths } : {}),
     // gofmt has no --version; GOROOT/VERSION names the release (read as data, nothing runs).
     async version() {
       for (const dir of [dirname(dirname(tool.binary)), dirname(dirname(dirname(tool.binary)))]) {
@@ -234,7 +234,7 @@ function blackSpec(tool: Tool, root: string): CommandSpec {
     languages: ['python'],
     argv: [tool.binary, '--quiet', '-'],
     mode: 'stdin',
-    ...(tool.toolchainDir ? { readOnlyPaths: [tool.toolchainDir] } : {}),
+    ...(tool.readOnlyPaths ? { readOnlyPaths: tool.readOnlyPaths } : {}),
     // The project path lets black find pyproject.toml ([tool.black]) in the read-only project.
     prepare: (request: AdapterRequest) => ({ args: ['--stdin-filename', join(root, request.path)] }),
     errorMessage: (stderr, stdout, code) => {
@@ -253,7 +253,7 @@ function clangFormatSpec(tool: Tool, root: string): CommandSpec {
     languages: ['c', 'cpp', 'java', 'proto', 'csharp'],
     argv: [tool.binary],
     mode: 'stdin',
-    ...(tool.toolchainDir ? { readOnlyPaths: [tool.toolchainDir] } : {}),
+    ...(tool.readOnlyPaths ? { readOnlyPaths: tool.readOnlyPaths } : {}),
     prepare: (request: AdapterRequest) => {
       const style = typeof request.settings.style === 'string' ? request.settings.style : 'file';
       return { args: [`--assume-filename=${join(root, request.path)}`, `--style=${style}`] };

@@ -9,6 +9,7 @@
  *   In both, `reconciled: false` tells a harness that the agent's view may be stale.
  */
 import { unifiedDiff } from '../core/diff.js';
+import { shownPath } from '../core/shown.js';
 import { FormatboxError } from '../core/errors.js';
 import { fileRecord } from '../core/text.js';
 import type {
@@ -156,13 +157,16 @@ async function afterPatch(deps: AfterEditDeps, request: AfterEditRequest & { inp
   const reasons: string[] = [];
   for (const file of files) {
     const fileStarted = now();
-    if (file.kind === 'delete') {
+    if (file.kind === 'delete' || file.superseded) {
+      // A deleted file, or a result a later operation of the same patch changes again: its part stays as given.
       const part = file.patch.source ?? `*** Delete File: ${file.path}\n`;
+      const line = file.kind === 'delete' ? `deleted: ${shownPath(file.path)}` : `${shownPath(file.finalPath)}: changed again later in this patch`;
+      const content = file.written ?? '';
       parts.push(part);
       receipts.push({
-        path: file.path, status: 'skipped', input: { patch: wrapPatch(parsed.format, [part]) }, reconciled: true,
-        content: '', line: `deleted: ${file.path}`, note: report === 'none' ? '' : `deleted: ${file.path}`,
-        record: await fileRecord(''), ms: Math.round((now() - fileStarted) * 10) / 10,
+        path: file.finalPath, status: 'skipped', input: { patch: wrapPatch(parsed.format, [part]) }, reconciled: true,
+        content, line, note: report === 'none' ? '' : line,
+        record: await fileRecord(content), ms: Math.round((now() - fileStarted) * 10) / 10,
       });
       continue;
     }
@@ -180,12 +184,13 @@ async function afterPatch(deps: AfterEditDeps, request: AfterEditRequest & { inp
     }
     parts.push(result.part);
     if (!result.reconciled && result.reason && report === 'receipt') reasons.push(`${file.finalPath}: ${result.reason}`);
-    const note = renderNote({
+    const rendered = renderNote({
       line: outcome.line, report, path: file.finalPath, maxDiffChars, replayed: result.replayed, final,
       reconciled: result.reconciled,
       ...(result.diff !== undefined ? { diff: result.diff } : {}),
       ...(result.reason !== undefined ? { reason: result.reason } : {}),
     });
+    const note = file.replaced && report !== 'none' ? `${replacedNote(file.replaced)}\n${rendered}`.trimEnd() : rendered;
     receipts.push({
       path: file.finalPath,
       status: outcome.status,
@@ -212,4 +217,9 @@ async function afterPatch(deps: AfterEditDeps, request: AfterEditRequest & { inp
   };
   if (reasons.length > 0) out.reason = reasons.join('; ');
   return out;
+}
+
+/** Said when an operation overwrote an existing file (Add File over it, Move to it), as Codex does. */
+export function replacedNote(replaced: { path: string; bytes: number }): string {
+  return `replaced: ${replaced.path} already existed (${replaced.bytes} bytes) and was overwritten`;
 }

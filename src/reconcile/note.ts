@@ -3,6 +3,7 @@
  * `maxDiffChars`, else a short hint naming the line ranges of F to reread.
  */
 import { diffLineChanges, splitLines } from '../core/diff.js';
+import { shownPath } from '../core/shown.js';
 
 /** At most this many line ranges are named in a reread hint. */
 const MAX_RANGES = 8;
@@ -27,10 +28,10 @@ export function rereadHint(path: string, before: string, after: string): string 
   const ranges = changedLineRanges(before, after);
   if (ranges.length === 0) return '';
   if (ranges.length > MAX_RANGES) {
-    return `the formatter changed more than fits here (${ranges.length} places); reread ${path}`;
+    return `the formatter changed more than fits here (${ranges.length} places); reread ${shownPath(path)}`;
   }
   const named = ranges.map(([s, e]) => (s === e ? `${s}` : `${s}-${e}`)).join(', ');
-  return `the formatter changed more than fits here; reread ${ranges.length === 1 && !named.includes('-') ? 'line' : 'lines'} ${named} of ${path}`;
+  return `the formatter changed more than fits here; reread ${ranges.length === 1 && !named.includes('-') ? 'line' : 'lines'} ${named} of ${shownPath(path)}`;
 }
 
 export interface NoteParts {

@@ -6,11 +6,15 @@ import { FormatboxError } from '../core/errors.js';
 import type { EditInput, SingleFileInput, ToolInput, Utf16Range } from '../core/types.js';
 import { applyEdits, type AppliedEdits } from './edit.js';
 import { applyWrite } from './write.js';
+import { assertWellFormedInput } from './well-formed.js';
+
+export { assertWellFormedInput, loneSurrogateIndex } from './well-formed.js';
 
 export type ToolKind = 'edit' | 'multiEdit' | 'write' | 'applyPatch';
 
 export function toolKind(input: ToolInput): ToolKind {
   if (input === null || typeof input !== 'object') throw new FormatboxError('INVALID_REQUEST', 'input must be an object');
+  assertWellFormedInput(input);
   if ('patch' in input) return 'applyPatch';
   if ('edits' in input) return 'multiEdit';
   if ('oldText' in input) return 'edit';
@@ -61,6 +65,6 @@ export { applyEdit, applyEdits, occurrences, type AppliedEdits, type EditSite } 
 export { applyMultiEdit } from './multi-edit.js';
 export { applyWrite } from './write.js';
 export {
-  parsePatch, applyParsedPatch, applyPatchText, applyChunks, renderFilePatch, wrapPatch, seekSequence,
+  parsePatch, applyParsedPatch, applyPatchText, finalStates, applyChunks, renderFilePatch, wrapPatch, seekSequence,
   type ParsedPatch, type FilePatch, type PatchChunk, type PatchedFile, type AppliedChunk, type RenderFile, type RenderRegion,
 } from './apply-patch.js';

@@ -9,7 +9,8 @@
  * this writes bench/results.md (table) and bench/results.svg (chart), which the README shows.
  *
  *   npm run bench [-- name …] [-- --quick]
- *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, cli-serve, project
+ *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, cli-serve, per-edit,
+ *          delivery, config-watch, project
  *   --quick: fewer runs and a smaller project, benchmarks without a quick mode left out (< 60 s);
  *            their records are marked "(quick)".
  */
@@ -30,6 +31,9 @@ const BENCHES: Record<string, Bench> = {
   'sandbox-overhead': { args: ['test/bench/sandbox-overhead.ts', '--rounds', '5'] },
   'toml-choice': { args: ['test/bench/toml-choice.ts', '--runs', '5', '--budget-ms', '60000'] },
   'cli-serve': { args: ['test/bench/cli-serve.ts', '20'], quick: ['test/bench/cli-serve.ts', '2'] },
+  delivery: { args: ['test/bench/delivery.ts', '--runs', '10'] },
+  'per-edit': { args: ['test/bench/per-edit.ts', '20'] },
+  'config-watch': { args: ['test/bench/config-watch.ts', '20000'] },
   project: { args: ['test/bench/project.ts'], quick: ['test/bench/project.ts', '--quick', '--files', '80'] },
 };
 

@@ -5,22 +5,24 @@
 //
 //   node --import tsx test/bench/sandbox-overhead.ts [--rounds N]
 //
-// Files: the Rust corpus in test/fixtures/sandbox (dtolnay/anyhow and BurntSushi/memchr sources).
+// Files: the Rust corpus of test/sandbox/crates.ts (anyhow and memchr as Debian installs them).
 // A second table shows the bare cost of each mode with a trivial command (cat / sed -i), where the
 // formatter's own time is ~0: stdin→stdout, and temp-file mode (which adds the in-sandbox supervisor).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { detectSandbox } from '../../src/node/sandbox/index.js';
 import { resolveRustfmt } from '../../src/node/sandbox/tools.js';
 import { createSubprocessFormatters } from '../../src/node/subprocess.js';
 import { commandFormatter } from '../../src/formatters/command.js';
 import { recordResult } from './report.js';
+import { rustCrates } from '../sandbox/crates.js';
 
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
-const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox/', import.meta.url));
+const crates = rustCrates();
+if ('missing' in crates) throw new Error(crates.missing);
+const rootOf = (name: string): string => crates.find((c) => c.name === name)!.root;
 
 const sandbox = detectSandbox();
 if (sandbox.unavailable) throw new Error(sandbox.unavailable);
@@ -55,19 +57,18 @@ const config = mkdtempSync(join(tmpdir(), 'fb-bench-'));
 const samples: Sample[] = [];
 try {
   const files: Array<{ project: string; path: string; text: string; configText?: string }> = [];
-  for (const project of ['anyhow', 'memchr']) {
-    const root = join(FIXTURES, project);
+  for (const { name: project, root, files: paths } of crates) {
     let configText: string | undefined;
     try {
       configText = readFileSync(join(root, 'rustfmt.toml'), 'utf8');
     } catch {
       configText = undefined;
     }
-    for (const path of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((p) => p.endsWith('.rs')).sort()) {
+    for (const path of paths) {
       files.push({ project, path, text: readFileSync(join(root, path), 'utf8'), ...(configText ? { configText } : {}) });
     }
   }
-  const adapters = new Map(['anyhow', 'memchr'].map((p) => [p, createSubprocessFormatters({ sandbox, root: join(FIXTURES, p) }).adapters.find((a) => a.name === 'rustfmt')!]));
+  const adapters = new Map(['anyhow', 'memchr'].map((p) => [p, createSubprocessFormatters({ sandbox, root: rootOf(p) }).adapters.find((a) => a.name === 'rustfmt')!]));
 
   // Warm-up: page cache for rustfmt and its libraries, and the adapter's version probe.
   for (const file of files.slice(0, 3)) {
@@ -120,7 +121,7 @@ console.log(`\ngoal (sandbox adds <= 30 ms, median): ${goal ? 'met' : 'NOT met'}
 recordResult({ group: 'sandbox', name: 'rustfmt through bwrap, per file', value: quantile(sandboxed, 0.5), unit: 'ms', anchor: 'rustfmt run directly', anchorValue: quantile(directs, 0.5), goal: 'adds ≤ 30 ms', met: goal, note: `adds ${fmt(quantile(added, 0.5))} ms` });
 
 // Bare cost per mode: a trivial "formatter", so the time is the sandbox's (and the spawn's).
-const text = readFileSync(join(FIXTURES, 'anyhow/src/lib.rs'), 'utf8');
+const text = readFileSync(join(rootOf('anyhow'), 'src/lib.rs'), 'utf8');
 const cat = commandFormatter({ name: 'cat', languages: ['rust'], argv: ['/bin/cat'] }, { sandbox });
 const sed = commandFormatter({ name: 'sed', languages: ['rust'], argv: ['/bin/sed', '-i', 's/^$//', '{file}'] }, { sandbox });
 const spawnCat = () => new Promise<void>((resolve) => {

@@ -6,9 +6,11 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { BUILTIN_WASM_FILES } from '../../src/formatters/builtins.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string>; exports: Record<string, unknown> };
 
 test('the universal bundle rejects a node: import anywhere in its graph', async () => {
   const { buildUniversal } = await import(join(root, 'build.mjs'));
@@ -31,14 +33,24 @@ test('npm run build produces every entry, declarations and a wasm manifest match
     assert.ok(existsSync(join(root, file)), `${file} is built`);
   }
   assert.doesNotMatch(readFileSync(join(root, 'dist/index.js'), 'utf8'), /from ["']node:/);
-  const manifest = JSON.parse(readFileSync(join(root, 'wasm/manifest.json'), 'utf8')) as Array<{ name: string; package: string; file: string; version: string; sha256: string }>;
+  const manifest = JSON.parse(readFileSync(join(root, 'wasm/manifest.json'), 'utf8')) as Array<{ name: string; package: string; file: string; source: string; version: string; sha256: string }>;
   assert.deepEqual(manifest.map((m) => m.name).sort(), ['biome', 'clang-format', 'dprint-json', 'dprint-markdown', 'gofmt', 'ruff', 'ruff_fmt', 'toml']);
   for (const entry of manifest) {
     const pkgJson = require.resolve(`${entry.package}/package.json`);
-    const bytes = readFileSync(join(pkgJson, '..', entry.file));
+    const bytes = readFileSync(join(pkgJson, '..', entry.source));
     assert.equal(createHash('sha256').update(bytes).digest('hex'), entry.sha256, `${entry.name} hash`);
     assert.equal(JSON.parse(readFileSync(pkgJson, 'utf8')).version, entry.version, `${entry.name} version`);
+    // Shipped in the package under the name the code expects, byte-identical to the package's file.
+    assert.equal(createHash('sha256').update(readFileSync(join(root, 'wasm', entry.file))).digest('hex'), entry.sha256, `wasm/${entry.file}`);
+    assert.equal(BUILTIN_WASM_FILES[entry.name as keyof typeof BUILTIN_WASM_FILES], entry.file, `${entry.name} file name`);
+    // Pinned exactly: a newer wasm never meets older glue.
+    assert.equal(pkg.dependencies[entry.package], entry.version, `${entry.package} pinned`);
   }
+  for (const subpath of ['./wasm/*', './wasm/manifest.json', './core', './biome', './prettier', './ruff', './gofmt', './toml', './node']) assert.ok(pkg.exports[subpath], `exports ${subpath}`);
+  for (const entry of ['core', 'biome', 'prettier', 'ruff', 'gofmt', 'clang-format', 'toml', 'dprint']) assert.ok(existsSync(join(root, `dist/${entry}.js`)), `dist/${entry}.js`);
+  // The sizes are printed per entry and per profile.
+  assert.match(result.stdout, /formatbox\/biome all +[\d.]+ MB raw +[\d.]+ MB gzip +[\d.]+ MB brotli/);
+  assert.match(result.stdout, /edge \(Prettier, ruff_fmt, gofmt, TOML\) +[\d.]+ MB raw/);
 });
 
 test('the built universal bundle formats with wasm passed in as bytes', { timeout: 120_000 }, async () => {
@@ -57,4 +69,27 @@ test('the built universal bundle formats with wasm passed in as bytes', { timeou
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
   assert.deepEqual(JSON.parse(run.stdout.trim()), ['formatted', 'biome', 'const a = { b: 1 };\n', 'prettier', '# T\n\n- x\n']);
+});
+
+test('pay for what you use: a Biome-only app ships no Prettier code, and Prettier\'s plugins are lazy chunks', { timeout: 120_000 }, async () => {
+  assert.ok(existsSync(join(root, 'dist/core.js')), 'run after the build test');
+  const { build } = await import('esbuild');
+  const dir = mkdtempSync(join(tmpdir(), 'formatbox-app-'));
+  try {
+    // Bundled as an app would (format esm, code splitting), importing the built package by name.
+    const bundle = async (contents: string) => {
+      const result = await build({ stdin: { contents, resolveDir: root, loader: 'js' }, bundle: true, format: 'esm', splitting: true, outdir: join(dir, String(Math.random()).slice(2)), platform: 'browser', write: false, metafile: true, logLevel: 'silent' });
+      return result.outputFiles.map((file) => ({ path: file.path, text: file.text }));
+    };
+    const PRETTIER_CORE = "Couldn't resolve parser";
+    const biomeOnly = await bundle("import { createEngine } from 'formatbox/core'; import { biomeFormatter } from 'formatbox/biome'; export const e = createEngine({ formatters: [biomeFormatter({ wasm: new URL('https://x/b.wasm') })] });");
+    assert.ok(biomeOnly.every((file) => !file.text.includes(PRETTIER_CORE) && !file.text.includes('prettier/plugins')), 'no Prettier in a Biome-only app');
+    const prettierApp = await bundle("import { createEngine } from 'formatbox/core'; import { prettierFormatter } from 'formatbox/prettier'; export const e = createEngine({ formatters: [prettierFormatter()] });");
+    const [entry, ...chunks] = prettierApp;
+    assert.ok(!entry!.text.includes(PRETTIER_CORE), 'Prettier is not in the entry chunk');
+    assert.ok(chunks.some((file) => file.text.includes(PRETTIER_CORE)), 'Prettier is a lazy chunk');
+    assert.ok(chunks.length >= 8, `one chunk per plugin (got ${chunks.length})`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

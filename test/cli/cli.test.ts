@@ -137,7 +137,7 @@ test('format: --check writes nothing and exits 1 when files would change; --writ
 
   const json = cli(['format', '--check', '--json', '--root', root, join(root, 'src')]);
   const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(lines.filter((l) => 'path' in l).map((l) => [l.path, l.status]), [['src/a.ts', 'formatted'], ['src/b.ts', 'unchanged']]);
+  assert.deepEqual(lines.filter((l) => 'path' in l).map((l) => [l.path, l.status]), [['src/a.ts', 'would-change'], ['src/b.ts', 'unchanged']]);
   assert.deepEqual(Object.keys(lines.at(-1)), ['summary']);
 
   const write = cli(['format', '--root', root, root]);
@@ -164,7 +164,7 @@ test('hook claude-code: Edit, MultiEdit and Write events get the bytes on disk b
   assert.equal(edit.code, 0, edit.stderr);
   const context = JSON.parse(edit.stdout).hookSpecificOutput.additionalContext as string;
   assert.match(context, /^formatbox: formatted \(biome [^)]*\): src\/h\.ts/);
-  assert.match(context, /your edit: new_string is now on disk as:\nreturn \{ a: 1 \};/);
+  assert.match(context, /your edit: new_string is now on disk as \(exactly the text between the <<< and >>> lines\):\n<<<\nreturn \{ a: 1 \};\n>>>/);
   assert.equal(readFileSync(file, 'utf8'), 'export function f() {\n  return { a: 1 };\n}\n');
 
   // Already formatted: nothing to say.
@@ -182,7 +182,7 @@ test('hook claude-code: Edit, MultiEdit and Write events get the bytes on disk b
     tool_response: { originalFile: original },
   });
   const multiContext = JSON.parse(multiEdit.stdout).hookSpecificOutput.additionalContext as string;
-  assert.match(multiContext, /edit 2: new_string is now on disk as:\n\{ a: x \}/);
+  assert.match(multiContext, /edit 2: new_string is now on disk as [^\n]*:\n<<<\n\{ a: x \}\n>>>/);
   assert.doesNotMatch(multiContext, /edit 1:/);
 
   // Write of a new file: the diff from what was written to what is on disk.

@@ -170,7 +170,7 @@ test('Biome before Prettier; Prettier formats what Biome cannot only when the pr
   assert.equal(formatted(select(biomeOnly, 'a.md', { mode: 'always' })).formatter, 'prettier');
 });
 
-test('Ruff: nearest config wins, Ruff order in a directory, only format settings, extend ignored, bad values dropped', () => {
+test('Ruff: nearest config wins, Ruff order in a directory, only format settings, extend ignored, a value Ruff rejects refused', () => {
   const files = {
     'pyproject.toml': '[project]\nname = "x"\n\n[tool.ruff]\nline-length = 120\nselect = ["E"]\nextend = "../outside.toml"\n\n[tool.ruff.format]\nquote-style = "single"\nindent-style = "tab"\ndocstring-code-format = true\nexclude = ["gen"]\n\n[tool.ruff.lint]\nselect = ["F"]\n',
     'svc/.ruff.toml': 'line-length = 88\n[format]\nquote-style = "backtick"\npreview = true\n',
@@ -180,9 +180,10 @@ test('Ruff: nearest config wins, Ruff order in a directory, only format settings
   const root = formatted(select(files, 'a.py'));
   assert.deepEqual(root.settings, { 'line-length': 120, format: { 'quote-style': 'single', 'indent-style': 'tab', 'docstring-code-format': true } });
   assert.ok(root.ignored.some((i) => i.item.startsWith('extend')));
-  const svc = formatted(select(files, 'svc/m/a.py'));
-  assert.deepEqual(svc.settings, { 'line-length': 88, format: { preview: true } });
-  assert.ok(svc.ignored.some((i) => i.item.startsWith('format.quote-style')));
+  // Ruff refuses a config with a bad value: so does formatbox, naming the file and the key's line.
+  const svc = select(files, 'svc/m/a.py');
+  assert.equal(svc.kind, 'invalid-config');
+  assert.deepEqual(svc.kind === 'invalid-config' && svc.error, { file: 'svc/.ruff.toml', line: 3, column: 1, message: 'invalid value for format.quote-style: "backtick"' });
   // A pyproject.toml without [tool.ruff] does not count: the root config applies.
   assert.deepEqual(formatted(select(files, 'lib/a.py')).settings, root.settings);
 });
@@ -265,14 +266,14 @@ test('trusted mode: code configs and plugins are not reported as ignored (Pretti
   assert.equal(formatted(selectFormatter(project, normaliseUserConfig({}), 'a.ts')).because, 'prettier.config.mjs declares Prettier');
 });
 
-test('Prettier option values of the wrong type are dropped and reported (Prettier would fail on them)', () => {
+test('Prettier option values of the wrong type go to Prettier as written (its own check rejects them), with their positions', () => {
   const s = formatted(select({ '.prettierrc': '{"semi": "no", "tabWidth": "4", "printWidth": 100, "trailingComma": false}' }, 'a.ts'));
-  assert.deepEqual(s.settings, { printWidth: 100 });
-  assert.deepEqual(s.ignored.map((i) => i.reason), ['expected a boolean', 'expected a number', 'expected a string']);
+  assert.deepEqual(s.settings, { semi: 'no', tabWidth: '4', printWidth: 100, trailingComma: false });
+  assert.deepEqual(s.settingOrigins?.tabWidth, { file: '.prettierrc', line: 1, column: 16 });
 });
 
-test('custom YAML tags make a YAML config unreadable (never a silently stringified value)', () => {
-  const s = formatted(select({ '.prettierrc.yaml': 'semi: !!js/function "function () {}"\n' }, 'a.ts'));
-  assert.deepEqual(s.settings, {});
-  assert.match(s.ignored[0]?.reason ?? '', /custom YAML tags/);
+test('custom YAML tags make a YAML config unreadable (never a silently stringified value): formatbox refuses', () => {
+  const s = select({ '.prettierrc.yaml': 'semi: !!js/function "function () {}"\n' }, 'a.ts');
+  assert.equal(s.kind, 'invalid-config');
+  assert.match(s.kind === 'invalid-config' ? s.error.message : '', /custom YAML tags/);
 });

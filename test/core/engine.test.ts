@@ -95,8 +95,36 @@ test('scope edit: Prettier formats only the edited range of TypeScript and says 
   assert.equal(md.content, '# Title\n\n- item\n');
 });
 
-test('CRLF and a BOM survive formatting byte for byte', async () => {
-  const engine = createEngine({ formatters: builtins, projectFiles: { 'biome.json': '{}' } });
-  const outcome = await engine.format({ path: 'a.ts', text: '\uFEFFconst a={b:1}\r\nconst c=2\r\n' });
-  assert.equal(outcome.content, '\uFEFFconst a = { b: 1 };\r\nconst c = 2;\r\n');
+test("line endings are the formatter's own (Biome: lf by default, its lineEnding when set); the BOM survives", async () => {
+  const text = '\uFEFFconst a={b:1}\r\nconst c=2\r\n';
+  const lf = createEngine({ formatters: builtins, projectFiles: { 'biome.json': '{}' } });
+  assert.equal((await lf.format({ path: 'a.ts', text })).content, '\uFEFFconst a = { b: 1 };\nconst c = 2;\n');
+  const crlf = createEngine({ formatters: builtins, projectFiles: { 'biome.json': '{ "formatter": { "lineEnding": "crlf" } }' } });
+  assert.equal((await crlf.format({ path: 'a.ts', text })).content, '\uFEFFconst a = { b: 1 };\r\nconst c = 2;\r\n');
+  // Prettier's endOfLine: auto keeps the first ending it finds.
+  const auto = createEngine({ formatters: builtins, projectFiles: { '.prettierrc': '{ "endOfLine": "auto" }' } });
+  assert.equal((await auto.format({ path: 'a.ts', text: 'const a={b:1}\nconst c=2\r\n' })).content, 'const a = { b: 1 };\r\nconst c = 2;\r\n');
+});
+
+test('a broken or rejected config gives a failed receipt naming file, position and message; the file stays as written', async () => {
+  const text = 'const a={b:1}\n';
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ 'biome.json': '{"formatter":{"indentStyle":"space",}}' }, /^invalid project config: biome\.json:1:37: Expected a property but instead found '\}'\.$/],
+    [{ 'biome.json': '{"formatter":{"indentWidth":"4"}}' }, /^invalid project config: biome\.json:1:29: indentWidth has an incorrect type, expected a number, but received a string\.$/],
+    [{ 'biome.json': '{"formatter":{"foo":1}}' }, /^invalid project config: biome\.json:1:15: Found an unknown key `foo`\.$/],
+    [{ '.prettierrc': '{"tabWidth": "4"}' }, /^invalid project config: \.prettierrc:1:2: Invalid tabWidth value\. Expected an integer, but received "4"\.$/],
+    [{ '.prettierrc.json': '{"trailingComma": "always"}' }, /^invalid project config: \.prettierrc\.json:1:2: Invalid trailingComma value\. Expected "all", "es5" or "none", but received "always"\.$/],
+    [{ '.prettierrc.json': '{"semi": false,}' }, /^invalid project config: \.prettierrc\.json:1:16: not valid JSON/],
+    [{ '.prettierrc': '{}', 'src/package.json': '{"name": "x",}' }, /^invalid project config: src\/package\.json:1:\d+: .*Prettier skips an unparsable package\.json silently; formatbox refuses/],
+  ];
+  for (const [projectFiles, reason] of cases) {
+    const engine = createEngine({ formatters: builtins, projectFiles });
+    const outcome = await engine.format({ path: 'src/a.ts', text });
+    assert.equal(outcome.status, 'failed', JSON.stringify(projectFiles));
+    assert.match(outcome.reason ?? '', reason);
+    assert.equal(outcome.content, text);
+  }
+  // Prettier warns about and ignores an unknown key: formatted.
+  const unknown = createEngine({ formatters: builtins, projectFiles: { '.prettierrc': '{"foo": 1, "semi": false}' } });
+  assert.equal((await unknown.format({ path: 'a.ts', text })).content, 'const a = { b: 1 }\n');
 });

@@ -98,11 +98,19 @@ test('an unknown extension is unsupported, an invalid option value is an error',
   assert.match((bad as { message: string }).message, /tabWidth/);
 });
 
-test('LF output by default; endOfLine crlf is honoured when the settings say so', async () => {
+test("LF text out; the adapter names Prettier's endOfLine as the line-ending policy (default lf, auto = first CR)", async () => {
   const text = 'let  a = 1\nlet  b = 2\n';
-  assert.equal(okText(await prettier.format(request('a.js', text))), 'let a = 1;\nlet b = 2;\n');
-  assert.equal(okText(await prettier.format(request('a.js', text, { settings: { endOfLine: 'auto' } }))), 'let a = 1;\nlet b = 2;\n');
-  assert.equal(okText(await prettier.format(request('a.js', text, { settings: { endOfLine: 'crlf' } }))), 'let a = 1;\r\nlet b = 2;\r\n');
+  const policy = async (settings: Record<string, unknown>) => {
+    const result = await prettier.format(request('a.js', text, { settings }));
+    assert.equal(okText(result), 'let a = 1;\nlet b = 2;\n');
+    return (result as { lineEnding?: string }).lineEnding;
+  };
+  assert.equal(await policy({}), 'lf');
+  assert.equal(await policy({ endOfLine: 'auto' }), 'first-cr');
+  assert.equal(await policy({ endOfLine: 'crlf' }), 'crlf');
+  assert.equal(await policy({ endOfLine: 'cr' }), 'cr');
+  const invalid = await prettier.format(request('a.js', text, { settings: { endOfLine: 'windows' } }));
+  assert.deepEqual(invalid, { kind: 'error', message: 'Invalid endOfLine value. Expected "lf", "crlf", "cr" or "auto", but received "windows".', setting: 'endOfLine' });
 });
 
 test('range formatting keeps text outside the range byte-identical (non-ASCII before the range)', async () => {

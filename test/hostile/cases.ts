@@ -161,7 +161,8 @@ export const CASES: HostileCase[] = [
     files: { 'root/.prettierrc.yml': 'semi: !!js/function "function () { require(\'fs\').writeFileSync(\'x\', \'y\') }"\ntabWidth: !!python/object:os.system ["touch MARKER"]\n' },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [/\.prettierrc\.yml.*custom YAML tags/] },
+    // A config formatbox cannot read as Prettier would is refused, never replaced by defaults.
+    expect: { status: ['failed'], reason: /invalid project config: \.prettierrc\.yml:1:\d+: .*custom YAML tags/ },
   },
   {
     name: '__proto__ keys in package.json "prettier" (prototype pollution)',
@@ -192,7 +193,7 @@ export const CASES: HostileCase[] = [
     files: { 'outside.json': JSON.stringify({ semi: false, plugins: ['./outside-plugin.mjs'] }), 'outside-plugin.mjs': PLUGIN_ESM, 'root/.prettierrc': { symlink: '../outside.json' } },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [/\.prettierrc.*symlink that leaves the project root/] },
+    expect: { status: ['failed'], reason: /invalid project config: \.prettierrc: not read/, ignored: [/\.prettierrc.*symlink that leaves the project root/] },
   },
   {
     name: 'symlinked biome.json pointing at a secret',
@@ -200,7 +201,7 @@ export const CASES: HostileCase[] = [
     files: { 'root/biome.json': { symlink: '../secret.txt' } },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_BIOME, ignored: [/biome\.json.*symlink that leaves the project root/] },
+    expect: { status: ['failed'], reason: /invalid project config: biome\.json: not read/, ignored: [/biome\.json.*symlink that leaves the project root/] },
   },
   {
     name: 'symlinked ruff.toml pointing at /etc/passwd, and a symlinked config directory',
@@ -208,7 +209,8 @@ export const CASES: HostileCase[] = [
     files: { 'root/ruff.toml': { symlink: '/etc/passwd' }, 'outside-dir/.prettierrc.cjs': CJS, 'outside-dir/.ruff.toml': 'line-length = 20\n', 'root/linked': { symlink: '../outside-dir' }, 'root/pyproject.toml': '[tool.ruff]\nline-length = 100\n' },
     target: 'a.py',
     content: "x = {'a':1,\"b\":[1,2]}\n",
-    expect: { status: ['formatted'], content: 'x = {"a": 1, "b": [1, 2]}\n', ignored: [/ruff\.toml.*symlink that leaves the project root/] },
+    // Ruff reads ruff.toml before pyproject.toml: the unreadable link is the config, so formatbox refuses.
+    expect: { status: ['failed'], reason: /invalid project config: ruff\.toml/, ignored: [/ruff\.toml.*symlink that leaves the project root/] },
   },
   {
     name: 'Biome extends a path outside the root',
@@ -228,7 +230,8 @@ export const CASES: HostileCase[] = [
     },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_BIOME_SPACES, ignored: [/extends: "evil-biome\/biome"/] },
+    // Biome's own loader rejects a string `extends` naming a package: refused with Biome's message.
+    expect: { status: ['failed'], reason: /invalid project config: biome\.jsonc:2:\d+: The `extends` field must be either/, ignored: [/extends: "evil-biome\/biome"/] },
   },
   {
     name: 'Biome plugins (GritQL files inside and outside the root)',
@@ -311,7 +314,7 @@ export const CASES: HostileCase[] = [
     files: { 'root/.prettierrc.yaml': yamlBomb() },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [/\.prettierrc\.yaml/] },
+    expect: { status: ['failed'], reason: /invalid project config: \.prettierrc\.yaml.*alias/i },
   },
   {
     name: 'YAML alias bomb in .clang-format',
@@ -347,7 +350,7 @@ export const CASES: HostileCase[] = [
     files: { 'root/biome.json': { repeat: '[', times: 100_000 } },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_BIOME, ignored: [/biome\.json.*nested/] },
+    expect: { status: ['failed'], reason: /invalid project config: biome\.json: nested deeper than 64 levels/ },
   },
   {
     name: 'deeply nested TOML and JSON5 configs',
@@ -355,7 +358,7 @@ export const CASES: HostileCase[] = [
     files: { 'root/ruff.toml': `x = ${'['.repeat(50_000)}${']'.repeat(50_000)}\n`, 'root/.prettierrc.json5': `${'{a:'.repeat(20_000)}1${'}'.repeat(20_000)}` },
     target: 'a.py',
     content: "x = {'a':1}\n",
-    expect: { status: ['formatted'], content: 'x = {"a": 1}\n', ignored: [/ruff\.toml.*nested/, /\.prettierrc\.json5.*nested/] },
+    expect: { status: ['failed'], reason: /invalid project config: ruff\.toml: nested deeper than 64 levels/ },
   },
   {
     name: 'a 50 MB file',
@@ -371,7 +374,7 @@ export const CASES: HostileCase[] = [
     files: { 'root/.prettierrc': { repeat: '# padding padding padding padding padding padding padding\n', times: 900_000 } },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [/\.prettierrc.*larger than/] },
+    expect: { status: ['failed'], reason: /invalid project config: \.prettierrc: not read/, ignored: [/\.prettierrc.*larger than/] },
   },
   {
     name: '100k-deep nesting in the edited file',
@@ -387,7 +390,8 @@ export const CASES: HostileCase[] = [
     files: { 'root/.prettierrc': { fifo: true }, 'root/.prettierrc.json': '{"semi": false}' },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_DEFAULT, ignored: [/\.prettierrc.*not a regular file|could not be opened/] },
+    // .prettierrc comes before .prettierrc.json in Prettier's order; Prettier would hang reading it. formatbox refuses.
+    expect: { status: ['failed'], reason: /invalid project config: \.prettierrc: not read/, ignored: [/\.prettierrc.*not a regular file|could not be opened/] },
   },
 ];
 

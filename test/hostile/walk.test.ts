@@ -159,7 +159,7 @@ for (const c of CASES) {
       assert.ok(cliMs < 90_000, `format took ${cliMs.toFixed(0)} ms`);
       assert.equal(cli.status, 1, `exit 1 (ok.ts would change), not an abort: ${cli.stderr.slice(-500)}`);
       const lines = cli.stdout.trim().split('\n').map((l) => JSON.parse(l) as { path?: string; status?: string; summary?: unknown });
-      assert.ok(lines.some((l) => l.path === 'ok.ts' && l.status === 'formatted'), 'ok.ts is checked');
+      assert.ok(lines.some((l) => l.path === 'ok.ts' && l.status === 'would-change'), 'ok.ts is checked');
       assert.ok(lines.at(-1)?.summary, 'the run ends with its summary');
       assert.ok(!cli.stdout.includes(OUTSIDE_NAME) && !cli.stderr.includes(OUTSIDE_NAME), 'no name from outside the root is printed');
     } finally {

@@ -61,9 +61,9 @@ test('paths inside the root resolve, through symlinks that stay inside', () => {
   writeFileSync(join(root, 'src', 'a.ts'), 'x');
   symlinkSync('src/a.ts', join(root, 'alias.ts'));
   symlinkSync('src', join(root, 'lib'));
-  assert.deepEqual(resolveInside(root, 'src/a.ts'), { rel: 'src/a.ts', abs: join(root, 'src/a.ts'), realRel: 'src/a.ts' });
+  assert.deepEqual(resolveInside(root, 'src/a.ts'), { rel: 'src/a.ts', abs: join(root, 'src/a.ts'), realRel: 'src/a.ts', shown: 'src/a.ts' });
   assert.deepEqual(resolveInside(root, join(root, 'src/a.ts')).realRel, 'src/a.ts');
-  assert.deepEqual(resolveInside(root, 'alias.ts'), { rel: 'alias.ts', abs: join(root, 'src/a.ts'), realRel: 'src/a.ts' });
+  assert.deepEqual(resolveInside(root, 'alias.ts'), { rel: 'alias.ts', abs: join(root, 'src/a.ts'), realRel: 'src/a.ts', shown: 'alias.ts' });
   assert.equal(resolveInside(root, 'lib/new/deeper.ts').abs, join(root, 'src/new/deeper.ts'));
   assert.equal(resolveInside(root, './src/./a.ts').rel, 'src/a.ts');
   rmSync(root, { recursive: true, force: true });
@@ -91,18 +91,25 @@ test('atomic write keeps the mode, refuses when the disk is not what was read, a
   rmSync(root, { recursive: true, force: true });
 });
 
-test('stale temp files of dead processes are swept; live ones are kept', () => {
+test('stale temp files of dead processes are swept; live ones and lookalikes without a valid mac are kept', () => {
   const root = tempRoot();
   const file = join(root, 'a.ts');
   const mine = tempPathFor(file);
   writeFileSync(mine, 'in flight');
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-  const stale = join(root, `.a.ts.formatbox-${dead.stdout}-0123456789ab.tmp`);
+  const stale = tempPathFor(file, Number(dead.stdout));
   writeFileSync(stale, 'half');
   writeFileSync(join(root, '.a.ts.formatbox-notes.tmp'), 'not ours');
+  // Named exactly like a temp file of a dead process, but without a valid mac: a repo file.
+  const lookalike = join(root, `.a.ts.formatbox-${dead.stdout}-0123456789ab-0123456789abcdef.tmp`);
+  const oldStyle = join(root, `.a.ts.formatbox-${dead.stdout}-0123456789ab.tmp`);
+  writeFileSync(lookalike, 'repo file');
+  writeFileSync(oldStyle, 'repo file');
   assert.deepEqual(sweepTemps(root), [stale]);
   assert.ok(existsSync(mine));
   assert.ok(existsSync(join(root, '.a.ts.formatbox-notes.tmp')));
+  assert.ok(existsSync(lookalike));
+  assert.ok(existsSync(oldStyle));
   rmSync(root, { recursive: true, force: true });
 });
 

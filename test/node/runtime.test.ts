@@ -92,7 +92,8 @@ test('edit errors are clear and leave the file untouched', async () => {
     'EDIT_NOT_APPLICABLE',
     /src\/a\.ts/,
   );
-  await rejects(() => rt.applyPatch({ patch: '*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** End Patch\n' }), 'FILE_EXISTS', /src\/a\.ts already exists/);
+  // A unified diff adding an existing file is refused, as git apply refuses it (the Codex dialect overwrites: test/tools/patch-codex.test.ts).
+  await rejects(() => rt.applyPatch({ patch: '--- /dev/null\n+++ b/src/a.ts\n@@ -0,0 +1 @@\n+x\n' }), 'FILE_EXISTS', /src\/a\.ts already exists/);
   // A patch where the second file fails touches neither.
   await rejects(
     () => rt.applyPatch({ patch: '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-let a = 1;\n+let a = 2;\n*** Update File: src/nope.ts\n@@\n-x\n+y\n*** End Patch\n' }),
@@ -273,14 +274,17 @@ test('doctor: formatter per language and why, sandbox status, and every ignored 
   console.log(`  doctor: sandbox ${report.sandbox.kind} (${report.sandbox.available ? 'available' : 'unavailable'}); ignored:\n${ignored.replace(/^/gm, '    ')}`);
 });
 
-test('CRLF and a BOM in P are kept in F through the runtime', async () => {
-  const root = project({ 'w.ts': '\uFEFFconst a = 1;\r\nconst b = 2;\r\n' });
+test("through the runtime, F has the formatter's line endings (Biome: lf, or its lineEnding) and P's BOM", async () => {
+  const root = project({ 'w.ts': '\uFEFFconst a = 1;\r\nconst b = 2;\r\n', 'crlf/biome.json': '{ "root": false, "formatter": { "indentStyle": "space", "lineEnding": "crlf" } }\n', 'crlf/w.ts': '\uFEFFconst a = 1;\r\nconst b = 2;\r\n' });
   const rt = runtime(root);
   const receipt = await rt.edit({ path: 'w.ts', oldText: 'const b = 2;', newText: 'const b=[1,2]' });
   assert.equal(receipt.status, 'formatted');
   const disk = readFileSync(join(root, 'w.ts'));
-  assert.equal(disk.toString('utf8'), '\uFEFFconst a = 1;\r\nconst b = [1, 2];\r\n');
+  assert.equal(disk.toString('utf8'), '\uFEFFconst a = 1;\nconst b = [1, 2];\n');
   assert.equal(receipt.content, disk.toString('utf8'));
+  const kept = await rt.edit({ path: 'crlf/w.ts', oldText: 'const b = 2;', newText: 'const b=[1,2]' });
+  assert.equal(readFileSync(join(root, 'crlf/w.ts'), 'utf8'), '\uFEFFconst a = 1;\r\nconst b = [1, 2];\r\n');
+  assert.equal(kept.content, readFileSync(join(root, 'crlf/w.ts'), 'utf8'));
 });
 
 test('non-UTF-8 files: format skips them, write may replace them', async () => {

@@ -140,7 +140,7 @@ test('a pool of three workers compiles Biome once and shares the module; every w
   try {
     const text = 'function f(){return {a:1,b:[1,2]}}\n';
     const results = await Promise.all(Array.from({ length: 9 }, (_, i) => p.call('biome', { path: `f${i}.ts`, language: 'typescript', text, settings: {} })));
-    for (const result of results) assert.deepEqual(result, { kind: 'ok', text: 'function f() {\n\treturn { a: 1, b: [1, 2] };\n}\n' });
+    for (const result of results) assert.deepEqual(result, { kind: 'ok', text: 'function f() {\n\treturn { a: 1, b: [1, 2] };\n}\n', lineEnding: 'output' });
     const stats = p.stats();
     assert.equal(stats.spawned, 3);
     assert.equal(stats.wasmCompiles, 1, 'compiled once for the pool');

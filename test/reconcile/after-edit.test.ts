@@ -175,29 +175,44 @@ test('never guesses: a region that cannot be located (W is not P with the input 
   assertInvariant(prior, receipt);
 });
 
-test('CRLF and a BOM survive into F and into the rewritten input, byte for byte', async () => {
+test('CRLF (a formatter that keeps it: Prettier endOfLine auto) and a BOM survive into F and into the rewritten input, byte for byte', async () => {
+  const prettierAuto = () => ({ format: formatWith('prettier', { endOfLine: 'auto' }) });
   const prior = '\uFEFFconst a = 1;\r\nconst b = 2;\r\n';
   const input = { oldText: 'const b = 2;', newText: 'const b={x:1}' };
-  const receipt = await afterEdit(prettier(), { path: 'a.ts', prior, input });
+  const receipt = await afterEdit(prettierAuto(), { path: 'a.ts', prior, input });
   assert.equal(receipt.content, '\uFEFFconst a = 1;\r\nconst b = { x: 1 };\r\n');
   assert.deepEqual(receipt.input, { oldText: 'const b = 2;', newText: 'const b = { x: 1 };' });
   assertInvariant(prior, receipt);
 
   // An agent that writes LF into a CRLF file: the edit is adapted to CRLF, and so is F and the rewrite.
   const input2 = { oldText: 'const a = 1;\nconst b = 2;', newText: 'function f(){\nreturn 1}' };
-  const receipt2 = await afterEdit(prettier(), { path: 'a.ts', prior, input: input2 });
+  const receipt2 = await afterEdit(prettierAuto(), { path: 'a.ts', prior, input: input2 });
   assert.equal(receipt2.content, '\uFEFFfunction f() {\r\n  return 1;\r\n}\r\n');
   assert.deepEqual(receipt2.input, { oldText: 'const a = 1;\r\nconst b = 2;', newText: 'function f() {\r\n  return 1;\r\n}' });
   assertInvariant(prior, receipt2);
 });
 
-test('mixed line endings: untouched lines keep their own ending, new lines take the dominant one', async () => {
+test("a formatter whose ending differs from the file's (Prettier's default lf on a CRLF file): F has LF everywhere, and the receipt still replays byte for byte", async () => {
+  const prior = 'const a = 1;\r\nconst b = 2;\r\n';
+  const receipt = await afterEdit(prettier(), { path: 'a.ts', prior, input: { oldText: 'const b = 2;', newText: 'const b={x:1}' } });
+  assert.equal(receipt.content, 'const a = 1;\nconst b = { x: 1 };\n');
+  assert.ok(receipt.diff, 'the ending change outside the edit is in the diff');
+  assertInvariant(prior, receipt);
+});
+
+test("mixed line endings: Ruff's line-ending auto gives every line the file's first ending", async () => {
   const prior = 'a = 1\r\nb = 2\nc = 3\r\nd = 4\r\n';
   const input = { oldText: 'c = 3', newText: 'c=[1,\n2]' };
   const receipt = await afterEdit({ format: formatWith('ruff') }, { path: 'm.py', prior, input });
-  assert.equal(receipt.content, 'a = 1\r\nb = 2\nc = [1, 2]\r\nd = 4\r\n');
-  assert.deepEqual(receipt.input, { oldText: 'c = 3', newText: 'c = [1, 2]' });
+  assert.equal(receipt.content, 'a = 1\r\nb = 2\r\nc = [1, 2]\r\nd = 4\r\n');
   assertInvariant(prior, receipt);
+});
+
+test('no formatter runs: the file keeps its own (mixed) endings', async () => {
+  const prior = 'a = 1\r\nb = 2\nc = 3\r\n';
+  const skip = async () => ({ path: 'm.txt', status: 'skipped' as const, content: '', reason: 'unknown extension', line: 'not formatted', ms: 0 });
+  const receipt = await afterEdit({ format: async (path: string, text: string) => ({ ...(await skip()), path, content: text }) }, { path: 'm.txt', prior, input: { oldText: 'b = 2', newText: 'b = 3' } });
+  assert.equal(receipt.content, 'a = 1\r\nb = 3\nc = 3\r\n');
 });
 
 test("report 'line' and 'none': the formatter runs, the input is untouched, reconciled is false, the diff still holds the truth", async () => {

@@ -1,7 +1,7 @@
 /**
  * A `deps.format` for afterEdit backed by the real adapters (Prettier JS, Biome wasm, Ruff wasm,
  * gofmt wasm, dprint TOML wasm), without the engine's config selection: the test picks the adapter.
- * BOM/EOL handling uses src/core/text.ts, as a host would.
+ * BOM and line endings as the engine does (src/core/text.ts applyLineEnding: the formatter's own ending).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,7 +11,7 @@ import { ruffFormatter } from '../../src/formatters/ruff.js';
 import { gofmtFormatter } from '../../src/formatters/gofmt.js';
 import { tomlFormatter } from '../../src/formatters/toml.js';
 import { languageOf } from '../../src/core/languages.js';
-import { normaliseForFormatter, rangeToNormalised, restoreText } from '../../src/core/text.js';
+import { applyLineEnding, normaliseForFormatter, rangeToNormalised } from '../../src/core/text.js';
 import type { FormatOutcome, FormatterAdapter, Utf16Range } from '../../src/core/types.js';
 import type { AfterEditDeps } from '../../src/reconcile/index.js';
 
@@ -47,7 +47,7 @@ export function formatWith(name: string, settings: Record<string, unknown> = {})
     if (result.kind !== 'ok') {
       return { path, status: 'failed', formatter: info, content: text, reason: JSON.stringify(result), line: `formatter failed (${name}): ${path}`, ms: 0, ...scope };
     }
-    const content = restoreText(text, result.text);
+    const content = applyLineEnding(text, result.text, result.lineEnding);
     if (content === text) return { path, status: 'unchanged', formatter: info, content, line: `already formatted (${info.name} ${info.version}, ${info.via}): ${path}`, ms: 0, ...scope };
     return { path, status: 'formatted', formatter: info, content, line: `formatted (${info.name} ${info.version}, ${info.via}): ${path}`, ms: 0, ...scope };
   };

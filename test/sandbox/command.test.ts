@@ -43,9 +43,10 @@ test('stdin mode: a filter; file mode: the private copy is rewritten and read ba
       assert.deepEqual(await inPlace.format(request(big)), { kind: 'ok', text: big.replace('hello', 'bye') });
     }
     assert.equal(readFileSync(join(project.root, 'src/x.txt'), 'utf8'), 'on disk\n');
-    // The copy keeps the file's name (tools choose parsers by extension) and lives in the tmpfs.
+    // The copy keeps the file's name (tools choose parsers by extension) and lives in the tmpfs; the
+    // working directory is an empty one, not the project (issue 9, class 6).
     const where = commandFormatter({ name: 'sh', languages: ['text'], argv: ['/bin/sh', '-c', 'echo "$1 in $(pwd)" > "$1"', 'sh', '$FILE'] }, { sandbox, root: project.root });
-    assert.deepEqual(await where.format(request('x\n', 'src/x.txt')), { kind: 'ok', text: `/tmp/formatbox/x.txt in ${project.root}/src\n` });
+    assert.deepEqual(await where.format(request('x\n', 'src/x.txt')), { kind: 'ok', text: '/tmp/formatbox/x.txt in /tmp/formatbox-cwd\n' });
   } finally {
     project.cleanup();
   }

@@ -104,11 +104,13 @@ test('Codex patch: fuzzy matching (trailing whitespace, indentation, Unicode pun
 
 test('Codex patch: actionable errors', () => {
   assert.throws(() => parsePatch('*** Update File: x\n'), { code: 'EDIT_NOT_APPLICABLE', message: /must start with/ });
-  assert.throws(() => parsePatch('*** Begin Patch\n*** Update File: x\n@@\n-a\n'), { message: /must end with '\*\*\* End Patch'/ });
+  assert.throws(() => parsePatch('*** Begin Patch\n*** Update File: x\n@@\n-a\n'), { message: /must be '\*\*\* End Patch'/ });
   assert.throws(() => applyPatchText('*** Begin Patch\n*** Update File: src/app.py\n@@\n-nope\n+x\n*** End Patch', read), {
     code: 'EDIT_NOT_APPLICABLE', message: /src\/app\.py: chunk 1 not found/,
   });
-  assert.throws(() => applyPatchText('*** Begin Patch\n*** Add File: src/old.py\n+x\n*** End Patch', read), { code: 'FILE_EXISTS' });
+  // Add File over an existing file overwrites it, as Codex does (the receipt says so); a unified diff refuses, as git apply does.
+  assert.equal(applyPatchText('*** Begin Patch\n*** Add File: src/old.py\n+x\n*** End Patch', read).get('src/old.py'), 'x\n');
+  assert.throws(() => applyPatchText('--- /dev/null\n+++ b/src/old.py\n@@ -0,0 +1 @@\n+x\n', read), { code: 'FILE_EXISTS' });
   assert.throws(() => applyPatchText('*** Begin Patch\n*** Delete File: nope.py\n*** End Patch', read), { code: 'FILE_NOT_FOUND' });
 });
 

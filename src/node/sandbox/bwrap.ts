@@ -16,13 +16,15 @@
  */
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { dirname, isAbsolute, posix } from 'node:path';
+import { isAbsolute, posix } from 'node:path';
 import { homedir } from 'node:os';
 import type { Sandbox, SandboxRequest, SandboxResult, ScratchPaths } from '../../core/sandbox.js';
 import { launch, type ExtraPipe, type LaunchControl } from './run-process.js';
 import { sandboxEnv } from './env.js';
 import { openPidsLimit, pidsLimitAvailable, type PidsLimit } from './cgroup.js';
 import { isInside, safeRealpath } from '../fs.js';
+import { credentialsInside, hideArgs } from './credentials.js';
+import { binaryNeeds } from './binary-deps.js';
 
 export interface BwrapOptions {
   /** Absolute path of bwrap. Default: the first of /usr/bin/bwrap, /usr/local/bin/bwrap, /bin/bwrap. */
@@ -46,6 +48,8 @@ export interface BwrapOptions {
 }
 
 const SCRATCH_DIR = '/tmp/formatbox';
+/** The working directory of every run that names none: empty, read-only. */
+export const EMPTY_CWD = '/tmp/formatbox-cwd';
 /** util-linux's prlimit (Debian's essential util-linux package), visible in the sandbox under /usr. */
 const PRLIMIT = '/usr/bin/prlimit';
 const SANDBOX_UID = '65534';
@@ -102,6 +106,8 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   // The tmpfs comes before any bind under /tmp (a project may live in /tmp).
   args.push('--size', String(tmpfsBytes), '--tmpfs', '/tmp');
   args.push('--perms', '0777', '--dir', SCRATCH_DIR);
+  // The default working directory: empty and read-only, so nothing is found relative to it.
+  args.push('--perms', '0555', '--dir', EMPTY_CWD);
 
   // Before the command starts, bwrap reports its child's pid on the info fd and blocks on the block
   // fd: meanwhile both processes join the pids cgroup, and (temp-file mode, `proc` read-back) the
@@ -137,11 +143,15 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   const readOnly = new Set<string>();
   for (const path of request.readOnlyPaths ?? []) if (!path.startsWith('/usr/')) readOnly.add(path);
   const supervisor = request.scratchFile && !pinScratch ? nodeForSupervisor() : undefined;
-  if (supervisor?.bind) readOnly.add(supervisor.bind);
+  for (const path of supervisor?.bind ?? []) readOnly.add(path);
   for (const path of readOnly) args.push('--ro-bind', path, path);
   if (request.root) args.push('--ro-bind', request.root, request.root);
-  // The file's directory, when it exists inside the bound root; else the root; else the scratch dir.
-  const cwd = request.cwd && request.root && isInside(request.cwd, request.root) && existsSync(request.cwd) ? request.cwd : (request.root ?? SCRATCH_DIR);
+  // Second layer: credentials inside any bound directory are hidden (an empty tmpfs, /dev/null).
+  for (const dir of [...readOnly, ...(request.root ? [request.root] : [])]) {
+    if (isDirectory(dir)) args.push(...hideArgs(credentialsInside(dir)));
+  }
+  // An explicit working directory inside the bound root, else the empty one (never the project by default).
+  const cwd = request.cwd && request.root && isInside(request.cwd, request.root) && existsSync(request.cwd) ? request.cwd : EMPTY_CWD;
   args.push('--chdir', cwd);
   args.push('--remount-ro', '/');
 
@@ -266,11 +276,11 @@ function safeName(name: string): string {
   return cleaned === '' ? 'file' : cleaned;
 }
 
-function nodeForSupervisor(): { node: string; bind?: string } {
+function nodeForSupervisor(): { node: string; bind: string[] } {
   const node = realpathSync(process.execPath);
-  if (node.startsWith('/usr/')) return { node };
-  // e.g. ~/.nvm/versions/node/v20/bin/node: expose that install (its prefix) read-only, nothing more.
-  return { node, bind: dirname(dirname(node)) };
+  // e.g. ~/.nvm/versions/node/v20/bin/node: that binary (and any library it loads from outside /usr),
+  // never its install prefix (whose etc/npmrc may hold a registry token).
+  return { node, bind: binaryNeeds(node).paths };
 }
 
 function readChildPid(stream: NodeJS.ReadableStream): Promise<number> {
@@ -375,7 +385,11 @@ const fs = require('fs');
 const os = require('os');
 const [fdText, file, ...argv] = process.argv.slice(1);
 const fd = Number(fdText);
-const r = spawnSync(argv[0], argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] });
+// The read-back pipe has no close-on-exec: in the formatter's fd table its slot is /dev/null, so the
+// formatter gets stdin, stdout and stderr and nothing that leads back to the host.
+const stdio = ['ignore', 'inherit', 'inherit'];
+for (let slot = 3; slot <= fd; slot++) stdio.push(slot === fd ? fs.openSync('/dev/null', 'r') : 'ignore');
+const r = spawnSync(argv[0], argv.slice(1), { stdio });
 let status = 127;
 if (r.error) process.stderr.write(String(r.error.message) + '\\n');
 else if (r.status !== null) status = r.status;
@@ -390,3 +404,11 @@ while (offset < out.length) {
 }
 process.exit(status);
 `;
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

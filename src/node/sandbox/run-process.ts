@@ -4,7 +4,8 @@
  * a bound and drained beyond it, a timeout that kills the whole process group, and optional extra
  * pipes (fd 3…) for launcher protocols. Shared by the backends; never used without a sandbox.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type StdioOptions } from 'node:child_process';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 
 export interface LaunchRequest {
@@ -50,17 +51,22 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
   return new Promise<LaunchResult>((resolve) => {
     const extra = request.extra ?? [];
     let child;
+    let devNull: number | undefined;
     try {
+      devNull = openSync('/dev/null', 'r');
       child = spawn(request.command, [...request.args], {
         cwd: request.cwd,
         env: request.env,
         // Own process group, so a timeout can kill the launcher and everything in its group.
         detached: true,
-        stdio: ['pipe', 'pipe', 'pipe', ...extra.map(() => 'pipe' as const)],
+        stdio: launcherStdio(extra.length, devNull),
       });
     } catch (error) {
       resolve({ kind: 'error', message: `could not start ${request.command}: ${(error as Error).message}`, ms: elapsed() });
       return;
+    } finally {
+      // The child has its own copies (dup2'ed before exec); ours is not needed any more.
+      if (devNull !== undefined) closeSync(devNull);
     }
 
     let settled = false;
@@ -182,4 +188,51 @@ class Collector {
   text(): string {
     return Buffer.concat(this.chunks).toString('utf8');
   }
+}
+
+/** O_CLOEXEC in /proc/<pid>/fdinfo `flags:` (octal; the same value on every Linux architecture Node runs on). */
+const O_CLOEXEC = 0o2000000;
+
+/**
+ * The launcher's fd table, slot by slot: 0–2 pipes, then `extraPipes` pipes (fd 3…), then every fd
+ * of this process that the launcher would otherwise inherit (no close-on-exec: held by the
+ * embedding program, inherited from its parent, opened by a native addon) replaced by /dev/null.
+ * So nothing of the host reaches the sandbox by fd: no directory (`/proc/self/fd/N/..` walks the
+ * host file system), no pipe, no socket. Node's own fds are close-on-exec and stay out anyway.
+ */
+export function launcherStdio(extraPipes: number, devNull: number): StdioOptions {
+  const slots: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe'];
+  for (let i = 0; i < extraPipes; i++) slots.push('pipe');
+  const inherited = inheritableFds();
+  const last = Math.max(slots.length - 1, ...inherited);
+  for (let fd = slots.length; fd <= last; fd++) slots.push(inherited.includes(fd) ? devNull : 'ignore');
+  return slots;
+}
+
+/** Fds above 2 that a child process would inherit. Where that cannot be told, every open fd above 2. */
+export function inheritableFds(): number[] {
+  const listing = process.platform === 'linux' ? '/proc/self/fd' : '/dev/fd';
+  let names: string[];
+  try {
+    names = readdirSync(listing);
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const name of names) {
+    const fd = Number(name);
+    if (!Number.isInteger(fd) || fd <= 2) continue;
+    if (process.platform !== 'linux') {
+      out.push(fd);
+      continue;
+    }
+    let flags: number;
+    try {
+      flags = parseInt(/^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1] ?? 'x', 8);
+    } catch {
+      continue; // closed meanwhile (the listing's own fd)
+    }
+    if (Number.isNaN(flags) || (flags & O_CLOEXEC) === 0) out.push(fd);
+  }
+  return out.sort((a, b) => a - b);
 }

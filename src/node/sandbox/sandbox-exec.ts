@@ -78,7 +78,8 @@ async function runInSandboxExec(profile: string, request: SandboxRequest): Promi
       command: SANDBOX_EXEC,
       args: ['-p', profile, '-D', `ROOT=${root}`, '-D', `SCRATCH=${scratch}`, '-D', `TOOL=${tool}`, '-D', `BINARY=${realBinary}`, realBinary, ...argv.slice(1)],
       env,
-      cwd: request.cwd ?? root,
+      // Never the project by default: interpreters must not find modules relative to it.
+      cwd: request.cwd ?? scratch,
       ...(request.stdin ? { stdin: request.stdin } : {}),
       timeoutMs: request.timeoutMs,
       maxStdoutBytes: request.maxStdoutBytes,

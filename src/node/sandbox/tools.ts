@@ -8,12 +8,16 @@ import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'n
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isInside, safeRealpath } from '../fs.js';
+import { binaryNeeds, type BinaryNeeds } from './binary-deps.js';
 
 export interface ResolvedTool {
   /** Real path of the binary. */
   binary: string;
-  /** Directory to bind read-only, when the binary lives outside /usr. */
-  toolchainDir?: string;
+  /**
+   * What to bind read-only when the binary lives outside /usr: the file, its shared libraries from
+   * outside /usr, a script's virtualenv or npm package (binary-deps.ts). Never an install prefix.
+   */
+  readOnlyPaths?: string[];
   /** How it was found, for doctor(). */
   source: string;
 }
@@ -37,7 +41,7 @@ export function resolveRustfmt(options: ResolveEnv = {}): Resolution {
     const binary = dir && join(dir, 'bin', 'rustfmt');
     if (binary && isFile(binary) && !isRustupProxy(binary, home)) {
       const real = realpathSync(binary);
-      return { binary: real, toolchainDir: realpathSync(dir), source: `rustup toolchain ${basename(dir)} (${env.RUSTUP_TOOLCHAIN ? 'RUSTUP_TOOLCHAIN' : 'default'}), called directly` };
+      return { binary: real, ...withPaths(bindFor(real)), source: `rustup toolchain ${basename(dir)} (${env.RUSTUP_TOOLCHAIN ? 'RUSTUP_TOOLCHAIN' : 'default'}), called directly` };
     }
     tried.push(`rustup toolchain ${toolchain} has no rustfmt`);
   }
@@ -48,7 +52,7 @@ export function resolveRustfmt(options: ResolveEnv = {}): Resolution {
       continue;
     }
     const real = realpathSync(candidate);
-    return { binary: real, ...bindFor(real), source: candidate };
+    return { binary: real, ...withPaths(bindFor(real)), source: candidate };
   }
   return { missing: `rustfmt is not installed (${[...tried, 'no rustup toolchain with rustfmt, no /usr/bin/rustfmt'].join('; ')})` };
 }
@@ -62,8 +66,8 @@ export function resolveSystemTool(name: string, options: ResolveEnv = {}): Resol
     const real = realpathSync(candidate);
     if (/^rustup/.test(basename(real))) continue;
     const bind = bindFor(real);
-    if (bind.toolchainDir && exposesHome(bind.toolchainDir, home)) continue;
-    return { binary: real, ...bind, source: candidate };
+    if (bind.dirs.some((dir) => exposesHome(dir, home))) continue;
+    return { binary: real, ...withPaths(bind), source: candidate };
   }
   return { missing: `${name} is not installed` };
 }
@@ -100,18 +104,21 @@ export function resolveUserBinary(argv0: string, root: string | undefined, optio
   if (/^rustup/.test(basename(real)) || isRustupProxy(real, home)) {
     return { missing: `${argv0} is a rustup proxy, which reads the repo's rust-toolchain file; use the rustfmt built-in` };
   }
-  const bind = realRoot && isInside(real, realRoot) ? {} : bindFor(real);
-  if (bind.toolchainDir && exposesHome(bind.toolchainDir, home)) {
-    return { missing: `${argv0} lives in ${dirname(real)}; binding it would expose the home directory` };
+  const bind = realRoot && isInside(real, realRoot) ? { paths: [], dirs: [] } : bindFor(real);
+  const exposing = bind.dirs.find((dir) => exposesHome(dir, home));
+  if (exposing) {
+    return { missing: `${argv0} needs ${exposing}; binding it would expose the home directory` };
   }
-  return { binary: real, ...bind, source: candidate === real ? real : `${candidate} → ${real}` };
+  return { binary: real, ...withPaths(bind), source: candidate === real ? real : `${candidate} → ${real}` };
 }
 
-/** The install prefix to bind for a binary outside /usr: `<prefix>/bin/tool` → `<prefix>`. */
-function bindFor(real: string): { toolchainDir?: string } {
-  if (real.startsWith('/usr/')) return {};
-  const dir = dirname(real);
-  return { toolchainDir: basename(dir) === 'bin' ? dirname(dir) : dir };
+/** What to bind for a binary: only the files (and virtualenv/package directories) it needs. */
+function bindFor(real: string): BinaryNeeds {
+  return binaryNeeds(real);
+}
+
+function withPaths(needs: BinaryNeeds): { readOnlyPaths?: string[] } {
+  return needs.paths.length > 0 ? { readOnlyPaths: needs.paths } : {};
 }
 
 function exposesHome(dir: string, home: string): boolean {

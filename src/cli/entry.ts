@@ -1,0 +1,275 @@
+#!/usr/bin/env node
+/**
+ * The `formatbox` bin. The per-edit commands take a thin path that loads no formatter and no engine:
+ * `hook claude-code`, `apply --json` and `format --stdin-filepath` hand their request to the per-user
+ * daemon (started on first use), and `daemon status|stop` only talk to it. Everything else, and
+ * these with --no-daemon or FORMATBOX_NO_DAEMON=1, runs the full CLI (main.ts) in this process.
+ */
+import { statSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { askRunningDaemon, callDaemon, DaemonUnavailable, settingsFor, type DaemonEnvelope, type DaemonReply } from './daemon-client.js';
+import { daemonPaths } from './daemon-paths.js';
+import { quietOnEpipe } from './epipe.js';
+import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
+import { stdinRequest, writeStdinResult } from './format-args.js';
+import { COMMAND_HELP } from './help.js';
+import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
+import { formatboxBuildId, formatboxVersion } from './version.js';
+
+interface ThinFlags {
+  positional: string[];
+  unknown: string[];
+  json: boolean;
+  write: boolean;
+  check: boolean;
+  trusted: boolean;
+  root?: string;
+  config?: string;
+  socket?: string;
+  stdinFilepath?: string;
+}
+
+const HOOK_TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
+
+/** Exit code for the thin path, or undefined: run the full CLI instead. */
+async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
+  const [command, ...rest] = argv;
+  if (command === '--version' || command === '-v' || command === '-V' || command === 'version') {
+    process.stdout.write(`${formatboxVersion()}\n`);
+    return 0;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    if (!command || !(command in COMMAND_HELP)) return undefined;
+    process.stdout.write(`${COMMAND_HELP[command]}\n`);
+    return 0;
+  }
+  if (command === 'daemon' && (rest[0] === 'status' || rest[0] === 'stop')) return daemonCommand(rest[0], env);
+  const noDaemon = rest.includes('--no-daemon') || /^(1|true|yes)$/i.test(env.FORMATBOX_NO_DAEMON ?? '');
+  if (noDaemon) return undefined;
+  const flags = parseThinFlags(rest);
+  if (command === 'hook') return flags.socket || env.FORMATBOX_SOCKET ? undefined : thinHook(flags, env);
+  if (flags.unknown.length > 0) return undefined; // the full CLI names the bad option
+  if (command === 'apply' && flags.json) return thinApply(flags, env);
+  if (command === 'format' && flags.stdinFilepath !== undefined) return thinStdinFilepath(flags, env);
+  if (command === 'format' && !flags.json && namedFilesOnly(flags.positional) && (flags.write || flags.check) && !(flags.write && flags.check)) {
+    return thinFormatFiles(flags, env);
+  }
+  return undefined;
+}
+
+function parseThinFlags(args: string[]): ThinFlags {
+  const flags: ThinFlags = { positional: [], unknown: [], json: false, write: false, check: false, trusted: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string | undefined => inline ?? args[++i];
+    if (name === '--json') flags.json = true;
+    else if (name === '--write') flags.write = true;
+    else if (name === '--check') flags.check = true;
+    else if (name === '--trusted') flags.trusted = true;
+    else if (name === '--no-daemon') continue;
+    else if (name === '--root') flags.root = value();
+    else if (name === '--config') flags.config = value();
+    else if (name === '--socket') flags.socket = value();
+    else if (name === '--stdin-filepath' || name === '--stdin-file-path') flags.stdinFilepath = value() ?? '';
+    else if (arg.startsWith('-') && arg !== '-') flags.unknown.push(arg);
+    else flags.positional.push(arg);
+  }
+  return flags;
+}
+
+function callOptions(env: NodeJS.ProcessEnv, timeouts: { replyTimeoutMs?: number; startTimeoutMs?: number } = {}) {
+  return { paths: daemonPaths(env), startArgs: [fileURLToPath(import.meta.url), 'daemon', 'run'], env, ...timeouts };
+}
+
+function envelope(op: DaemonEnvelope['op'], flags: ThinFlags, env: NodeJS.ProcessEnv, extra: Partial<DaemonEnvelope>): DaemonEnvelope {
+  return { v: formatboxBuildId(), op, settings: settingsFor(flags, env), root: resolve(flags.root ?? process.cwd()), ...extra };
+}
+
+/** PostToolUse hook: always exit 0 (Claude Code blocks the session on exit 2); problems go to stderr. */
+async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+  try {
+    if (flags.positional[0] !== 'claude-code') {
+      process.stderr.write('formatbox: usage: formatbox hook claude-code\n');
+      return 0; // Still never a blocking error for the agent.
+    }
+    for (const option of flags.unknown) process.stderr.write(`formatbox: hook: ignoring unknown option ${option}\n`);
+    let event: unknown;
+    try {
+      event = JSON.parse(await readStdin());
+    } catch {
+      return 0; // Not a hook event: say nothing, never fail the edit.
+    }
+    if (!event || typeof event !== 'object' || !HOOK_TOOLS.has((event as { tool_name?: unknown }).tool_name as string)) return 0;
+    const hook = { event, cwd: process.cwd(), ...(env.CLAUDE_PROJECT_DIR ? { projectDir: env.CLAUDE_PROJECT_DIR } : {}) };
+    let output: unknown;
+    try {
+      const reply = await callDaemon(envelope('hook', flags, env, { hook }), callOptions(env, { replyTimeoutMs: hookTimeoutMs(env), startTimeoutMs: 10_000 }));
+      output = (unwrap(reply) as { output?: unknown }).output;
+    } catch (error) {
+      if (!(error instanceof DaemonUnavailable)) throw error;
+      process.stderr.write(`formatbox: no daemon (${error.message}); formatting in this process\n`);
+      const local = await import('./local.js');
+      output = await local.hookLocally(event, flags);
+    }
+    if (output) process.stdout.write(JSON.stringify(output) + '\n');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    process.stderr.write(`formatbox: hook: ${describe(error)}${typeof code === 'string' ? ` (${code})` : ''}\n`);
+  }
+  return 0;
+}
+
+function hookTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const ms = Number(env.FORMATBOX_HOOK_TIMEOUT_MS);
+  // Claude Code's own hook timeout is 60 s; starting the daemon may take up to 10 s of it.
+  return Number.isFinite(ms) && ms > 0 ? ms : 45_000;
+}
+
+/** `apply --json` through the daemon: same output and exit codes as in-process. */
+async function thinApply(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+  let request: unknown;
+  try {
+    request = JSON.parse(await readStdin());
+  } catch (error) {
+    return printError({ code: 'INVALID_REQUEST', message: `stdin is not one JSON request: ${describe(error)}` });
+  }
+  // The daemon's working directory is `/`: a relative root means the caller's, so resolve it here.
+  if (request && typeof request === 'object' && typeof (request as { root?: unknown }).root === 'string') {
+    request = { ...(request as object), root: resolve((request as { root: string }).root) };
+  }
+  try {
+    const result = await requestThroughDaemon(request, flags, env);
+    process.stdout.write(JSON.stringify(result) + '\n');
+    return 0;
+  } catch (error) {
+    return printError(codeAndMessage(error));
+  }
+}
+
+/** `format --stdin-filepath PATH`: stdin formatted as if it were PATH, on stdout (prettier's and biome's convention). */
+async function thinStdinFilepath(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+  if (!flags.stdinFilepath) {
+    process.stderr.write('formatbox: --stdin-filepath needs a path\n');
+    return EXIT_USAGE;
+  }
+  const text = await readStdin();
+  try {
+    const request = stdinRequest(resolve(flags.root ?? process.cwd()), flags.stdinFilepath, text);
+    const receipt = (await requestThroughDaemon(request, flags, env)) as { status: string; content: string; line: string };
+    return writeStdinResult(receipt, text);
+  } catch (error) {
+    const { code, message } = codeAndMessage(error);
+    process.stderr.write(`formatbox: ${message} (${code})\n`);
+    return EXIT_CODE_BY_ERROR[code as keyof typeof EXIT_CODE_BY_ERROR] ?? EXIT_INTERNAL;
+  }
+}
+
+/** Up to 64 named regular files (an editor's or opencode's `format --write $FILE`); directories go to the full CLI's walk. */
+function namedFilesOnly(paths: string[]): boolean {
+  return paths.length > 0 && paths.length <= 64 && paths.every((path) => statSync(resolve(path), { throwIfNoEntry: false })?.isFile() === true);
+}
+
+/**
+ * `format --write|--check FILE…` through the daemon, with format.ts's plain output: a line per file
+ * that was (or would be) reformatted or failed, a summary on stderr. Exit 0, 1 (--check: would
+ * change) or 2 (a file failed).
+ */
+async function thinFormatFiles(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+  const root = resolve(flags.root ?? process.cwd());
+  const counts = { formatted: 0, unchanged: 0, skipped: 0, failed: 0 };
+  for (const named of flags.positional) {
+    const path = relative(root, resolve(named)).split(sep).join('/');
+    try {
+      const receipt = (await requestThroughDaemon({ method: 'format', path, check: flags.check }, flags, env)) as { status: string; line: string; reason?: string };
+      const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
+      counts[kind]++;
+      if (kind === 'formatted') process.stdout.write(`${flags.check ? `would reformat: ${path}` : receipt.line}\n`);
+      if (kind === 'failed' || saysNoRoot(receipt)) process.stdout.write(`${receipt.line}\n`);
+    } catch (error) {
+      counts.failed++;
+      process.stdout.write(`error: ${path}: ${describe(error)}\n`);
+    }
+  }
+  const verb = flags.check ? 'would change' : 'formatted';
+  process.stderr.write(`${flags.positional.length} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted, ${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed\n`);
+  if (counts.failed > 0) return EXIT_USAGE;
+  return flags.check && counts.formatted > 0 ? 1 : 0;
+}
+
+/** Sends `request` placed in its project root (request-root.ts): the daemon's working directory is not the caller's. */
+async function requestThroughDaemon(raw: unknown, flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<unknown> {
+  const placeable = raw !== null && typeof raw === 'object' && !Array.isArray(raw);
+  const { request, noRoot } = placeable
+    ? placeRequest(raw, { cwd: process.cwd(), ...(flags.root !== undefined ? { root: flags.root } : {}) })
+    : { request: raw, noRoot: false };
+  try {
+    return withNoRootReason(unwrap(await callDaemon(envelope('request', flags, env, { request }), callOptions(env))), noRoot);
+  } catch (error) {
+    if (!(error instanceof DaemonUnavailable)) throw error;
+    process.stderr.write(`formatbox: no daemon (${error.message}); formatting in this process\n`);
+    const local = await import('./local.js');
+    return withNoRootReason(await local.requestLocally(request, flags), noRoot);
+  }
+}
+
+async function daemonCommand(sub: 'status' | 'stop', env: NodeJS.ProcessEnv): Promise<number> {
+  const paths = daemonPaths(env);
+  let reply: DaemonReply | undefined;
+  try {
+    reply = await askRunningDaemon({ v: formatboxBuildId(), op: sub }, paths);
+  } catch (error) {
+    process.stderr.write(`formatbox: daemon ${sub}: ${describe(error)}\n`);
+    return EXIT_INTERNAL;
+  }
+  if (!reply) {
+    process.stdout.write(`no formatbox daemon answers on ${paths.socket}\n`);
+    return sub === 'status' ? 1 : 0;
+  }
+  if ('mismatch' in reply) {
+    process.stdout.write(`a formatbox ${reply.mismatch.version} daemon answered on ${paths.socket}; it is exiting to make way for ${formatboxBuildId()}\n`);
+    return sub === 'status' ? 1 : 0;
+  }
+  if ('error' in reply) return printError(reply.error);
+  process.stdout.write(JSON.stringify(reply.ok) + '\n');
+  return 0;
+}
+
+class DaemonError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+function unwrap(reply: DaemonReply): unknown {
+  if ('ok' in reply) return reply.ok;
+  if ('error' in reply) throw new DaemonError(reply.error.code, reply.error.message);
+  throw new DaemonError('INTERNAL', `the daemon answered with version ${reply.mismatch.version}`);
+}
+
+/** The stable code of an error from the daemon or from the in-process bundle (another copy of FormatboxError). */
+function codeAndMessage(error: unknown): { code: string; message: string } {
+  const code = error && typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code in EXIT_CODE_BY_ERROR ? (error as { code: string }).code : 'INTERNAL';
+  return { code, message: describe(error) };
+}
+
+function printError(error: { code: string; message: string }): number {
+  process.stdout.write(JSON.stringify({ error }) + '\n');
+  return EXIT_CODE_BY_ERROR[error.code as keyof typeof EXIT_CODE_BY_ERROR] ?? EXIT_INTERNAL;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+quietOnEpipe();
+const code = await thinMain(process.argv.slice(2), process.env);
+if (code === undefined) await import('./main.js');
+else process.stdout.write('', () => process.exit(code));

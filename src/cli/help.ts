@@ -1,0 +1,71 @@
+/** `formatbox <command> --help`: one usage text per command. */
+
+const COMMON = `options for every command that formats:
+  --root DIR        project root (default: each file's own, found as the formatters find it: the nearest
+                    VCS root, else the nearest formatter config; a request's own "root" wins)
+  --config FILE     user config (default: $FORMATBOX_CONFIG, else ~/.config/formatbox/formatbox.json)
+  --trusted         trusted mode: the project's own Prettier config and plugins may load
+  --no-daemon       format in this process instead of the per-user daemon (also FORMATBOX_NO_DAEMON=1)`;
+
+export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  apply: `usage: formatbox apply --json
+
+One request {root?, path, input, prior?} on stdin, one receipt (JSON) on stdout. Without "prior"
+formatbox performs the edit; with "prior" (null for a new file) the caller already wrote the file.
+The per-user daemon does the work (started on first use) unless --no-daemon.
+
+${COMMON}`,
+  serve: `usage: formatbox serve [--socket PATH]
+
+JSON lines: one request per line on stdin, one receipt per line on stdout; the wasm stays warm.
+With --socket, on a Unix socket (mode 0600) instead; the directory must exist.
+
+${COMMON}`,
+  format: `usage: formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--ignore-path FILE] PATHS…
+       formatbox format --stdin-filepath PATH
+
+Formats files and directories in place (--write), or reports what would change (--check; exit 1).
+Without PATHS and without --write it prints this text: it never rewrites the current directory
+unasked. A named path that does not exist exits 2. --json prints one line per file; under --check a
+file that would change says "would-change", and a final {"summary": …} line ends the output.
+Directories are walked honouring .gitignore files at every level, .git/info/exclude and each
+--ignore-path FILE (gitignore syntax, patterns relative to the root); no symlink is followed out of
+the root. --threads N: worker threads (default one per core). A cache of files known formatted
+(keyed by content, formatter and effective config) skips them; --no-cache turns it off. Named files
+(no --json and none of these options) go through the per-user daemon.
+--stdin-filepath PATH (also --stdin-file-path) formats stdin as if it were PATH and prints the
+result, as prettier and biome do; exit 2 when it cannot be formatted (syntax error).
+
+${COMMON}`,
+  hook: `usage: formatbox hook claude-code [--socket PATH]
+
+A PostToolUse hook for Claude Code's Edit, MultiEdit and Write. It reads the event on stdin and
+prints hookSpecificOutput.additionalContext when the formatter changed the file. It always exits 0:
+problems go to stderr. The per-user daemon formats (started on first use); with --socket (or
+$FORMATBOX_SOCKET) a server started with serve --socket does.
+
+${COMMON}`,
+  daemon: `usage: formatbox daemon status|stop|run
+
+The per-user daemon that apply, hook and format --stdin-filepath start on first use. Its socket is
+in $XDG_RUNTIME_DIR/formatbox (else <tmpdir>/formatbox-<uid>), a directory that must be yours with
+mode 0700. It exits after 15 minutes without a request ($FORMATBOX_DAEMON_IDLE_MS, or run --idle-ms).
+  status   is one running, its version, pid, uptime (exit 1 when none)
+  stop     stop it
+  run      run it in the foreground (what the clients start)`,
+  mcp: `usage: formatbox mcp [--root DIR]
+
+An MCP server on stdio with the tools edit, multi_edit, write, apply_patch, format and doctor. The
+root is the client's first root (roots/list), else --root, else each file's project root (the
+nearest VCS root, else the nearest formatter config).
+
+${COMMON}`,
+  doctor: `usage: formatbox doctor [--json]
+
+Which formatter each language would use and why, sandbox status, ignored config.
+
+${COMMON}`,
+  demo: `usage: formatbox demo
+
+Runs the main job on an embedded example.`,
+};

@@ -1,0 +1,53 @@
+/**
+ * A project config file the project's formatter would reject (or silently skip): formatbox refuses
+ * to format with it instead of falling back to defaults. Positions are 1-based.
+ */
+
+export interface ConfigError {
+  /** Project-relative POSIX path of the config file. */
+  file: string;
+  line?: number;
+  column?: number;
+  /** The tool's own message where formatbox can run the tool's loader, else the parser's. */
+  message: string;
+}
+
+/** Where a setting came from: its config file and the position of its key. */
+export interface SettingOrigin {
+  file: string;
+  line?: number;
+  column?: number;
+}
+
+/** `file:line:column: message` (the position only where known). */
+export function describeConfigError(error: ConfigError): string {
+  const at = error.line !== undefined ? `:${error.line}${error.column !== undefined ? `:${error.column}` : ''}` : '';
+  return `${error.file}${at}: ${error.message}`;
+}
+
+/** 1-based line and column (UTF-16 units) of an offset. */
+export function positionAt(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.max(0, Math.min(offset, text.length));
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}
+
+/**
+ * The position of `key` written as a key (`"key":`, `key:`, `key =`) in a JSON, YAML or TOML config
+ * text: the last such place, since a later one (an override) is the one that wins. Undefined when absent.
+ */
+export function locateKey(text: string, key: string): { line: number; column: number } | undefined {
+  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`(^|[\\s{,])(["']?)${escaped}\\2\\s*[:=]`, 'g');
+  let found: number | undefined;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) found = match.index + (match[1]?.length ?? 0);
+  return found === undefined ? undefined : positionAt(text, found);
+}

@@ -1,0 +1,184 @@
+/**
+ * Notices project config files that changed, appeared or disappeared on disk (git, an editor, `sed`)
+ * along one file's path, so a warm runtime never formats with stale config.
+ *
+ * Cheap per call: one `stat` per directory from the root to the file and one per config file in
+ * them. A directory whose stat changed is listed again (a config file appeared or went); a file
+ * whose stat changed is read and hashed (the content decides, not the time). Anything modified in the
+ * last `RACY_MS` is re-verified on every call, because file times are coarse (a write within the same
+ * tick as the last look keeps the same mtime): the same rule git applies to its index.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
+import { join } from 'node:path';
+import type { ProjectFiles } from '../core/types.js';
+import { CONFIG_FILE_NAMES } from '../config/index.js';
+import { SKIPPED_DIRS } from './discover.js';
+import { isInside } from './fs.js';
+
+/** Config files larger than this are compared by stat only (discovery does not read them either). */
+const MAX_READ_BYTES = 1024 * 1024;
+
+/** Entries modified this recently (ms) are verified by content on every check. */
+export const RACY_MS = 2000;
+
+export interface ConfigWatch {
+  /** True when a config file in a directory from the root down to `path`'s changed since the last `reset`. */
+  changed(path: string): boolean;
+  /** Takes the config files just discovered as the known state. */
+  reset(files: ProjectFiles): void;
+}
+
+interface DirState {
+  signature: string;
+  mtimeMs: number;
+  /** Config file names present in the directory. */
+  names: string[];
+}
+
+interface FileState {
+  /** Undefined until first checked after a reset: the first check compares the content. */
+  signature?: string;
+  mtimeMs: number;
+  /** sha1 of the bytes last seen, or the discovered text to compare on the first check (null: present, not read). */
+  hash?: string;
+  discovered: string | null;
+}
+
+const NAMES = new Set(CONFIG_FILE_NAMES);
+
+export function createConfigWatch(rootReal: string): ConfigWatch {
+  let dirs = new Map<string, DirState>();
+  let files = new Map<string, FileState>();
+
+  function statOf(abs: string): BigIntStats | undefined {
+    try {
+      return statSync(abs, { bigint: true, throwIfNoEntry: false }) ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  function signatureOf(stat: BigIntStats): string {
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  }
+
+  function racy(mtimeMs: number): boolean {
+    return Date.now() - mtimeMs < RACY_MS;
+  }
+
+  function configNamesIn(abs: string): string[] {
+    try {
+      return readdirSync(abs).filter((name) => NAMES.has(name)).sort();
+    } catch {
+      return [];
+    }
+  }
+
+  /** Whether the directory's set of config files differs from what is known. */
+  function directoryChanged(dir: string): boolean {
+    const abs = join(rootReal, dir);
+    const stat = statOf(abs);
+    const known = dirs.get(dir);
+    if (!stat || !stat.isDirectory()) {
+      // The directory went away: changed if it held known config files.
+      dirs.delete(dir);
+      return [...files.keys()].some((file) => parentOf(file) === dir);
+    }
+    const signature = signatureOf(stat);
+    const mtimeMs = Number(stat.mtimeMs);
+    if (known && known.signature === signature && !racy(known.mtimeMs)) return false;
+    const names = configNamesIn(abs);
+    dirs.set(dir, { signature, mtimeMs, names });
+    const expected = [...files.keys()].filter((file) => parentOf(file) === dir).map(baseOf).sort();
+    return names.join('\0') !== expected.join('\0');
+  }
+
+  function fileChanged(file: string): boolean {
+    const known = files.get(file);
+    const stat = statOf(join(rootReal, file));
+    if (!known || !stat) return true;
+    const signature = signatureOf(stat);
+    const mtimeMs = Number(stat.mtimeMs);
+    if (known.signature === signature && !racy(known.mtimeMs)) return false;
+    const bytes = readSafely(rootReal, join(rootReal, file));
+    if (bytes === undefined) {
+      // Not a regular file inside the root (a FIFO, a link out, too large): its stat is what is compared.
+      const differs = known.signature !== undefined;
+      files.set(file, { ...known, signature, mtimeMs });
+      return differs;
+    }
+    const hash = createHash('sha1').update(bytes).digest('hex');
+    let differs: boolean;
+    if (known.hash !== undefined) differs = hash !== known.hash;
+    else if (known.discovered === null) differs = false; // present, never read (code config, too large): existence is what counts
+    else {
+      const text = bytes.toString('utf8');
+      differs = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) !== known.discovered;
+    }
+    files.set(file, { ...known, signature, mtimeMs, hash });
+    return differs;
+  }
+
+  return {
+    changed(path: string): boolean {
+      const segments = path.split('/').slice(0, -1);
+      let dir = '';
+      for (let i = 0; i <= segments.length; i++) {
+        if (directoryChanged(dir)) return true;
+        for (const name of dirs.get(dir)?.names ?? []) {
+          if (fileChanged(dir === '' ? name : `${dir}/${name}`)) return true;
+        }
+        const next = segments[i];
+        if (next === undefined || SKIPPED_DIRS.has(next)) break;
+        dir = dir === '' ? next : `${dir}/${next}`;
+      }
+      return false;
+    },
+    reset(discovered: ProjectFiles): void {
+      dirs = new Map();
+      files = new Map(Object.entries(discovered).map(([file, text]) => [file, { mtimeMs: 0, discovered: text }]));
+    },
+  };
+}
+
+/**
+ * The bytes of a regular file inside the root, up to MAX_READ_BYTES; undefined for anything else. Never
+ * blocks on a FIFO (O_NONBLOCK) and never reads through a symlink that leaves the root.
+ */
+function readSafely(rootReal: string, abs: string): Buffer | undefined {
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    return undefined;
+  }
+  if (!isInside(real, rootReal)) return undefined;
+  let fd: number | undefined;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_READ_BYTES) return undefined;
+    const buffer = Buffer.alloc(stat.size);
+    let total = 0;
+    while (total < buffer.length) {
+      const read = readSync(fd, buffer, total, buffer.length - total, total);
+      if (read === 0) break;
+      total += read;
+    }
+    return buffer.subarray(0, total);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function parentOf(file: string): string {
+  const slash = file.lastIndexOf('/');
+  return slash < 0 ? '' : file.slice(0, slash);
+}
+
+function baseOf(file: string): string {
+  return file.slice(file.lastIndexOf('/') + 1);
+}

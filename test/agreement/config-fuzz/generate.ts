@@ -1,0 +1,235 @@
+/**
+ * Random projects for the differential config fuzzer: Prettier projects (.prettierrc as JSON, YAML,
+ * TOML, JSON5, package.json; overrides; nested configs; .editorconfig) and Biome projects (biome.json[c],
+ * nested `root: false` configs, overrides, useEditorconfig), with valid and invalid values (wrong types,
+ * out of range, unknown keys, broken syntax), and source files with LF, CRLF or mixed line endings.
+ * Seeded (mulberry32): the same seed gives the same projects.
+ */
+
+export type Rng = () => number;
+
+export function mulberry32(seed: number): Rng {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pick = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * list.length)] as T;
+const chance = (rng: Rng, p: number): boolean => rng() < p;
+
+export interface GeneratedProject {
+  kind: 'prettier' | 'biome';
+  /** Project-relative path → content. A path ending in `/` is a directory (`.git/`). */
+  files: Record<string, string>;
+  /** The source files to compare. */
+  sources: string[];
+}
+
+const SOURCES: Record<string, string> = {
+  ts: 'const  a = {b:1, c: "x", d: \'y\'}\nfunction f(x:number,y:number){ return x+y }\nexport const long = [1111111, 2222222, 3333333, 4444444, 5555555, 6666666, 7777777, 8888888, 9999999]\nconst g = async (v) => { await v; }\n',
+  js: "let s = 'q'; const o = {a: 1, 'b-c': (x) => x*2}\nif (s) { console.log(\"hello\", s, o, [1,2,3].map(x=>x+1)) }\n",
+  css: 'a{color:red;margin:0 0 0 0}\n.b  >  .c{display:none;  background : url("x.png")}\n',
+  json: '{"a":1,"b":[1,2,3],"c":{"d":true,   "e": "a very long string value that goes past a short line width"}}\n',
+  md: '# Title\n\nSome *text* here that is long enough to wrap when proseWrap is always and the print width is short.\n\n* item\n* item two\n',
+  yaml: 'a:   1\nb:\n    - x\n    - "y"\nc: {d: 1, e: 2}\n',
+};
+
+function withEndings(rng: Rng, text: string): string {
+  const mode = pick(rng, ['lf', 'lf', 'crlf', 'crlf', 'mixed', 'cr-first'] as const);
+  if (mode === 'lf') return text;
+  if (mode === 'crlf') return text.replace(/\n/g, '\r\n');
+  if (mode === 'cr-first') return text.replace('\n', '\r\n');
+  let i = 0;
+  return text.replace(/\n/g, () => (i++ % 2 === 0 ? '\n' : '\r\n'));
+}
+
+// ---------------------------------------------------------------------------
+// Prettier
+
+const PRETTIER_VALUES: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
+  printWidth: { valid: [20, 40, 80, 120], invalid: ['80', 1.5, -1, true] },
+  tabWidth: { valid: [1, 2, 4, 8], invalid: ['4', 2.5, false] },
+  useTabs: { valid: [true, false], invalid: ['true', 1] },
+  semi: { valid: [true, false], invalid: ['false', 0] },
+  singleQuote: { valid: [true, false], invalid: ['yes'] },
+  trailingComma: { valid: ['all', 'es5', 'none'], invalid: ['always', true] },
+  bracketSpacing: { valid: [true, false], invalid: ['no'] },
+  arrowParens: { valid: ['always', 'avoid'], invalid: ['sometimes'] },
+  endOfLine: { valid: ['lf', 'crlf', 'cr', 'auto'], invalid: ['windows', 1] },
+  quoteProps: { valid: ['as-needed', 'consistent', 'preserve'], invalid: ['all'] },
+  proseWrap: { valid: ['always', 'never', 'preserve'], invalid: ['sometimes'] },
+  objectWrap: { valid: ['preserve', 'collapse'], invalid: ['expand'] },
+  bracketSameLine: { valid: [true, false], invalid: ['true'] },
+};
+const UNKNOWN_KEYS = ['foo', 'tabwidth', 'indent'];
+
+function prettierOptions(rng: Rng, invalidRate: number): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  const keys = Object.keys(PRETTIER_VALUES);
+  const n = 1 + Math.floor(rng() * 4);
+  for (let i = 0; i < n; i++) {
+    const key = pick(rng, keys);
+    const values = PRETTIER_VALUES[key] as { valid: unknown[]; invalid: unknown[] };
+    options[key] = chance(rng, invalidRate) ? pick(rng, values.invalid) : pick(rng, values.valid);
+  }
+  if (chance(rng, 0.08)) options[pick(rng, UNKNOWN_KEYS)] = 1;
+  return options;
+}
+
+function tomlValue(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+function yamlOf(options: Record<string, unknown>): string {
+  return Object.entries(options).map(([k, v]) => `${k}: ${typeof v === 'object' || typeof v === 'string' ? JSON.stringify(v) : String(v)}\n`).join('');
+}
+
+/** One Prettier config file (name → text) for `options`, in a random format; sometimes broken. */
+function prettierConfigFile(rng: Rng, options: Record<string, unknown>, broken: boolean): [string, string] {
+  const format = pick(rng, ['.prettierrc-json', '.prettierrc-yaml', '.prettierrc.json', '.prettierrc.yaml', '.prettierrc.toml', '.prettierrc.json5', 'package.json'] as const);
+  const json = JSON.stringify(options, null, 2);
+  switch (format) {
+    case '.prettierrc-json':
+      return ['.prettierrc', broken ? json.replace(/\n}$/, ',\n}').replace('{', '{ // comment\n') : json];
+    case '.prettierrc-yaml':
+      return ['.prettierrc', broken ? `${yamlOf(options)}bad: [unclosed\n` : yamlOf(options)];
+    case '.prettierrc.json':
+      return ['.prettierrc.json', broken ? json.replace(/\n}$/, ',\n}') : json];
+    case '.prettierrc.yaml':
+      return ['.prettierrc.yaml', broken ? `${yamlOf(options)}  - nope: [\n` : yamlOf(options)];
+    case '.prettierrc.toml': {
+      const text = Object.entries(options).map(([k, v]) => `${k} = ${tomlValue(v)}\n`).join('');
+      return ['.prettierrc.toml', broken ? `${text}bad = \n` : text];
+    }
+    case '.prettierrc.json5': {
+      const text = `{\n${Object.entries(options).map(([k, v]) => `  ${k}: ${JSON.stringify(v)},\n`).join('')}}\n`;
+      return ['.prettierrc.json5', broken ? text.replace('{', '{{') : text];
+    }
+    case 'package.json': {
+      const text = JSON.stringify({ name: 'fuzz', private: true, prettier: options }, null, 2);
+      // A broken package.json declares nothing (sub/package.json covers Prettier skipping one).
+      return ['package.json', text];
+    }
+  }
+}
+
+function editorconfig(rng: Rng): string {
+  const lines = [chance(rng, 0.7) ? 'root = true\n' : '', '[*]\n'];
+  if (chance(rng, 0.5)) lines.push(`indent_style = ${pick(rng, ['space', 'tab'])}\n`);
+  if (chance(rng, 0.5)) lines.push(`indent_size = ${pick(rng, ['2', '3', '4', '8', 'tab'])}\n`);
+  if (chance(rng, 0.5)) lines.push(`end_of_line = ${pick(rng, ['lf', 'crlf', 'cr'])}\n`);
+  if (chance(rng, 0.4)) lines.push(`max_line_length = ${pick(rng, ['40', '100', 'off'])}\n`);
+  if (chance(rng, 0.2)) lines.push(`quote_type = ${pick(rng, ['single', 'double'])}\n`);
+  if (chance(rng, 0.3)) lines.push(`\n[*.{md,yaml}]\nindent_size = ${pick(rng, ['2', '4'])}\nend_of_line = ${pick(rng, ['lf', 'crlf'])}\n`);
+  return lines.join('');
+}
+
+function sourceFiles(rng: Rng, kinds: string[], dirs: string[]): Record<string, string> {
+  const files: Record<string, string> = {};
+  const count = 2 + Math.floor(rng() * 3);
+  for (let i = 0; i < count; i++) {
+    const ext = pick(rng, kinds);
+    const dir = pick(rng, dirs);
+    files[`${dir}f${i}.${ext}`] = withEndings(rng, SOURCES[ext] as string);
+  }
+  return files;
+}
+
+export function prettierProject(rng: Rng): GeneratedProject {
+  const files: Record<string, string> = { '.git/': '' };
+  const invalidRate = 0.06;
+  const options: Record<string, unknown> = prettierOptions(rng, invalidRate);
+  if (chance(rng, 0.25)) {
+    options.overrides = [{ files: pick(rng, ['*.ts', '*.md', 'sub/**', '*.{css,json}']), options: prettierOptions(rng, invalidRate) }];
+    if (chance(rng, 0.05)) options.overrides = pick(rng, [['*.ts'], [{ options: { semi: false } }], [{ files: 1 }], {}]);
+  }
+  const [name, text] = prettierConfigFile(rng, options, chance(rng, 0.05));
+  files[name] = text;
+  const dirs = [''];
+  if (chance(rng, 0.3)) {
+    dirs.push('sub/');
+    if (chance(rng, 0.5)) {
+      const [subName, subText] = prettierConfigFile(rng, prettierOptions(rng, invalidRate), chance(rng, 0.04));
+      files[`sub/${subName}`] = subText;
+    }
+  }
+  if (chance(rng, 0.03)) files['sub/package.json'] = '{"name": "broken",}\n';
+  if (chance(rng, 0.4)) files['.editorconfig'] = editorconfig(rng);
+  if (chance(rng, 0.1)) files['sub/.editorconfig'] = editorconfig(rng);
+  Object.assign(files, sourceFiles(rng, ['ts', 'js', 'css', 'json', 'md', 'yaml'], dirs));
+  return { kind: 'prettier', files, sources: Object.keys(files).filter((f) => /\/?f\d+\.\w+$/.test(f)) };
+}
+
+// ---------------------------------------------------------------------------
+// Biome
+
+const BIOME_FORMATTER: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
+  indentStyle: { valid: ['tab', 'space'], invalid: ['spaces', 2] },
+  indentWidth: { valid: [2, 3, 4, 8], invalid: [300, '4', -1] },
+  lineWidth: { valid: [30, 80, 120], invalid: [0, 1000, '80'] },
+  lineEnding: { valid: ['lf', 'crlf', 'cr', 'auto'], invalid: ['windows'] },
+  bracketSpacing: { valid: [true, false], invalid: ['yes'] },
+};
+const BIOME_JS: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
+  quoteStyle: { valid: ['single', 'double'], invalid: ['backtick'] },
+  semicolons: { valid: ['always', 'asNeeded'], invalid: [true] },
+  trailingCommas: { valid: ['all', 'es5', 'none'], invalid: ['always'] },
+  arrowParentheses: { valid: ['always', 'asNeeded'], invalid: ['never'] },
+};
+
+function section(rng: Rng, table: Record<string, { valid: unknown[]; invalid: unknown[] }>, invalidRate: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const n = 1 + Math.floor(rng() * 3);
+  for (let i = 0; i < n; i++) {
+    const key = pick(rng, Object.keys(table));
+    const values = table[key] as { valid: unknown[]; invalid: unknown[] };
+    out[key] = chance(rng, invalidRate) ? pick(rng, values.invalid) : pick(rng, values.valid);
+  }
+  if (chance(rng, 0.04)) out[pick(rng, ['foo', 'indentSize', 'quote_style'])] = 1;
+  return out;
+}
+
+function biomeConfig(rng: Rng, invalidRate: number): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  if (chance(rng, 0.8)) config.formatter = section(rng, BIOME_FORMATTER, invalidRate);
+  if (chance(rng, 0.3)) (config.formatter ??= {}) && ((config.formatter as Record<string, unknown>).useEditorconfig = true);
+  if (chance(rng, 0.6)) config.javascript = { formatter: section(rng, BIOME_JS, invalidRate) };
+  if (chance(rng, 0.2)) config.json = { formatter: section(rng, BIOME_FORMATTER, invalidRate) };
+  if (chance(rng, 0.2)) config.css = { formatter: section(rng, BIOME_FORMATTER, invalidRate) };
+  if (chance(rng, 0.2)) config.overrides = [{ includes: [pick(rng, ['**/*.ts', 'sub/**', '**/*.json'])], formatter: section(rng, BIOME_FORMATTER, invalidRate) }];
+  if (chance(rng, 0.02)) config[pick(rng, ['bogus', 'format'])] = {};
+  return config;
+}
+
+function biomeText(rng: Rng, config: Record<string, unknown>, name: string): string {
+  const text = JSON.stringify(config, null, 2);
+  const roll = rng();
+  if (roll < 0.03) return text.replace(/\n}$/, ',\n}'); // a trailing comma
+  if (roll < 0.05) return text.replace('{', '{\n  // a comment\n'); // comments (biome.json: Biome skips the file)
+  if (roll < 0.06) return text.slice(0, Math.floor(text.length / 2)); // truncated
+  if (name === 'biome.jsonc' && roll < 0.2) return text.replace('{', '{\n  // allowed in .jsonc\n').replace(/\n}$/, ',\n}');
+  return text;
+}
+
+export function biomeProject(rng: Rng): GeneratedProject {
+  const files: Record<string, string> = { '.git/': '' };
+  const invalidRate = 0.05;
+  const name = chance(rng, 0.8) ? 'biome.json' : 'biome.jsonc';
+  files[name] = biomeText(rng, biomeConfig(rng, invalidRate), name);
+  const dirs = [''];
+  if (chance(rng, 0.3)) {
+    dirs.push('sub/');
+    if (chance(rng, 0.6)) {
+      const nested = { root: false, ...(chance(rng, 0.6) ? { extends: '//' } : {}), ...biomeConfig(rng, invalidRate) };
+      files['sub/biome.json'] = biomeText(rng, nested, 'biome.json');
+    }
+  }
+  if (chance(rng, 0.35)) files['.editorconfig'] = editorconfig(rng);
+  Object.assign(files, sourceFiles(rng, ['ts', 'js', 'css', 'json'], dirs));
+  return { kind: 'biome', files, sources: Object.keys(files).filter((f) => /\/?f\d+\.\w+$/.test(f)) };
+}
