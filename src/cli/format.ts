@@ -27,11 +27,12 @@ import { openFormatCache, type FormatCache } from '../node/format-cache.js';
 import { isInside, resolveRoot } from '../node/fs.js';
 import { createRuntime, type Runtime } from '../node/runtime.js';
 import { readSmallFile, walkTree, type WalkResult } from '../node/walk.js';
+import { openPrecheck, type Precheck } from '../node/format-precheck.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { formatJsonStatus } from './format-args.js';
 import type { HandlerOptions } from './requests.js';
 import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
-import { formatboxBuildId } from './version.js';
+import { formatboxBuildId, formatterBuild } from './version.js';
 
 interface FormatFlags {
   positional: string[];
@@ -79,15 +80,20 @@ export function takeFormatOptions(args: string[]): { args: string[]; options: Fo
   return { args: rest, options };
 }
 
+/** What the report prints of a receipt (a file answered by the cache before the runtime has only these). */
+type ReceiptSummary = Pick<Receipt, 'status' | 'line' | 'formatter' | 'reason'>;
+
 /** One line of the report, per path, in path order. */
 type Outcome =
-  | { kind: 'formatted' | 'unchanged' | 'skipped' | 'failed'; path: string; receipt: Receipt; cached: boolean }
+  | { kind: 'formatted' | 'unchanged' | 'skipped' | 'failed'; path: string; receipt: ReceiptSummary; cached: boolean }
   | { kind: 'error'; path: string; code: string; message: string };
 
 interface Counts {
   formatted: number;
   unchanged: number;
   cached: number;
+  /** Of `cached`: answered before any engine or worker started (format-precheck.ts). */
+  cachedBeforeStart: number;
   skipped: number;
   failed: number;
 }
@@ -138,7 +144,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   const cacheFiles: string[] = [];
   const cacheProblems: string[] = [];
   const progress = process.stderr.isTTY === true && !flags.json ? createProgress(total) : undefined;
-  const counts: Counts = { formatted: 0, unchanged: 0, cached: 0, skipped: 0, failed: 0 };
+  const counts: Counts = { formatted: 0, unchanged: 0, cached: 0, cachedBeforeStart: 0, skipped: 0, failed: 0 };
   for (const { group, listing } of listings) {
     const shown = (rel: string): string => (shownFrom && shownFrom !== group.rootReal ? toPosix(relative(shownFrom, join(group.rootReal, rel))) : rel);
     const report = (outcome: Outcome) => {
@@ -156,15 +162,19 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
         cacheOff = `off (${messageOf(error)})`; // e.g. a read-only home: the run goes on without it
       }
     }
-    const runtime = createRuntime({ root: group.rootReal, workers: threads, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) });
+    // Started only for a file the cache cannot answer before it (an unchanged tree starts none).
+    let runtime: Runtime | undefined;
+    const runtimeNow = (): Runtime => (runtime ??= createRuntime({ root: group.rootReal, workers: threads, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
     try {
+      const precheck = cache ? await openPrecheck(group.rootReal, cache, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
+      const each = { check: flags.check, ...(cache ? { cache } : {}), ...(precheck ? { precheck } : {}) };
       for (const error of listing.errors) report(error);
-      await formatInOrder(runtime, listing.files, { check: flags.check, ...(cache ? { cache } : {}), concurrency: threads * 2 }, report, () => progress?.tick());
+      await formatInOrder(listing.files, (path) => formatOne(runtimeNow, path, each), threads * 2, report, () => progress?.tick());
       const problem = cache?.save();
       if (problem) cacheProblems.push(problem);
     } finally {
       progress?.clear();
-      await runtime.close();
+      await runtime?.close();
     }
   }
   const seconds = (performance.now() - started) / 1000;
@@ -173,6 +183,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     [flags.check ? 'wouldChange' : 'formatted']: counts.formatted,
     unchanged: counts.unchanged,
     fromCache: counts.cached,
+    fromCacheBeforeStart: counts.cachedBeforeStart,
     skipped: counts.skipped,
     failed: counts.failed,
     notWalked: walk.skipped.length,
@@ -210,9 +221,9 @@ function mergeWalk(into: WalkResult, from: WalkResult): void {
  * work) and hands each outcome to `report` in the order of `files`.
  */
 export async function formatInOrder(
-  runtime: Runtime,
   files: readonly string[],
-  options: { check: boolean; cache?: FormatCache; concurrency: number },
+  formatFile: (path: string) => Promise<Outcome>,
+  concurrency: number,
   report: (outcome: Outcome) => void,
   onDone: () => void = () => undefined,
 ): Promise<void> {
@@ -222,7 +233,7 @@ export async function formatInOrder(
   const worker = async (): Promise<void> => {
     while (nextToStart < files.length) {
       const index = nextToStart++;
-      done[index] = await formatOne(runtime, files[index] as string, options);
+      done[index] = await formatFile(files[index] as string);
       onDone();
       while (nextToReport < files.length && done[nextToReport] !== undefined) {
         report(done[nextToReport]!);
@@ -230,13 +241,18 @@ export async function formatInOrder(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, files.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, files.length)) }, worker));
 }
 
-async function formatOne(runtime: Runtime, path: string, options: { check: boolean; cache?: FormatCache }): Promise<Outcome> {
+async function formatOne(runtime: () => Runtime, path: string, options: { check: boolean; cache?: FormatCache; precheck?: Precheck }): Promise<Outcome> {
+  const entry = options.precheck?.entryOf(path);
+  if (entry && options.precheck!.hit(entry)) {
+    return { kind: 'unchanged', path, receipt: { status: 'unchanged', line: `already formatted (cached): ${shownPath(path)}` }, cached: true };
+  }
   try {
-    const receipt = await runtime.format({ path, ...(options.check ? { check: true } : {}), ...(options.cache ? { cache: options.cache } : {}) });
+    const receipt = await runtime().format({ path, ...(options.check ? { check: true } : {}), ...(options.cache ? { cache: options.cache } : {}) });
     const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
+    if (entry && kind === 'unchanged') options.precheck!.confirm(entry, receipt.record, receipt.formatter?.via);
     return { kind, path, receipt, cached: receipt.line.startsWith('already formatted (cached') };
   } catch (error) {
     return { kind: 'error', path, code: isFormatboxError(error) ? error.code : 'INTERNAL', message: messageOf(error) };
@@ -247,6 +263,7 @@ function countOutcome(counts: Counts, outcome: Outcome): void {
   if (outcome.kind === 'error') counts.failed++;
   else counts[outcome.kind]++;
   if (outcome.kind === 'unchanged' && outcome.cached) counts.cached++;
+  if (outcome.kind === 'unchanged' && outcome.cached && outcome.receipt.formatter === undefined) counts.cachedBeforeStart++;
 }
 
 function printOutcome(outcome: Outcome, flags: FormatFlags): void {

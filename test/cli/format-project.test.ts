@@ -172,3 +172,34 @@ test('parallel: --threads 3 prints exactly what --threads 1 prints, in path orde
   assert.ok(existsSync(join(base, 'cache', 'formatbox', 'secret')));
   assert.match(readFileSync(join(base, 'cache', 'formatbox', 'secret'), 'utf8'), /^[0-9a-f]{64}\n$/);
 });
+
+test('cache before start: an unchanged tree is answered without the engine; a changed file or config is formatted again', () => {
+  const base = tree({
+    'root/biome.json': '{ "formatter": { "indentStyle": "space" } }\n',
+    'root/a.ts': 'export const a = 1;\n',
+    'root/b.ts': 'export const b = 2;\n',
+    'root/c.ts': 'export const c   =   3\n',
+  });
+  const root = join(base, 'root');
+  const check = () => {
+    const run = cli(['format', '--check', '--json', '--threads', '1', '--root', root, root], base);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    return { code: run.code, files: lines.filter((l) => l.path).map((l) => [l.path, l.status, l.cached === true]), summary: lines.at(-1).summary };
+  };
+  const first = check();
+  assert.equal(first.code, 1);
+  assert.deepEqual(first.files, [['a.ts', 'unchanged', false], ['b.ts', 'unchanged', false], ['biome.json', 'unchanged', false], ['c.ts', 'would-change', false]]);
+  const second = check();
+  assert.deepEqual(second.files, [['a.ts', 'unchanged', true], ['b.ts', 'unchanged', true], ['biome.json', 'unchanged', true], ['c.ts', 'would-change', false]]);
+  assert.equal(second.summary.fromCacheBeforeStart, 3, 'every unchanged file answered before the engine started');
+  // Same bytes, another config: nothing from before the change counts.
+  writeFileSync(join(root, 'biome.json'), '{ "formatter": { "indentStyle": "tab" } }\n');
+  const third = check();
+  assert.equal(third.summary.fromCacheBeforeStart, 0);
+  assert.equal(third.summary.fromCache, 0);
+  // A file changed after it was cached is formatted again, not answered from the cache.
+  writeFileSync(join(root, 'biome.json'), '{ "formatter": { "indentStyle": "space" } }\n');
+  writeFileSync(join(root, 'a.ts'), 'export const a   = 1\n');
+  const fourth = check();
+  assert.deepEqual(fourth.files, [['a.ts', 'would-change', false], ['b.ts', 'unchanged', true], ['biome.json', 'unchanged', true], ['c.ts', 'would-change', false]]);
+});
