@@ -27,8 +27,8 @@ const MAX_PRECHECK_BYTES = 4 * 1024 * 1024;
 export interface PrecheckEntry {
   /** The tree key of the bytes read now. */
   key: string;
-  /** sha256 of those bytes, to match the runtime's record before the key is added. */
-  sha256: string;
+  /** sha256 of those bytes, to match the runtime's record before the key is added (computed only for a miss). */
+  sha256(): string;
 }
 
 export interface Precheck {
@@ -62,11 +62,11 @@ export async function openPrecheck(rootReal: string, cache: FormatCache, options
     entryOf(path) {
       const bytes = readPlainFile(root + path);
       if (!bytes) return undefined;
-      return { key: cache.key(bytes, identity(path)), sha256: createHash('sha256').update(bytes).digest('hex') };
+      return { key: cache.key(bytes, identity(path)), sha256: () => createHash('sha256').update(bytes).digest('hex') };
     },
     hit: (entry) => cache.has(entry.key),
     confirm(entry, record, via) {
-      if ((via === 'js' || via === 'wasm') && record?.sha256 === entry.sha256) cache.add(entry.key);
+      if ((via === 'js' || via === 'wasm') && record !== undefined && record.sha256 === entry.sha256()) cache.add(entry.key);
     },
   };
 }
