@@ -1,21 +1,38 @@
 /**
- * `formatbox format [--check|--write] [--json] PATHS…`: the project-wide mode. Files and directories
- * (walked, skipping dependency, VCS and cache directories) are formatted in place with the same
- * selection, sandbox and atomic compare-and-swap writes as an edit; `--check` writes nothing.
+ * `formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--ignore-path FILE] PATHS…`:
+ * the project-wide mode.
+ *
+ * - Files and directories are listed by the shared walker (src/node/walk.ts): dependency, VCS and
+ *   cache directories and dot-directories are not entered; `.gitignore` at every level,
+ *   `.git/info/exclude` and `--ignore-path` files are honoured; no symlink is followed out of the
+ *   root or into a loop; a bad entry is reported and the run goes on.
+ * - Files are formatted by a pool of worker threads (one per core by default), each wasm module
+ *   compiled once for the pool, with the same selection, sandbox and compare-and-swap writes as an
+ *   edit; results are printed in path order whatever order they finish in.
+ * - A cache of files known formatted (src/node/format-cache.ts) skips the formatter for them.
+ * - On a TTY, a progress line (done/total, files/s, ETA); then a summary; `--json` prints one JSON
+ *   line per file and a final `{"summary": …}` line.
  * Exit 0: ok. 1: `--check` found files that would change. 2: a file could not be formatted (syntax
- * error, timeout, refusal) or a path is bad.
+ * error, timeout, refusal) or a named path is bad.
  */
+import { availableParallelism } from 'node:os';
+import { lstatSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { shownPath } from '../core/shown.js';
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { languageOf } from '../core/languages.js';
 import type { Receipt } from '../core/types.js';
 import { SKIPPED_DIRS } from '../node/discover.js';
+import { openFormatCache, type FormatCache } from '../node/format-cache.js';
+import { isInside, resolveRoot } from '../node/fs.js';
+import { createRuntime, type Runtime } from '../node/runtime.js';
+import { readSmallFile, walkTree, type WalkResult } from '../node/walk.js';
+import { openPrecheck, type Precheck } from '../node/format-precheck.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { formatJsonStatus } from './format-args.js';
-import { createRequestHandler, type HandlerOptions } from './requests.js';
-import { saysNoRoot } from './request-root.js';
+import type { HandlerOptions } from './requests.js';
+import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
+import { formatboxBuildId, formatterBuild } from './version.js';
 
 interface FormatFlags {
   positional: string[];
@@ -23,73 +40,350 @@ interface FormatFlags {
   json: boolean;
 }
 
+/** Options only `format` takes (parsed by `takeFormatOptions` before the common flags). */
+export interface FormatOptions {
+  /** Worker threads. Default: one per core. */
+  threads?: number;
+  /** Default true; `--no-cache` turns it off. */
+  cache: boolean;
+  /** `--ignore-path FILE` (repeatable): gitignore-syntax files, patterns relative to the root. */
+  ignorePaths: string[];
+}
+
 /** Most files one run looks at; a larger tree is named in parts. */
 const MAX_FILES = 100_000;
+/** Walk bounds for a project-wide run. */
+const WALK_LIMITS = { maxDirs: 50_000, maxEntries: 1_000_000, maxDepth: 64 };
+/** Per ignore file given with --ignore-path. */
+const MAX_IGNORE_PATH_BYTES = 1024 * 1024;
 
-export async function runFormat(root: string, flags: FormatFlags, options: HandlerOptions): Promise<number> {
-  const files = collectFiles(root, flags.positional.length > 0 ? flags.positional : ['.'], options.findRoot === true);
-  const handler = createRequestHandler(options);
-  const tty = process.stderr.isTTY === true && !flags.json;
-  const counts = { formatted: 0, unchanged: 0, skipped: 0, failed: 0 };
-  try {
-    for (let i = 0; i < files.length; i++) {
-      const path = files[i] as string;
-      if (tty) process.stderr.write(`\r\x1b[K[${i + 1}/${files.length}] ${shownPath(path)}`);
-      let receipt: Receipt;
+/** Removes `format`'s own options from `args`; the rest goes to the common flag parser. */
+export function takeFormatOptions(args: string[]): { args: string[]; options: FormatOptions } {
+  const options: FormatOptions = { cache: true, ignorePaths: [] };
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      const next = inline ?? args[++i];
+      if (next === undefined) throw new FormatboxError('INVALID_REQUEST', `${name} needs a value`);
+      return next;
+    };
+    if (name === '--no-cache') options.cache = false;
+    else if (name === '--threads') {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 1 || n > 256) throw new FormatboxError('INVALID_REQUEST', '--threads needs a whole number from 1 to 256');
+      options.threads = n;
+    } else if (name === '--ignore-path') options.ignorePaths.push(value());
+    else rest.push(arg);
+  }
+  return { args: rest, options };
+}
+
+/** What the report prints of a receipt (a file answered by the cache before the runtime has only these). */
+type ReceiptSummary = Pick<Receipt, 'status' | 'line' | 'formatter' | 'reason'>;
+
+/** One line of the report, per path, in path order. */
+type Outcome =
+  | { kind: 'formatted' | 'unchanged' | 'skipped' | 'failed'; path: string; receipt: ReceiptSummary; cached: boolean }
+  | { kind: 'error'; path: string; code: string; message: string };
+
+interface Counts {
+  formatted: number;
+  unchanged: number;
+  cached: number;
+  /** Of `cached`: answered before any engine or worker started (format-precheck.ts). */
+  cachedBeforeStart: number;
+  skipped: number;
+  failed: number;
+}
+
+/**
+ * The files named, grouped by the project root they are formatted in. With --root, one group. Without
+ * (`findRoot`), each named path's root is found as for an edit (request-root.ts): the nearest VCS
+ * root, else the nearest formatter config; so `format` from a subdirectory formats as from the root.
+ */
+interface ProjectGroup {
+  rootReal: string;
+  /** Absolute paths named, in this group. */
+  named: string[];
+  /** No project root was found: the working directory stood in (skipped files say so). */
+  noRoot: boolean;
+}
+
+function projectGroups(root: string, named: string[], findRoot: boolean): ProjectGroup[] {
+  const absolute = named.map((path) => resolve(path));
+  if (!findRoot) return [{ rootReal: resolveRoot(root), named: absolute, noRoot: false }];
+  const groups = new Map<string, ProjectGroup>();
+  for (const abs of absolute) {
+    // A directory's root is the one a file directly inside it would get.
+    const probe = lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() ? join(abs, '.formatbox-walk') : abs;
+    const { request, noRoot } = placeRequest({ method: 'format', path: probe }, { cwd: root });
+    const rootReal = resolveRoot(request.root);
+    const group = groups.get(rootReal) ?? { rootReal, named: [], noRoot: false };
+    group.named.push(abs);
+    group.noRoot ||= noRoot;
+    groups.set(rootReal, group);
+  }
+  return [...groups.values()];
+}
+
+export async function runFormat(root: string, flags: FormatFlags, options: HandlerOptions, formatOptions: FormatOptions = { cache: true, ignorePaths: [] }): Promise<number> {
+  const started = performance.now();
+  const threads = formatOptions.threads ?? Math.max(1, availableParallelism());
+  const groups = projectGroups(root, flags.positional.length > 0 ? flags.positional : ['.'], options.findRoot === true);
+  // Paths are shown relative to the working directory when each file's root was found, else to --root.
+  const shownFrom = options.findRoot === true ? resolveRoot(root) : undefined;
+  const listings: Array<{ group: ProjectGroup; listing: Listing }> = [];
+  for (const group of groups) listings.push({ group, listing: await listFiles(group.rootReal, group.named, formatOptions.ignorePaths) });
+  const total = listings.reduce((sum, { listing }) => sum + listing.files.length, 0);
+  const walk: WalkResult = { files: [], skipped: [], ignoredCount: 0, ignoreProblems: [] };
+  for (const { listing } of listings) mergeWalk(walk, listing.walk);
+  // Trusted mode may load the project's own Prettier plugins, whose code no cache key can cover.
+  let cacheOff = !formatOptions.cache ? 'off (--no-cache)' : options.trust === 'trusted' ? 'off (trusted mode: project plugins are not part of the key)' : undefined;
+  const cacheFiles: string[] = [];
+  const cacheProblems: string[] = [];
+  const progress = process.stderr.isTTY === true && !flags.json ? createProgress(total) : undefined;
+  const counts: Counts = { formatted: 0, unchanged: 0, cached: 0, cachedBeforeStart: 0, skipped: 0, failed: 0 };
+  for (const { group, listing } of listings) {
+    const shown = (rel: string): string => (shownFrom && shownFrom !== group.rootReal ? toPosix(relative(shownFrom, join(group.rootReal, rel))) : rel);
+    const report = (outcome: Outcome) => {
+      const placed: Outcome = outcome.kind === 'error' ? outcome : { ...outcome, path: shown(outcome.path), receipt: withNoRootReason(outcome.receipt, group.noRoot) };
+      countOutcome(counts, placed);
+      progress?.clear();
+      printOutcome(placed, flags);
+    };
+    let cache: FormatCache | undefined;
+    if (!cacheOff) {
       try {
-        receipt = (await handler.handle({ method: 'format', path, check: flags.check })) as Receipt;
+        cache = openFormatCache(group.rootReal, { version: formatboxBuildId() });
+        cacheFiles.push(cache.file);
       } catch (error) {
-        counts.failed++;
-        const code = isFormatboxError(error) ? error.code : 'INTERNAL';
-        if (flags.json) process.stdout.write(JSON.stringify({ path, error: { code, message: messageOf(error) } }) + '\n');
-        else process.stdout.write(`${tty ? '\r\x1b[K' : ''}error: ${shownPath(path)}: ${messageOf(error)}\n`);
-        continue;
-      }
-      const kind = receipt.status === 'formatted' ? 'formatted' : receipt.status === 'unchanged' ? 'unchanged' : receipt.status === 'skipped' ? 'skipped' : 'failed';
-      counts[kind]++;
-      if (flags.json) {
-        process.stdout.write(JSON.stringify({ path, status: formatJsonStatus(receipt.status, flags.check), line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}) }) + '\n');
-      } else if (kind === 'formatted' || kind === 'failed' || saysNoRoot(receipt)) {
-        const text = kind === 'formatted' && flags.check ? `would reformat: ${shownPath(path)}` : receipt.line;
-        process.stdout.write(`${tty ? '\r\x1b[K' : ''}${text}\n`);
+        cacheOff = `off (${messageOf(error)})`; // e.g. a read-only home: the run goes on without it
       }
     }
-  } finally {
-    if (tty) process.stderr.write('\r\x1b[K');
-    await handler.close();
+    // Started only for a file the cache cannot answer before it (an unchanged tree starts none).
+    let runtime: Runtime | undefined;
+    const runtimeNow = (): Runtime => (runtime ??= createRuntime({ root: group.rootReal, workers: threads, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
+    try {
+      const precheck = cache ? await openPrecheck(group.rootReal, cache, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
+      const each = { check: flags.check, ...(cache ? { cache } : {}), ...(precheck ? { precheck } : {}) };
+      for (const error of listing.errors) report(error);
+      await formatInOrder(listing.files, (path) => formatOne(runtimeNow, path, each), threads * 2, report, () => progress?.tick());
+      const problem = cache?.save();
+      if (problem) cacheProblems.push(problem);
+    } finally {
+      progress?.clear();
+      await runtime?.close();
+    }
   }
-  const verb = flags.check ? 'would change' : 'formatted';
-  process.stderr.write(`${files.length} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted, ${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed\n`);
+  const seconds = (performance.now() - started) / 1000;
+  const summary = {
+    files: total,
+    [flags.check ? 'wouldChange' : 'formatted']: counts.formatted,
+    unchanged: counts.unchanged,
+    fromCache: counts.cached,
+    fromCacheBeforeStart: counts.cachedBeforeStart,
+    skipped: counts.skipped,
+    failed: counts.failed,
+    notWalked: walk.skipped.length,
+    ignoredByIgnoreFiles: walk.ignoredCount,
+    ...(walk.truncated ? { truncated: walk.truncated } : {}),
+    threads,
+    cache: cacheOff ?? (cacheFiles.length > 0 ? cacheFiles.join(', ') : 'off'),
+    seconds: Math.round(seconds * 1000) / 1000,
+    filesPerSecond: Math.round(total / Math.max(seconds, 0.001)),
+  };
+  if (flags.json) {
+    for (const item of walk.skipped) process.stdout.write(JSON.stringify({ path: item.rel, status: 'not walked', reason: item.reason }) + '\n');
+    process.stdout.write(JSON.stringify({ summary }) + '\n');
+  } else {
+    printNotWalked(walk);
+    const verb = flags.check ? 'would change' : 'formatted';
+    process.stderr.write(
+      `${total} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted (${counts.cached} from the cache), ` +
+        `${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed — ${seconds.toFixed(2)} s, ${summary.filesPerSecond} files/s, ${threads} thread${threads === 1 ? '' : 's'}\n`,
+    );
+  }
+  for (const problem of cacheProblems) process.stderr.write(`formatbox: ${problem}\n`);
   if (counts.failed > 0) return EXIT_USAGE;
   return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
 }
 
+function mergeWalk(into: WalkResult, from: WalkResult): void {
+  into.skipped.push(...from.skipped);
+  into.ignoredCount += from.ignoredCount;
+  into.truncated ??= from.truncated;
+}
+
 /**
- * Paths relative to `root` of the files named or found below the directories named, sorted. With
- * `anywhere` (no --root: `root` is the working directory and each file's project root is found per
- * file), a file may lie above it.
+ * Formats `files` with up to `concurrency` calls in flight (the runtime's worker pool does the
+ * work) and hands each outcome to `report` in the order of `files`.
  */
-function collectFiles(root: string, named: string[], anywhere: boolean): string[] {
-  const out = new Set<string>();
-  const visit = (abs: string, explicit: boolean): void => {
-    let stat;
-    try {
-      stat = statSync(abs);
-    } catch {
-      throw new FormatboxError('FILE_NOT_FOUND', `${relative(root, abs) || '.'} does not exist`);
-    }
-    if (stat.isDirectory()) {
-      for (const name of readdirSync(abs).sort()) {
-        if (SKIPPED_DIRS.has(name) || (name.startsWith('.') && statSync(join(abs, name), { throwIfNoEntry: false })?.isDirectory())) continue;
-        visit(join(abs, name), false);
+export async function formatInOrder(
+  files: readonly string[],
+  formatFile: (path: string) => Promise<Outcome>,
+  concurrency: number,
+  report: (outcome: Outcome) => void,
+  onDone: () => void = () => undefined,
+): Promise<void> {
+  const done: Array<Outcome | undefined> = new Array(files.length);
+  let nextToStart = 0;
+  let nextToReport = 0;
+  const worker = async (): Promise<void> => {
+    while (nextToStart < files.length) {
+      const index = nextToStart++;
+      done[index] = await formatFile(files[index] as string);
+      onDone();
+      while (nextToReport < files.length && done[nextToReport] !== undefined) {
+        report(done[nextToReport]!);
+        done[nextToReport++] = undefined;
       }
-    } else if (stat.isFile() && (explicit || languageOf(abs) !== undefined)) {
-      const rel = relative(root, abs);
-      if (rel.startsWith('..') && !anywhere) throw new FormatboxError('PATH_REFUSED', `${shownPath(abs)} is outside the project root ${shownPath(root)}`);
-      out.add(rel.split(sep).join('/'));
-      if (out.size > MAX_FILES) throw new FormatboxError('INVALID_REQUEST', `more than ${MAX_FILES} files; name fewer paths`);
     }
   };
-  for (const path of named) visit(resolve(path), true);
-  return [...out].sort();
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, files.length)) }, worker));
+}
+
+async function formatOne(runtime: () => Runtime, path: string, options: { check: boolean; cache?: FormatCache; precheck?: Precheck }): Promise<Outcome> {
+  const entry = options.precheck?.entryOf(path);
+  if (entry && options.precheck!.hit(entry)) {
+    return { kind: 'unchanged', path, receipt: { status: 'unchanged', line: `already formatted (cached): ${shownPath(path)}` }, cached: true };
+  }
+  try {
+    const receipt = await runtime().format({ path, ...(options.check ? { check: true } : {}), ...(options.cache ? { cache: options.cache } : {}) });
+    const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
+    if (entry && kind === 'unchanged') options.precheck!.confirm(entry, receipt.record, receipt.formatter?.via);
+    return { kind, path, receipt, cached: receipt.line.startsWith('already formatted (cached') };
+  } catch (error) {
+    return { kind: 'error', path, code: isFormatboxError(error) ? error.code : 'INTERNAL', message: messageOf(error) };
+  }
+}
+
+function countOutcome(counts: Counts, outcome: Outcome): void {
+  if (outcome.kind === 'error') counts.failed++;
+  else counts[outcome.kind]++;
+  if (outcome.kind === 'unchanged' && outcome.cached) counts.cached++;
+  if (outcome.kind === 'unchanged' && outcome.cached && outcome.receipt.formatter === undefined) counts.cachedBeforeStart++;
+}
+
+function printOutcome(outcome: Outcome, flags: FormatFlags): void {
+  const { path } = outcome;
+  if (outcome.kind === 'error') {
+    if (flags.json) process.stdout.write(JSON.stringify({ path, error: { code: outcome.code, message: outcome.message } }) + '\n');
+    else process.stdout.write(`error: ${shownPath(path)}: ${outcome.message}\n`);
+    return;
+  }
+  const { receipt } = outcome;
+  if (flags.json) {
+    const status = formatJsonStatus(receipt.status, flags.check);
+    process.stdout.write(JSON.stringify({ path, status, line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}), ...(outcome.cached ? { cached: true } : {}) }) + '\n');
+  } else if (outcome.kind === 'formatted' || outcome.kind === 'failed' || saysNoRoot(receipt)) {
+    process.stdout.write(`${outcome.kind === 'formatted' && flags.check ? `would reformat: ${shownPath(path)}` : receipt.line}\n`);
+  }
+}
+
+const NOT_WALKED_SHOWN = 20;
+
+function printNotWalked(walk: WalkResult): void {
+  for (const item of walk.skipped.slice(0, NOT_WALKED_SHOWN)) process.stderr.write(`not walked: ${shownPath(item.rel)} (${item.reason})\n`);
+  if (walk.skipped.length > NOT_WALKED_SHOWN) process.stderr.write(`not walked: ${walk.skipped.length - NOT_WALKED_SHOWN} more (--json lists them)\n`);
+  if (walk.truncated) process.stderr.write(`formatbox: the walk was cut short: ${walk.truncated}\n`);
+}
+
+interface Listing {
+  files: string[];
+  errors: Outcome[];
+  walk: WalkResult;
+}
+
+/**
+ * Project-relative paths of the files named, and of the files found below the directories named,
+ * sorted and without duplicates. A named path that is missing or outside the root is an error line;
+ * the other paths are still formatted.
+ */
+async function listFiles(rootReal: string, named: string[], ignorePaths: string[]): Promise<Listing> {
+  const extraIgnores = ignorePaths.map((file) => {
+    const text = readSmallFile(resolve(file), MAX_IGNORE_PATH_BYTES);
+    if (typeof text !== 'string') throw new FormatboxError('INVALID_REQUEST', `--ignore-path ${file}: ${text.refused}`);
+    return { file, text };
+  });
+  const out = new Set<string>();
+  const errors: Outcome[] = [];
+  const walk: WalkResult = { files: [], skipped: [], ignoredCount: 0, ignoreProblems: [] };
+  for (const path of named) {
+    // The parent resolved (a project reached through a symlinked path), the last name as given (a
+    // named symlink is the runtime's to check).
+    const lexical = realParent(resolve(path));
+    const rel = toPosix(relative(rootReal, lexical));
+    if (!isInside(lexical, rootReal)) {
+      errors.push({ kind: 'error', path, code: 'PATH_REFUSED', message: `${shownPath(path)} is outside the project root ${shownPath(rootReal)}` });
+      continue;
+    }
+    let isDirectory: boolean;
+    try {
+      isDirectory = lstatSync(lexical).isDirectory();
+    } catch {
+      errors.push({ kind: 'error', path: rel || '.', code: 'FILE_NOT_FOUND', message: `${rel || '.'} does not exist` });
+      continue;
+    }
+    if (!isDirectory) {
+      out.add(rel); // Named explicitly: the runtime checks it (symlinks out of root are refused there).
+      continue;
+    }
+    const found = await walkTree(rootReal, rel, {
+      ...WALK_LIMITS,
+      skipDirNames: SKIPPED_DIRS,
+      skipHiddenDirs: true,
+      gitignore: true,
+      extraIgnores,
+      wantFile: (name) => languageOf(name) !== undefined,
+    });
+    // Symlinked files are not formatted in a walk: the target is formatted under its own name.
+    for (const file of found.files) {
+      if (file.linkTarget) walk.skipped.push({ rel: file.rel, kind: 'file', reason: 'a symlink; its target is formatted under its own path' });
+      else out.add(file.rel);
+    }
+    walk.skipped.push(...found.skipped);
+    walk.ignoredCount += found.ignoredCount;
+    walk.truncated ??= found.truncated;
+    if (out.size > MAX_FILES) throw new FormatboxError('INVALID_REQUEST', `more than ${MAX_FILES} files; name fewer paths`);
+  }
+  return { files: [...out].sort(), errors, walk };
+}
+
+/** A progress line on stderr, redrawn at most 10 times a second. */
+function createProgress(total: number): { tick(): void; clear(): void } {
+  const started = performance.now();
+  let done = 0;
+  let drawnAt = 0;
+  let shown = false;
+  return {
+    tick() {
+      done++;
+      const now = performance.now();
+      if (now - drawnAt < 100 && done < total) return;
+      drawnAt = now;
+      const seconds = (now - started) / 1000;
+      const rate = done / Math.max(seconds, 0.001);
+      const eta = rate > 0 ? (total - done) / rate : 0;
+      process.stderr.write(`\r\x1b[K[${done}/${total}] ${rate.toFixed(0)} files/s, ETA ${eta.toFixed(0)} s`);
+      shown = true;
+    },
+    clear() {
+      if (shown) process.stderr.write('\r\x1b[K');
+      shown = false;
+    },
+  };
+}
+
+function realParent(abs: string): string {
+  try {
+    return join(realpathSync(dirname(abs)), basename(abs));
+  } catch {
+    return abs; // a missing parent: reported as missing below
+  }
+}
+
+function toPosix(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/');
 }

@@ -21,13 +21,18 @@ JSON lines: one request per line on stdin, one receipt per line on stdout; the w
 With --socket, on a Unix socket (mode 0600) instead; the directory must exist.
 
 ${COMMON}`,
-  format: `usage: formatbox format [--check|--write] [--json] PATHS…
+  format: `usage: formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--ignore-path FILE] PATHS…
        formatbox format --stdin-filepath PATH
 
 Formats files and directories in place (--write), or reports what would change (--check; exit 1).
 Without PATHS and without --write it prints this text: it never rewrites the current directory
 unasked. A named path that does not exist exits 2. --json prints one line per file; under --check a
-file that would change says "would-change".
+file that would change says "would-change", and a final {"summary": …} line ends the output.
+Directories are walked honouring .gitignore files at every level, .git/info/exclude and each
+--ignore-path FILE (gitignore syntax, patterns relative to the root); no symlink is followed out of
+the root. --threads N: worker threads (default one per core). A cache of files known formatted
+(keyed by content, formatter and effective config) skips them; --no-cache turns it off. Named files
+(no --json and none of these options) go through the per-user daemon.
 --stdin-filepath PATH (also --stdin-file-path) formats stdin as if it were PATH and prints the
 result, as prettier and biome do; exit 2 when it cannot be formatted (syntax error).
 

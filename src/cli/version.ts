@@ -2,6 +2,7 @@
  * formatbox's own version, read from the package.json next to the running code (dist/ or src/cli/),
  * so a daemon and its client can tell whether they come from the same install.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,4 +33,25 @@ export function formatboxVersion(): string {
 export function formatboxBuildId(): string {
   const bundle = statSync(join(dirname(fileURLToPath(import.meta.url)), 'cli-main.js'), { throwIfNoEntry: false });
   return bundle ? `${formatboxVersion()}+${bundle.size}.${Math.trunc(bundle.mtimeMs)}` : formatboxVersion();
+}
+
+/**
+ * What pins the built-in formatters' code, for `format`'s cache checked before the engine starts
+ * (src/node/format-precheck.ts): the build id, the wasm manifest (versions and sha256 of every
+ * module), and the size and mtime of npm's install record (a reinstall from source changes it).
+ */
+export function formatterBuild(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const parts = [formatboxBuildId()];
+  for (const up of ['..', '../..']) {
+    const manifest = join(here, up, 'wasm', 'manifest.json');
+    const installed = statSync(join(here, up, 'node_modules', '.package-lock.json'), { throwIfNoEntry: false });
+    try {
+      parts.push(createHash('sha256').update(readFileSync(manifest)).digest('hex'));
+    } catch {
+      // not at this level
+    }
+    if (installed) parts.push(`${installed.size}.${Math.trunc(installed.mtimeMs)}`);
+  }
+  return parts.join('+');
 }

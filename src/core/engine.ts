@@ -71,6 +71,11 @@ export interface Engine {
   check(): Promise<WasmCheck>;
   /** Which formatter a path would use, and why (for `doctor()`). */
   explain(path: string): Selection;
+  /**
+   * The formatter (name, version, build) and the selection a path would be formatted with, or
+   * undefined when it would not be formatted. What a cache of formatted files keys on.
+   */
+  formatterFor(path: string): Promise<{ info: FormatterInfo; selection: Extract<Selection, { kind: 'format' }> } | undefined>;
   /** Every project config item that was ignored or refused. */
   readonly ignored: IgnoredItem[];
   /** What the project's config used of its budget (see src/config/budget.ts). */
@@ -286,6 +291,14 @@ export function createEngine(options: EngineOptions): Engine {
       if (!user.enabled) return { kind: 'skip', reason: 'disabled' };
       if (project.overBudget) return { kind: 'skip', reason: 'ignored by project config', detail: `refused: the project config is ${project.overBudget}` };
       return selectionFor(path);
+    },
+    async formatterFor(path) {
+      // A project config over its budget is refused for every file: nothing to key on.
+      if (!user.enabled || project.overBudget) return undefined;
+      const selection = selectionFor(path);
+      if (selection.kind !== 'format') return undefined;
+      const adapter = adapterForSelection(selection);
+      return adapter ? { info: await infoOf(adapter), selection } : undefined;
     },
     get ignored() {
       return project.ignored;

@@ -45,11 +45,16 @@ export interface BuiltinOptions {
   compiled?: Readonly<Record<string, WebAssembly.Module>>;
   /** Called once per module compiled here, so the host can hand it to the next worker. */
   onCompiled?: (name: string, module: WebAssembly.Module) => void;
+  /**
+   * Asks the host for a module another worker compiled (or is compiling); undefined means
+   * "compile it here". Lets a pool of workers compile each wasm once and share it.
+   */
+  sharedModule?: (name: string) => Promise<WebAssembly.Module | undefined>;
 }
 
 function wasmFile(name: string, options: BuiltinOptions): () => Promise<WebAssembly.Module> {
   return async () => {
-    const cached = options.compiled?.[name];
+    const cached = options.compiled?.[name] ?? (await options.sharedModule?.(name));
     if (cached) return cached;
     const module = await WebAssembly.compile(await readFile(resolvePackageFile(BUILTIN_WASM[name]!)));
     options.onCompiled?.(name, module);

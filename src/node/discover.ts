@@ -13,6 +13,7 @@ import { CODE_CONFIG_FILE_NAMES, CONFIG_FILE_NAMES } from '../config/index.js';
 import { isInside } from './fs.js';
 import { biomeExtendsTargets } from '../config/biome-extends.js';
 import { BIOME_CONFIG_NAMES } from '../config/biome.js';
+import { walkTree } from './walk.js';
 
 export interface DiscoverOptions {
   /** Bytes per config file. Default 1 MiB. */
@@ -53,48 +54,28 @@ export const SKIPPED_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.ve
 const NAMES = new Set(CONFIG_FILE_NAMES);
 const CODE_NAMES = new Set(CODE_CONFIG_FILE_NAMES);
 
-/** Walks `root` breadth-first and reads every config file it knows, as data. */
+/** Walks `root` breadth-first (the shared walker, walk.ts) and reads every config file it knows, as data. */
 export async function discoverProjectFiles(root: string, options: DiscoverOptions = {}): Promise<Discovered> {
   const limits = { ...DEFAULTS, ...options };
   const realRoot = await fs.realpath(resolve(root));
   const out: Discovered = { files: {}, ignored: [], truncated: false };
   const allowance: ReadAllowance = { perFile: limits.maxBytes, total: limits.maxTotalChars, remaining: limits.maxTotalChars };
-  const queue: Array<{ dir: string; depth: number }> = [{ dir: realRoot, depth: 0 }];
-  let dirs = 0;
-  let entries = 0;
-  while (queue.length > 0) {
-    const { dir, depth } = queue.shift() as { dir: string; depth: number };
-    if (++dirs > limits.maxDirs) {
-      out.truncated = true;
-      out.ignored.push({ file: rel(realRoot, dir), item: 'config search', reason: `stopped after ${limits.maxDirs} directories` });
-      break;
-    }
-    let listing: import('node:fs').Dirent[];
-    try {
-      listing = await fs.readdir(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    listing.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of listing) {
-      if (++entries > limits.maxEntries) {
-        out.truncated = true;
-        out.ignored.push({ file: rel(realRoot, dir), item: 'config search', reason: `stopped after ${limits.maxEntries} directory entries` });
-        queue.length = 0;
-        break;
-      }
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (SKIPPED_DIRS.has(entry.name)) continue;
-        if (depth + 1 > limits.maxDepth) {
-          out.truncated = true;
-          continue;
-        }
-        queue.push({ dir: full, depth: depth + 1 });
-      } else if (NAMES.has(entry.name)) {
-        await collect(realRoot, full, entry.isSymbolicLink(), allowance, out);
-      }
-    }
+  const walked = await walkTree(realRoot, '', {
+    maxDirs: limits.maxDirs,
+    maxEntries: limits.maxEntries,
+    maxDepth: limits.maxDepth,
+    skipDirNames: SKIPPED_DIRS,
+    wantFile: (name) => NAMES.has(name),
+  });
+  for (const file of walked.files) await collect(file.linkTarget ?? file.abs, file.rel, allowance, out);
+  for (const item of walked.skipped) {
+    if (item.kind !== 'file') continue;
+    out.files[item.rel] = null; // Present, not read.
+    out.ignored.push({ file: item.rel, item: item.rel.slice(item.rel.lastIndexOf('/') + 1), reason: item.reason });
+  }
+  if (walked.truncated) {
+    out.truncated = true;
+    out.ignored.push({ file: '.', item: 'config search', reason: walked.truncated });
   }
   await collectBiomeExtends(realRoot, allowance, out);
   return out;
@@ -118,7 +99,7 @@ async function collectBiomeExtends(realRoot: string, allowance: ReadAllowance, o
       } catch {
         continue;
       }
-      await collect(realRoot, full, isLink, allowance, out);
+      await collectNamed(realRoot, full, isLink, allowance, out);
     }
   }
 }
@@ -147,7 +128,7 @@ export async function discoverConfigForPath(root: string, path: string, options:
       break;
     }
     for (const entry of listing) {
-      if (NAMES.has(entry.name) && !entry.isDirectory()) await collect(realRoot, join(dir, entry.name), entry.isSymbolicLink(), allowance, out);
+      if (NAMES.has(entry.name) && !entry.isDirectory()) await collectNamed(realRoot, join(dir, entry.name), entry.isSymbolicLink(), allowance, out);
     }
     const next = segments[i];
     if (next === undefined || SKIPPED_DIRS.has(next)) break;
@@ -157,25 +138,29 @@ export async function discoverConfigForPath(root: string, path: string, options:
   return out;
 }
 
-async function collect(realRoot: string, full: string, isLink: boolean, allowance: ReadAllowance, out: Discovered): Promise<void> {
+/** A config file found by name in `discoverConfigForPath`: a symlink is read only when it stays inside the root. */
+async function collectNamed(realRoot: string, full: string, isLink: boolean, allowance: ReadAllowance, out: Discovered): Promise<void> {
   const key = rel(realRoot, full);
   const name = key.slice(key.lastIndexOf('/') + 1);
-  let target = full;
-  if (isLink) {
-    let real: string;
-    try {
-      real = await fs.realpath(full);
-    } catch {
-      out.ignored.push({ file: key, item: name, reason: 'a symlink whose target does not exist' });
-      return;
-    }
-    if (!isInside(real, realRoot)) {
-      out.files[key] = null;
-      out.ignored.push({ file: key, item: name, reason: 'a symlink that leaves the project root; not read' });
-      return;
-    }
-    target = real;
+  if (!isLink) return collect(full, key, allowance, out);
+  let real: string;
+  try {
+    real = await fs.realpath(full);
+  } catch {
+    out.ignored.push({ file: key, item: name, reason: 'a symlink whose target does not exist' });
+    return;
   }
+  if (!isInside(real, realRoot)) {
+    out.files[key] = null;
+    out.ignored.push({ file: key, item: name, reason: 'a symlink that leaves the project root; not read' });
+    return;
+  }
+  return collect(real, key, allowance, out);
+}
+
+/** Reads one config file (`target`: a regular file inside the root) under its project-relative `key`. */
+async function collect(target: string, key: string, allowance: ReadAllowance, out: Discovered): Promise<void> {
+  const name = key.slice(key.lastIndexOf('/') + 1);
   if (CODE_NAMES.has(name)) {
     out.files[key] = null; // Present, never read: the config module reports it.
     return;
@@ -220,7 +205,6 @@ async function readBounded(path: string, maxBytes: number): Promise<{ text: stri
     await handle.close();
   }
 }
-
 
 function rel(root: string, path: string): string {
   return relative(root, path).split(sep).join('/');

@@ -7,8 +7,11 @@
  *   in:  {type:'format', id, adapter, request} | {type:'info', id, adapter}
  *   out: {type:'ready', adapters: AdapterMeta[]} | {type:'fatal', message}
  *        {type:'compiled', name, module}   (a wasm module compiled here, kept for the next worker)
+ *        {type:'need-wasm', name}          (asks for a module another worker compiled; the pool answers
+ *                                           {type:'wasm', name, module?}: without a module, compile it here)
  *        {type:'result', id, result, poisoned, memory}
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { messageOf } from '../core/errors.js';
 import { outputOverCap } from '../core/output-cap.js';
@@ -25,10 +28,23 @@ async function main(): Promise<void> {
   if (!port) throw new Error('format-worker must run in a worker thread');
   const init = workerData as WorkerInit;
   const adapters = new Map<string, FormatterAdapter>();
+  /** Modules asked of the pool (`need-wasm`), by name: answered by a `wasm` message. */
+  const wasmWaiters = new Map<string, (module: WebAssembly.Module | undefined) => void>();
+  port.on('message', (message: WorkerRequest) => {
+    if (message.type !== 'wasm') return;
+    const resolve = wasmWaiters.get(message.name);
+    wasmWaiters.delete(message.name);
+    resolve?.(message.module);
+  });
   try {
     if (init.builtins) {
       const onCompiled = (name: string, module: WebAssembly.Module) => port.postMessage({ type: 'compiled', name, module } satisfies WorkerReply);
-      for (const adapter of createBuiltinAdapters({ compiled: init.compiled, onCompiled })) adapters.set(adapter.name, adapter);
+      const sharedModule = (name: string) =>
+        new Promise<WebAssembly.Module | undefined>((resolve) => {
+          wasmWaiters.set(name, resolve);
+          port.postMessage({ type: 'need-wasm', name } satisfies WorkerReply);
+        });
+      for (const adapter of createBuiltinAdapters({ compiled: init.compiled, onCompiled, sharedModule })) adapters.set(adapter.name, adapter);
       for (const adapter of projectWasmWorkerAdapters()) adapters.set(adapter.name, adapter);
     }
     for (const url of init.modules) {
@@ -43,11 +59,14 @@ async function main(): Promise<void> {
   const meta: AdapterMeta[] = [...adapters.values()].map((a) => ({ name: a.name, via: a.via, languages: [...a.languages], supportsRange: a.supportsRange, ...(a.rangeLanguages ? { rangeLanguages: [...a.rangeLanguages] } : {}), ...(a.rawText ? { rawText: true } : {}) }));
   port.postMessage({ type: 'ready', adapters: meta } satisfies WorkerReply);
 
+  // One call at a time, in the order sent: the pool may send the next call while one runs.
+  let previous: Promise<unknown> = Promise.resolve();
   port.on('message', (message: WorkerRequest) => {
-    void handle(message).then((reply) => port.postMessage(reply));
+    if (message.type === 'wasm') return;
+    previous = previous.then(() => handle(message).then((reply) => port.postMessage(reply)));
   });
 
-  async function handle(message: WorkerRequest): Promise<WorkerReply> {
+  async function handle(message: Exclude<WorkerRequest, { type: 'wasm' }>): Promise<WorkerReply> {
     const adapter = adapters.get(message.adapter);
     let result: AdapterResult | { kind: 'info'; info: Awaited<ReturnType<FormatterAdapter['info']>> };
     let poisoned = false;
@@ -73,8 +92,9 @@ async function main(): Promise<void> {
         poisoned = true;
       }
     }
-    const usage = process.memoryUsage();
-    return { type: 'result', id: message.id, result, poisoned, memory: { heapUsed: usage.heapUsed, external: usage.external } };
+    // V8's own counters: process.memoryUsage() also reads the RSS from /proc on every call.
+    const heap = getHeapStatistics() as ReturnType<typeof getHeapStatistics> & { external_memory?: number };
+    return { type: 'result', id: message.id, result, poisoned, memory: { heapUsed: heap.used_heap_size, external: heap.external_memory ?? process.memoryUsage().external } };
   }
 }
 

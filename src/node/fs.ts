@@ -180,6 +180,17 @@ export interface WriteOptions {
   shown: string;
   /** Test-only: runs between the temp file's fsync and the compare-and-swap. */
   beforeSwap?: () => void;
+  /**
+   * For W, which F usually replaces a few milliseconds later: rename without waiting for the disk
+   * and flush in the background (`flushed`). A killed process still leaves the old or the new
+   * bytes (the page cache outlives it); whoever keeps W as the final bytes awaits `flushed`.
+   */
+  syncLater?: boolean;
+}
+
+/** `flushed`: the new bytes are on disk (at once, unless `syncLater`). */
+export interface WriteDone {
+  flushed: Promise<void>;
 }
 
 /**
@@ -189,7 +200,7 @@ export interface WriteOptions {
  * the background (`flushDirectorySyncs` waits for it). On any failure the temp file is removed
  * and the original is untouched.
  */
-export async function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): Promise<void> {
+export async function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
   // The directory is pinned (opened without following symlinks) for the whole write: the temp
   // file, the compare-and-swap read and the rename all happen in exactly that directory.
   let dir: PinnedDir;
@@ -202,15 +213,18 @@ export async function writeAtomic(abs: string, bytes: Uint8Array, options: Write
     }
     throw new FormatboxError('WRITE_FAILED', `cannot open the directory of ${options.shown}: ${describeErrno(error)}`, { errno: codeOf(error) });
   }
+  let done: WriteDone;
   try {
-    await writePinned(dir, basename(abs), bytes, options);
+    done = await writePinned(dir, basename(abs), bytes, options);
   } finally {
     dir.close();
   }
   syncDirectoryLater(dirname(abs));
+  return done;
 }
 
-async function writePinned(dir: PinnedDir, name: string, bytes: Uint8Array, options: WriteOptions): Promise<void> {
+/** Settles when the new bytes are renamed into place; its `flushed` when they are on disk. */
+async function writePinned(dir: PinnedDir, name: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
   const temp = dir.at(tempNameFor(name));
   let fd: number | undefined;
   try {
@@ -227,9 +241,11 @@ async function writePinned(dir: PinnedDir, name: string, bytes: Uint8Array, opti
       }
     }
     // fdatasync: the data and the size reach the disk before the rename makes them visible.
-    await datasync(fd);
-    closeSync(fd);
-    fd = undefined;
+    if (!options.syncLater) {
+      await datasync(fd);
+      closeSync(fd);
+      fd = undefined;
+    }
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
     unlinkQuietly(temp);
@@ -247,10 +263,25 @@ async function writePinned(dir: PinnedDir, name: string, bytes: Uint8Array, opti
     // rename() replaces a name; it never follows a symlink at the destination.
     renameSync(temp, dir.at(name));
   } catch (error) {
+    if (fd !== undefined) closeQuietly(fd);
     unlinkQuietly(temp);
     if (error instanceof FormatboxError) throw error;
     throw new FormatboxError('WRITE_FAILED', `cannot replace ${options.shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
   }
+  // Wrapped in an object: returned bare, an async function would wait for the flush.
+  return { flushed: fd === undefined ? Promise.resolve() : flushLater(fd) };
+}
+
+/** fdatasync of a renamed file in the background; `flushDirectorySyncs` waits for it too. */
+function flushLater(fd: number): Promise<void> {
+  const done: Promise<void> = datasync(fd)
+    .catch(() => undefined) // as for directories: the rename stands; nothing better to do
+    .finally(() => {
+      closeQuietly(fd);
+      pendingDirectorySyncs.delete(done);
+    });
+  pendingDirectorySyncs.add(done);
+  return done;
 }
 
 function datasync(fd: number): Promise<void> {

@@ -18,6 +18,7 @@ import type {
   EditInput,
   FormatterAdapter,
   FormatterChoice,
+  FormatterInfo,
   IgnoredItem,
   Limits,
   MultiEditInput,
@@ -37,6 +38,7 @@ import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, res
 import { PathLocks } from './lock.js';
 import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
 import { loadDprintConfigs } from '../config/dprint.js';
+import type { FormatCache } from './format-cache.js';
 import { swapped } from './pinned-dir.js';
 import { shownPath } from '../core/shown.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
@@ -125,6 +127,17 @@ export interface AfterWriteRequest {
   prior?: string;
 }
 
+export interface FormatFileRequest {
+  path: string;
+  /** Report only: write nothing, run no observers. */
+  check?: boolean;
+  /**
+   * Files known formatted (`formatbox format`'s cache): a file whose key is in it is `unchanged`
+   * without a formatter call; one found formatted, or written formatted, is added.
+   */
+  cache?: FormatCache;
+}
+
 export interface DoctorLanguage {
   language: string;
   /** The representative path that was asked about. */
@@ -163,7 +176,7 @@ export interface Runtime {
    * Formats the file as it is and writes F (compare-and-swap against the bytes read). The receipt's
    * input is a `write` of F. `check: true` writes nothing and runs no observers (`formatbox format --check`).
    */
-  format(request: { path: string; check?: boolean }): Promise<Receipt>;
+  format(request: FormatFileRequest): Promise<Receipt>;
   /**
    * Formats `text` as if it were the file at `path` (which need not exist): the same selection and
    * config as for that path, nothing read from it or written (`formatbox format --stdin-filepath`).
@@ -316,12 +329,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * W is on disk and the engine produced F (`receipt.content`). Writes F when the disk still holds
    * W; otherwise the formatted bytes are dropped and the receipt says `concurrent modification`.
    */
-  async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput): Promise<Receipt> {
+  async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput, writtenFlushed?: Promise<void>): Promise<Receipt> {
     try {
       if (receipt.content !== written) {
         await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.shown, ...(keep ? { keep } : {}) });
       } else if (!sameBytes(readCurrentSync(target.abs, target.shown), writtenBytes)) {
         throw new FormatboxError('MODIFIED_SINCE_READ', `${target.shown} changed while it was being formatted`);
+      } else {
+        await writtenFlushed; // W is the final file: durable before the receipt says so
       }
       return receipt;
     } catch (error) {
@@ -352,7 +367,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const written = withPath(target.shown, () => applyInput(prior, input));
       await runBefore({ path: target.rel, absolutePath: target.abs, tool, prior: snapshot ? prior : null, written });
       const writtenBytes = encoder.encode(written);
-      const writeW = () => writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, ...(snapshot ? { keep: snapshot } : {}) });
+      // W is usually replaced by F moments later: it is flushed in the background, and waited for
+      // only when it stays (a kill leaves P, W or F either way; F is flushed before its rename).
+      let flushedW: Promise<void> | undefined;
+      const writeW = async () => {
+        flushedW = (await writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, syncLater: true, ...(snapshot ? { keep: snapshot } : {}) })).flushed;
+      };
       let pending: Promise<Receipt>;
       if (isConfigFile(target.realRel)) {
         await writeW();
@@ -367,7 +387,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         await writeW();
       }
       let receipt = await pending;
-      receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input);
+      receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input, flushedW);
       receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool, receipt });
       return { ...receipt, ms: elapsed(started) };
     });
@@ -412,7 +432,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
       // Write each path's final state (a path may be named twice); on a failure, put back what was already written.
       const final = finalStates(files);
-      const undo: Array<() => void | Promise<void>> = [];
+      const undo: Array<() => unknown> = [];
       try {
         for (const [path, content] of final) {
           if (content === null) continue;
@@ -500,7 +520,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     });
   }
 
-  async function format(request: { path: string; check?: boolean }): Promise<Receipt> {
+  async function format(request: FormatFileRequest): Promise<Receipt> {
     const started = performance.now();
     const eng = await engine();
     return withResolved([request.path], async ([target]) => {
@@ -514,14 +534,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       const input: WriteInput = { content: prior };
       await refreshConfigIfNeeded(eng, [target.realRel]);
-      if (request.check) {
-        return { ...(await eng.afterEdit({ path: target.realRel, prior, input, written: prior })), ms: elapsed(started) };
+      // Keyed after the config refresh: the key covers the config this file gets now.
+      const cached = request.cache ? await cacheKeyOf(eng, request.cache, target.realRel) : undefined;
+      if (cached && request.cache!.has(cached.key(snapshot.bytes))) {
+        const line = `already formatted (cached; ${cached.label}): ${target.shown}`;
+        // The bytes are valid UTF-8 (decoded above), so they are the encoding of `prior`: hash them as they are.
+        const record = { sha256: createHash('sha256').update(snapshot.bytes).digest('hex'), bytes: snapshot.bytes.byteLength };
+        return { path: target.rel, status: 'unchanged', formatter: cached.info, input, reconciled: true, content: prior, line, note: line, record, ...(cached.ignored ? { ignored: cached.ignored } : {}), ms: elapsed(started) };
       }
-      await runBefore({ path: target.rel, absolutePath: target.abs, tool: 'format', prior, written: prior });
-      let receipt = await eng.afterEdit({ path: target.realRel, prior, input, written: prior });
-      receipt = await commitFinal(target, receipt, prior, snapshot.bytes, snapshot, input);
-      receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool: 'format', receipt });
-      return { ...receipt, ms: elapsed(started) };
+      let receipt: Receipt;
+      if (request.check) {
+        receipt = { ...(await eng.afterEdit({ path: target.realRel, prior, input, written: prior })), ms: elapsed(started) };
+      } else {
+        await runBefore({ path: target.rel, absolutePath: target.abs, tool: 'format', prior, written: prior });
+        receipt = await eng.afterEdit({ path: target.realRel, prior, input, written: prior });
+        receipt = await commitFinal(target, receipt, prior, snapshot.bytes, snapshot, input);
+        receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool: 'format', receipt });
+        receipt = { ...receipt, ms: elapsed(started) };
+      }
+      // Only a file the formatter left as it was is known formatted; a file written formatted is
+      // confirmed by the next run (so a formatter that is not idempotent is never cached as done).
+      if (cached && receipt.status === 'unchanged') request.cache!.add(cached.key(snapshot.bytes));
+      return receipt;
     });
   }
 
@@ -615,6 +649,42 @@ function decode(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The cache key of a file for the formatter and config it would get now; undefined when it would not
+ * be formatted. The effective config is the selection after the config budget and clamps (the engine
+ * gives none for a config over budget): formatter, language, settings (line endings included), the
+ * settings directory and the config files as written (an adapter may pass their text to the tool).
+ */
+async function cacheKeyOf(eng: Engine, cache: FormatCache, path: string): Promise<CachedIdentity | undefined> {
+  const found = await eng.formatterFor(path);
+  if (!found || found.info.version === 'unknown') return undefined;
+  const { selection, info } = found;
+  const sources = selection.configSources?.map((source) => [source.file, digestOfText(source.text)]) ?? null;
+  const config = { formatter: selection.formatter, language: selection.language, settings: selection.settings, settingsDir: selection.settingsDir ?? null, sources };
+  const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
+  return { key: (bytes) => cache.key(bytes, { path, formatter: info, config }), info, label: `${info.name} ${info.version}, ${info.via}`, ...(ignored ? { ignored } : {}) };
+}
+
+interface CachedIdentity {
+  key: (bytes: Uint8Array) => string;
+  info: FormatterInfo;
+  label: string;
+  /** Config items ignored for this file: a cached receipt names them as a formatted one does. */
+  ignored?: IgnoredItem[];
+}
+
+/** sha256 of config texts, once per text (every file under one config shares it). */
+const textDigests = new Map<string, string>();
+function digestOfText(text: string): string {
+  let digest = textDigests.get(text);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(text).digest('hex');
+    if (textDigests.size >= 64) textDigests.clear(); // bounded: config texts may be large
+    textDigests.set(text, digest);
+  }
+  return digest;
 }
 
 function sha256(text: string): { sha256: string; bytes: number } {

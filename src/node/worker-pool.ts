@@ -3,7 +3,8 @@
  * the real adapters, and hands the engine proxy adapters with the same interface.
  *
  * - One request at a time per worker; requests queue on the main thread, so a slow call never
- *   eats another call's timeout.
+ *   eats another call's timeout. A busy worker is sent its next call ahead (it runs calls in
+ *   order), so it never waits for this thread between calls; that call's timeout starts when it does.
  * - A call past `timeoutMs` terminates its worker: the result is `{kind:'timeout'}` and a fresh
  *   worker is started right away, so the next call does not wait for it.
  * - While a call runs, a watchdog samples the process RSS; growth past `memoryBudgetMb` stops the
@@ -40,12 +41,15 @@ export interface WorkerInit {
 
 export type WorkerRequest =
   | { type: 'format'; id: number; adapter: string; request: AdapterRequest }
-  | { type: 'info'; id: number; adapter: string };
+  | { type: 'info'; id: number; adapter: string }
+  /** The answer to `need-wasm`: the shared module, or none (compile it in this worker). */
+  | { type: 'wasm'; name: string; module?: WebAssembly.Module };
 
 export type WorkerReply =
   | { type: 'ready'; adapters: AdapterMeta[] }
   | { type: 'fatal'; message: string }
   | { type: 'compiled'; name: string; module: WebAssembly.Module }
+  | { type: 'need-wasm'; name: string }
   | {
       type: 'result';
       id: number;
@@ -90,6 +94,8 @@ export interface PoolStats {
   crashes: number;
   recycled: number;
   calls: number;
+  /** Wasm modules compiled by the pool's workers; each is compiled once and shared with the others. */
+  wasmCompiles: number;
 }
 
 export interface WorkerPool {
@@ -109,6 +115,13 @@ interface Job {
 interface Slot {
   worker?: Worker;
   ready?: Promise<AdapterMeta[]>;
+  /** The worker has said it is ready. */
+  started?: boolean;
+  /**
+   * One call already sent to the worker while `job` runs, so the worker goes on without waiting for
+   * this thread. Its timers start when it becomes `job`; if the worker ends first, it is queued again.
+   */
+  next?: Job & { id: number };
   job?: Job & { id: number; dispatchedAt: number; rssAtStart: number; timer?: ReturnType<typeof setTimeout>; watch?: ReturnType<typeof setInterval> };
   /** Set when the pool itself is ending this worker (timeout, budget, recycle, close). */
   ending?: { kind: PoolEvent['kind']; result?: AdapterResult };
@@ -137,10 +150,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const init: WorkerInit = { builtins: options.builtins ?? true, modules: (options.modules ?? []).map((m) => String(m instanceof URL ? m.href : m)), compiled: {} };
   const slots: Slot[] = Array.from({ length: size }, () => ({}));
   const queue: Job[] = [];
-  const stats: PoolStats = { spawned: 0, timeouts: 0, memoryStops: 0, crashes: 0, recycled: 0, calls: 0 };
+  const stats: PoolStats = { spawned: 0, timeouts: 0, memoryStops: 0, crashes: 0, recycled: 0, calls: 0, wasmCompiles: 0 };
   let nextId = 1;
   let closed = false;
   let meta: Promise<AdapterMeta[]> | undefined;
+  const compiling = new Map<string, { by: Worker; waiters: Worker[] }>();
 
   function emit(event: PoolEvent): void {
     options.onEvent?.(event);
@@ -158,10 +172,15 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
           started = true;
+          slot.started = true;
           if (!slot.job) worker.unref();
           resolve(reply.adapters);
         } else if (reply.type === 'compiled') {
           init.compiled[reply.name] = reply.module;
+          stats.wasmCompiles++;
+          shareCompiled(reply.name, reply.module);
+        } else if (reply.type === 'need-wasm') {
+          answerWasm(worker, reply.name);
         } else if (reply.type === 'fatal') {
           reject(new Error(`the formatter worker could not start: ${reply.message}`));
           void worker.terminate();
@@ -178,13 +197,19 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       });
       worker.on('exit', () => {
         reject(new Error('the formatter worker exited before it was ready'));
+        compilerGone(worker);
         if (slot.worker !== worker) return;
         const ending = slot.ending ?? { kind: 'crash' as const, result: { kind: 'error' as const, message: 'the formatter worker exited unexpectedly' } };
         const job = slot.job;
+        const next = slot.next;
         slot.worker = undefined;
         slot.ready = undefined;
+        slot.started = false;
         slot.job = undefined;
+        slot.next = undefined;
         slot.ending = undefined;
+        // The call sent ahead never started: it goes back to the front of the queue.
+        if (next) queue.unshift({ message: next.message, resolve: next.resolve });
         if (job) {
           clearJobTimers(job);
           const stoppedAfterMs = Math.round(performance.now() - job.dispatchedAt);
@@ -201,12 +226,43 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     return slot.ready;
   }
 
+  /**
+   * Each wasm module is compiled once for the whole pool: the first worker that needs it compiles
+   * it; the others wait and get the compiled module (structured clone shares the compiled code).
+   */
+  function answerWasm(worker: Worker, name: string): void {
+    const module = init.compiled[name];
+    if (module) return worker.postMessage({ type: 'wasm', name, module } satisfies WorkerRequest);
+    const pending = compiling.get(name);
+    if (pending) return void pending.waiters.push(worker);
+    compiling.set(name, { by: worker, waiters: [] });
+    worker.postMessage({ type: 'wasm', name } satisfies WorkerRequest);
+  }
+
+  function shareCompiled(name: string, module: WebAssembly.Module): void {
+    const pending = compiling.get(name);
+    compiling.delete(name);
+    for (const waiter of pending?.waiters ?? []) waiter.postMessage({ type: 'wasm', name, module } satisfies WorkerRequest);
+  }
+
+  /** A worker that was compiling died: the next waiter compiles instead. */
+  function compilerGone(worker: Worker): void {
+    for (const [name, pending] of compiling) {
+      if (pending.by !== worker) continue;
+      const next = pending.waiters.shift();
+      if (!next) compiling.delete(name);
+      else {
+        pending.by = next;
+        next.postMessage({ type: 'wasm', name } satisfies WorkerRequest);
+      }
+    }
+  }
+
   function onResult(slot: Slot, worker: Worker, reply: Extract<WorkerReply, { type: 'result' }>): void {
     const job = slot.job;
     if (!job || job.id !== reply.id || slot.ending) return;
     clearJobTimers(job);
     slot.job = undefined;
-    worker.unref();
     job.resolve(reply.result);
     const overBudget = reply.memory.heapUsed + reply.memory.external > recycleBytes;
     if (reply.poisoned || overBudget) {
@@ -214,8 +270,13 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       emit({ kind: 'recycle', detail: reply.poisoned ? 'wasm trapped or panicked' : `memory ${Math.round((reply.memory.heapUsed + reply.memory.external) / 1048576)} MB over budget` });
       slot.ending = { kind: 'recycle' };
       void worker.terminate();
-      return; // 'exit' pumps the queue
+      return; // 'exit' queues the call sent ahead again and pumps the queue
     }
+    // The worker runs calls in order: the one sent ahead has started.
+    const next = slot.next;
+    slot.next = undefined;
+    if (next) startJob(slot, worker, { ...next, dispatchedAt: 0, rssAtStart: 0 });
+    else worker.unref();
     pump();
   }
 
@@ -240,6 +301,31 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       const job = queue.shift()!;
       void dispatch(slot, job);
     }
+    // Every worker busy: send each started one its next call ahead of time.
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (!slot.job || slot.next || slot.ending || !slot.started || !slot.worker || slot.job.dispatchedAt === 0) continue;
+      const job = queue.shift()!;
+      const id = nextId++;
+      slot.next = { ...job, id };
+      slot.worker.postMessage({ ...job.message, id } as WorkerRequest);
+    }
+  }
+
+  /** `job` becomes the worker's running call: timeout and memory watch from now. */
+  function startJob(slot: Slot, worker: Worker, active: NonNullable<Slot['job']>): void {
+    slot.job = active;
+    stats.calls++;
+    worker.ref();
+    active.dispatchedAt = performance.now();
+    active.rssAtStart = process.memoryUsage.rss();
+    active.timer = setTimeout(() => stop(slot, 'timeout', { kind: 'timeout', ms: options.timeoutMs }), options.timeoutMs);
+    active.watch = setInterval(() => {
+      const grown = process.memoryUsage.rss() - active.rssAtStart;
+      if (grown > memoryBudget) {
+        stop(slot, 'memory', { kind: 'error', message: `the formatter was stopped: memory grew by more than ${Math.round(memoryBudget / 1048576)} MB` });
+      }
+    }, 20);
   }
 
   async function dispatch(slot: Slot, job: Job): Promise<void> {
@@ -259,18 +345,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     }
     const worker = slot.worker;
     if (!worker || slot.job !== active) return;
-    stats.calls++;
-    worker.ref();
-    active.dispatchedAt = performance.now();
-    active.rssAtStart = process.memoryUsage.rss();
-    active.timer = setTimeout(() => stop(slot, 'timeout', { kind: 'timeout', ms: options.timeoutMs }), options.timeoutMs);
-    active.watch = setInterval(() => {
-      const grown = process.memoryUsage.rss() - active.rssAtStart;
-      if (grown > memoryBudget) {
-        stop(slot, 'memory', { kind: 'error', message: `the formatter was stopped: memory grew by more than ${Math.round(memoryBudget / 1048576)} MB` });
-      }
-    }, 20);
+    startJob(slot, worker, active);
     worker.postMessage({ ...job.message, id } as WorkerRequest);
+    pump(); // calls waiting behind this one can now be sent ahead
   }
 
   function enqueue(message: Job['message']): Promise<Job extends { resolve: (r: infer R) => void } ? R : never> {
@@ -331,6 +408,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     async close() {
       closed = true;
       for (const job of queue.splice(0)) job.resolve({ kind: 'error', message: 'the runtime is closed' });
+      for (const slot of slots) {
+        slot.next?.resolve({ kind: 'error', message: 'the runtime is closed' });
+        slot.next = undefined;
+      }
       await Promise.all(
         slots.map(async (slot) => {
           const worker = slot.worker;

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
+import { recordResult } from './report.js';
 
 const EDITS = Number(process.argv[2] ?? 20);
 const REPO = resolve('.');
@@ -116,3 +117,9 @@ console.log(`  (c) formatbox serve, warm, receipt per edit:         ${c.toFixed(
 const d = median(hookMs);
 console.log(`  (d) hook claude-code per edit via serve --socket:     ${d.toFixed(1)} ms   ${(d / a).toFixed(2)}× (a)   (Node start and the CLI, no wasm)`);
 console.log(`  serve process resident memory when warm (Biome loaded): ${(rssKb / 1024).toFixed(0)} MiB`);
+
+const what = `${corpus.split('\n').length}-line TS, Biome`;
+recordResult({ group: 'per-edit', name: `cold: formatbox apply, a process per edit (${what})`, value: b, unit: 'ms', anchor: 'native biome CLI per edit', anchorValue: a });
+recordResult({ group: 'per-edit', name: `warm: formatbox serve, receipt per edit (${what})`, value: c, unit: 'ms', anchor: 'native biome CLI per edit', anchorValue: a });
+recordResult({ group: 'per-edit', name: `hook process per edit via serve --socket (${what})`, value: d, unit: 'ms', anchor: 'native biome CLI per edit', anchorValue: a });
+recordResult({ group: 'memory', name: 'serve, warm with Biome loaded: resident', value: rssKb / 1024, unit: 'MB', anchor: 'budget', anchorValue: 300, goal: '≤ 1' });

@@ -2,39 +2,64 @@
  * `npm run bench`: every benchmark, one after another, each in its own process so one's warm
  * wasm or heap does not help or hurt the next. Each compares against its anchors in the same run
  * (bare formatter call, unsandboxed rustfmt, jsdiff, the other TOML candidates, the native Biome
- * CLI per edit) and prints ratios;
- * absolute times on shared machines are noisy.
+ * CLI per edit, native Biome and Prettier on a whole project) and prints ratios; absolute times on
+ * shared machines are noisy.
  *
- *   npm run bench [-- name …]      names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice, php-choice, cli-serve, per-edit, delivery, config-watch
+ * Each records its measurements with `recordResult` (report.ts) in bench/results.json; at the end
+ * this writes bench/results.md (table) and bench/results.svg (chart), which the README shows.
+ *
+ *   npm run bench [-- name …] [-- --quick]
+ *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice,
+ *          php-choice, cli-serve, per-edit,
+ *          delivery, config-watch, project
+ *   --quick: fewer runs and a smaller project, benchmarks without a quick mode left out (< 60 s);
+ *            their records are marked "(quick)".
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { renderReport, RESULTS_DIR } from './report.js';
 
-const BENCHES: Record<string, string[]> = {
-  'runtime-latency': ['test/bench/runtime-latency.ts', '40'],
-  'reconcile-diff': ['test/bench/reconcile-diff.ts'],
-  'sandbox-overhead': ['test/bench/sandbox-overhead.ts', '--rounds', '5'],
-  'toml-choice': ['test/bench/toml-choice.ts', '--runs', '5', '--budget-ms', '60000'],
-  'wasi-choice': ['test/bench/wasi-choice.ts', '--runs', '50'],
-  'sql-choice': ['test/bench/sql-choice.ts'],
-  'php-choice': ['test/bench/php-choice.ts'],
-  'cli-serve': ['test/bench/cli-serve.ts', '20'],
-  delivery: ['test/bench/delivery.ts', '--runs', '10'],
-  'per-edit': ['test/bench/per-edit.ts', '20'],
-  'config-watch': ['test/bench/config-watch.ts', '20000'],
+interface Bench {
+  args: string[];
+  /** Arguments for --quick; without them the benchmark is left out of a quick run. */
+  quick?: string[];
+}
+
+const BENCHES: Record<string, Bench> = {
+  'runtime-latency': { args: ['test/bench/runtime-latency.ts', '40'], quick: ['test/bench/runtime-latency.ts', '8'] },
+  'reconcile-diff': { args: ['test/bench/reconcile-diff.ts'] },
+  'sandbox-overhead': { args: ['test/bench/sandbox-overhead.ts', '--rounds', '5'] },
+  'toml-choice': { args: ['test/bench/toml-choice.ts', '--runs', '5', '--budget-ms', '60000'] },
+  'wasi-choice': { args: ['test/bench/wasi-choice.ts', '--runs', '50'] },
+  'sql-choice': { args: ['test/bench/sql-choice.ts'] },
+  'php-choice': { args: ['test/bench/php-choice.ts'] },
+  'cli-serve': { args: ['test/bench/cli-serve.ts', '20'], quick: ['test/bench/cli-serve.ts', '2'] },
+  delivery: { args: ['test/bench/delivery.ts', '--runs', '10'] },
+  'per-edit': { args: ['test/bench/per-edit.ts', '20'] },
+  'config-watch': { args: ['test/bench/config-watch.ts', '20000'] },
+  project: { args: ['test/bench/project.ts'], quick: ['test/bench/project.ts', '--quick', '--files', '80'] },
 };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+const quick = process.argv.includes('--quick');
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const started = performance.now();
 let failed = 0;
-for (const [name, args] of Object.entries(BENCHES)) {
+for (const [name, bench] of Object.entries(BENCHES)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
+  const args = quick ? bench.quick : bench.args;
+  if (!args) {
+    console.log(`\n## ${name}: no quick mode, left out (its last full results stay in the report)`);
+    continue;
+  }
   console.log(`\n## ${name}   (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})\n`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: root, stdio: 'inherit' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: root, stdio: 'inherit', env: { ...process.env, ...(quick ? { FORMATBOX_BENCH_QUICK: '1' } : {}) } });
   if (run.status !== 0) {
     failed++;
     console.log(`(${name} exited with ${run.status ?? run.signal})`);
   }
 }
+renderReport();
+console.log(`\nreport: ${RESULTS_DIR}/results.json, results.md, results.svg (${((performance.now() - started) / 1000).toFixed(0)} s)`);
 process.exit(failed === 0 ? 0 : 1);

@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { createRuntime, createWorkerPool } from '../../src/node/index.js';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../src/config/index.js';
 import { createEngine } from '../../src/core/engine.js';
+import { recordResult } from './report.js';
 
 const RUNS = Number(process.argv[2] ?? 40);
 /** Each formatter in its own project: a fast one (Biome) and the common one (Prettier). */
@@ -89,6 +90,8 @@ try {
   console.log(`  engine.afterEdit, no file I/O (prepare, format, restore, reconcile, sha256): median ${engineOnly.toFixed(1)} ms (${(engineOnly / bare).toFixed(3)}× bare)`);
   console.log(`  runtime edit receipt (read, apply, CAS write W + fsync, format, reconcile, CAS write F + fsync): median ${edit.toFixed(1)} ms`);
   console.log(`  ratio edit/bare: ${(edit / bare).toFixed(3)} (goal ≤ 1.15); edit/engine: ${(edit / engineOnly).toFixed(3)}`);
+  const where = process.argv[3] ?? `${tmpdir()} (disk)`;
+  recordResult({ group: 'per-edit', name: `warm: runtime edit receipt, ${project.formatter}, ${lines}-line TS, project on ${where}`, value: edit, unit: 'ms', anchor: 'bare formatter call', anchorValue: bare, goal: '≤ 1.15' });
 } finally {
   await runtime.close();
   await pool.close();

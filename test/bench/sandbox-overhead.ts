@@ -16,6 +16,7 @@ import { detectSandbox } from '../../src/node/sandbox/index.js';
 import { resolveRustfmt } from '../../src/node/sandbox/tools.js';
 import { createSubprocessFormatters } from '../../src/node/subprocess.js';
 import { commandFormatter } from '../../src/formatters/command.js';
+import { recordResult } from './report.js';
 import { rustCrates } from '../sandbox/crates.js';
 
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
@@ -117,6 +118,7 @@ console.log(`| added by the sandbox (per-file difference) | ${fmt(quantile(added
 console.log(`\nload average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} (${(await import('node:os')).cpus().length} CPUs)`);
 const goal = quantile(added, 0.5) <= 30;
 console.log(`\ngoal (sandbox adds <= 30 ms, median): ${goal ? 'met' : 'NOT met'}`);
+recordResult({ group: 'sandbox', name: 'rustfmt through bwrap, per file', value: quantile(sandboxed, 0.5), unit: 'ms', anchor: 'rustfmt run directly', anchorValue: quantile(directs, 0.5), goal: 'adds ≤ 30 ms', met: goal, note: `adds ${fmt(quantile(added, 0.5))} ms` });
 
 // Bare cost per mode: a trivial "formatter", so the time is the sandbox's (and the spawn's).
 const text = readFileSync(join(rootOf('anyhow'), 'src/lib.rs'), 'utf8');

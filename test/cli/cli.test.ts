@@ -137,7 +137,8 @@ test('format: --check writes nothing and exits 1 when files would change; --writ
 
   const json = cli(['format', '--check', '--json', '--root', root, join(root, 'src')]);
   const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(lines.map((l) => [l.path, l.status]), [['src/a.ts', 'would-change'], ['src/b.ts', 'unchanged']]);
+  assert.deepEqual(lines.filter((l) => 'path' in l).map((l) => [l.path, l.status]), [['src/a.ts', 'would-change'], ['src/b.ts', 'unchanged']]);
+  assert.deepEqual(Object.keys(lines.at(-1)), ['summary']);
 
   const write = cli(['format', '--root', root, root]);
   assert.equal(write.code, 0, write.stderr);

@@ -85,7 +85,7 @@ test('format: no paths and no --write prints usage; --check --json says would-ch
 
   const check = await run(['format', '--check', '--json', 'a.ts'], '', root);
   assert.equal(check.code, 1, check.stderr);
-  assert.equal(JSON.parse(check.stdout).status, 'would-change');
+  assert.equal(JSON.parse(check.stdout.split('\n')[0]!).status, 'would-change'); // then the summary line
   assert.equal(readFileSync(join(root, 'a.ts'), 'utf8'), messy);
 
   // Named files (an editor's or opencode's `format --write $FILE`) go through the daemon.

@@ -94,7 +94,7 @@ test('a file with no project root (no VCS root, no formatter config above it) sa
   dirs.push(bare);
   const json = await runCli(built.cli, ['format', '--check', '--json', 'a.ts'], { env: iso.env, cwd: bare });
   assert.equal(json.code, 0, json.stderr);
-  const line = JSON.parse(json.stdout.trim());
+  const line = JSON.parse(json.stdout.trim().split('\n')[0]!); // then the summary line
   assert.equal(line.status, 'skipped');
   assert.match(line.reason, /no project root found/);
   for (const env of [iso.env, noDaemon]) {

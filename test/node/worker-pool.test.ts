@@ -134,3 +134,31 @@ test('a worker over its memory budget after a call is recycled; the call itself 
     await p.close();
   }
 });
+
+test('a pool of three workers compiles Biome once and shares the module; every worker formats the same', async () => {
+  const p = createWorkerPool({ timeoutMs: 60_000, size: 3 });
+  try {
+    const text = 'function f(){return {a:1,b:[1,2]}}\n';
+    const results = await Promise.all(Array.from({ length: 9 }, (_, i) => p.call('biome', { path: `f${i}.ts`, language: 'typescript', text, settings: {} })));
+    for (const result of results) assert.deepEqual(result, { kind: 'ok', text: 'function f() {\n\treturn { a: 1, b: [1, 2] };\n}\n', lineEnding: 'output' });
+    const stats = p.stats();
+    assert.equal(stats.spawned, 3);
+    assert.equal(stats.wasmCompiles, 1, 'compiled once for the pool');
+  } finally {
+    await p.close();
+  }
+});
+
+test('a busy worker is sent its next call ahead; every answer goes to its own call', async () => {
+  const p = pool();
+  try {
+    await p.call('js-trim', request()); // started
+    const inputs = Array.from({ length: 20 }, (_, i) => `line ${i}   \n`);
+    const results = await Promise.all(inputs.map((text) => p.call('js-trim', request(text))));
+    assert.deepEqual(results, inputs.map((text) => ({ kind: 'ok', text: text.replace(/ +\n/, '\n') })));
+    assert.equal(p.stats().spawned, 1);
+    assert.equal(p.stats().calls, 21);
+  } finally {
+    await p.close();
+  }
+});

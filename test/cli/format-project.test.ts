@@ -1,0 +1,205 @@
+// Project-wide formatting (`formatbox format`): the walk's ignore files, the cache of formatted files,
+// and parallel results identical to sequential ones, in a stable order. Real Biome, real files
+// (rxjs sources from node_modules for the parallel run).
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { SKIPPED_DIRS } from '../../src/node/discover.js';
+import { openFormatCache } from '../../src/node/format-cache.js';
+import { createRuntime } from '../../src/node/index.js';
+import { walkTree } from '../../src/node/walk.js';
+
+const REPO = resolve('.');
+const CLI = ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
+const bases: string[] = [];
+after(() => bases.forEach((b) => rmSync(b, { recursive: true, force: true })));
+
+function tree(files: Record<string, string>): string {
+  const base = mkdtempSync(join(tmpdir(), 'fb-format-project-'));
+  bases.push(base);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(base, path)), { recursive: true });
+    writeFileSync(join(base, path), text);
+  }
+  return base;
+}
+
+function cli(args: string[], base: string): { code: number; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [...CLI, ...args], {
+    cwd: REPO,
+    encoding: 'utf8',
+    timeout: 180_000,
+    env: { ...process.env, FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(base, 'no-config'), XDG_CACHE_HOME: join(base, 'cache') },
+  });
+  return { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
+}
+
+test('walk: .gitignore at every level (negation, directory patterns), .git/info/exclude and an extra ignore file', async () => {
+  const base = tree({
+    'root/.gitignore': 'dist/\n*.gen.ts\n/top-only.ts\n',
+    'root/.git/info/exclude': 'private/\n',
+    'root/a.ts': '',
+    'root/top-only.ts': '',
+    'root/x.gen.ts': '',
+    'root/dist/out.ts': '',
+    'root/private/p.ts': '',
+    'root/pkg/.gitignore': '!keep.gen.ts\nlocal.ts\n',
+    'root/pkg/keep.gen.ts': '',
+    'root/pkg/other.gen.ts': '',
+    'root/pkg/local.ts': '',
+    'root/pkg/top-only.ts': '',
+    'root/pkg/dist/again.ts': '',
+    'root/extra/e.ts': '',
+    'root/node_modules/m/index.ts': '',
+    'root/.hidden/h.ts': '',
+  });
+  const root = join(base, 'root');
+  const walk = (extra: Array<{ file: string; text: string }> = []) =>
+    walkTree(root, '', { maxDirs: 1000, maxEntries: 10_000, maxDepth: 32, skipDirNames: SKIPPED_DIRS, skipHiddenDirs: true, gitignore: true, extraIgnores: extra, wantFile: (n) => n.endsWith('.ts') });
+  const plain = await walk();
+  assert.deepEqual(plain.files.map((f) => f.rel), ['a.ts', 'extra/e.ts', 'pkg/keep.gen.ts', 'pkg/top-only.ts']);
+  assert.ok(plain.ignoredCount >= 6);
+  const withExtra = await walk([{ file: '.formatignore', text: 'extra/\npkg/top-only.ts\n' }]);
+  assert.deepEqual(withExtra.files.map((f) => f.rel), ['a.ts', 'pkg/keep.gen.ts']);
+  // A walk that starts below the root still applies the root's .gitignore.
+  const sub = await walkTree(root, 'pkg', { maxDirs: 100, maxEntries: 1000, maxDepth: 8, gitignore: true, wantFile: (n) => n.endsWith('.ts') });
+  assert.deepEqual(sub.files.map((f) => f.rel), ['pkg/keep.gen.ts', 'pkg/top-only.ts']);
+});
+
+test('format --ignore-path and the walk\'s ignore files, end to end', () => {
+  const base = tree({
+    'root/biome.json': '{}\n',
+    'root/.gitignore': 'gen/\n',
+    'root/src/a.ts': 'const a=1\n',
+    'root/gen/b.ts': 'const b=1\n',
+    'root/vendored/c.ts': 'const c=1\n',
+    'ignore-list': 'vendored/\n',
+  });
+  const root = join(base, 'root');
+  const run = cli(['format', '--check', '--json', '--no-cache', '--ignore-path', join(base, 'ignore-list'), '--root', root, root], base);
+  assert.equal(run.code, 1, run.stderr);
+  const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(lines.filter((l) => l.path).map((l) => l.path), ['biome.json', 'src/a.ts']);
+  assert.equal(lines.at(-1).summary.ignoredByIgnoreFiles, 2);
+});
+
+test('cache: a hit needs the same bytes, path, formatter and config; mtime alone changes nothing; a forged cache never hits', async () => {
+  const base = tree({ 'root/biome.json': '{ "formatter": { "indentStyle": "space" } }\n', 'root/node_modules/.keep': '', 'root/a.ts': 'const a = 1;\n', 'root/b.ts': 'const b=2\n' });
+  const root = join(base, 'root');
+  const env = { XDG_CACHE_HOME: join(base, 'cache') };
+  const version = 'test';
+  const check = async (cacheEnv = env) => {
+    const cache = openFormatCache(root, { version, env: cacheEnv });
+    const runtime = createRuntime({ root });
+    try {
+      const receipts = [await runtime.format({ path: 'a.ts', check: true, cache }), await runtime.format({ path: 'b.ts', check: true, cache })];
+      cache.save();
+      return { statuses: receipts.map((r) => r.status), cached: receipts.map((r) => r.line.startsWith('already formatted (cached')), cache };
+    } finally {
+      await runtime.close();
+    }
+  };
+  const first = await check();
+  assert.deepEqual(first.statuses, ['unchanged', 'formatted']);
+  assert.deepEqual(first.cached, [false, false]);
+  assert.equal(first.cache.file, join(root, 'node_modules/.cache/formatbox/format-cache.json'), 'kept under node_modules/.cache like Prettier');
+  assert.deepEqual((await check()).cached, [true, false], 'the formatted file hits; the unformatted one is never cached');
+
+  // Same bytes, new mtime: still a hit. New bytes with the old mtime: a miss.
+  const old = statSync(join(root, 'a.ts')).mtime;
+  utimesSync(join(root, 'a.ts'), new Date(), new Date());
+  assert.deepEqual((await check()).cached, [true, false]);
+  writeFileSync(join(root, 'a.ts'), 'const a = 2;\n');
+  utimesSync(join(root, 'a.ts'), old, old);
+  assert.deepEqual((await check()).cached, [false, false]);
+  assert.deepEqual((await check()).cached, [true, false]);
+
+  // The effective config changed (indent style): every key changes.
+  writeFileSync(join(root, 'biome.json'), '{ "formatter": { "indentStyle": "space", "lineWidth": 100 } }\n');
+  const afterConfig = await check();
+  assert.deepEqual(afterConfig.cached, [false, false]);
+  assert.equal(afterConfig.statuses[0], 'unchanged');
+
+  // Another user's secret (a cache file shipped in the repository): no hits.
+  assert.deepEqual((await check({ XDG_CACHE_HOME: join(base, 'other-user') })).cached, [false, false]);
+  // The shipped cache file was not trusted, and not lost either: the owner still hits.
+  assert.deepEqual((await check()).cached, [true, false]);
+});
+
+test('cache: a symlinked node_modules/.cache is not written through; the user cache is used instead', () => {
+  const base = tree({ 'root/node_modules/.keep': '', 'elsewhere/.keep': '' });
+  const root = join(base, 'root');
+  symlinkSync(join(base, 'elsewhere'), join(root, 'node_modules/.cache'));
+  const cache = openFormatCache(root, { version: 'test', env: { XDG_CACHE_HOME: join(base, 'cache') } });
+  assert.ok(cache.file.startsWith(join(base, 'cache', 'formatbox', 'projects')), cache.file);
+  cache.add('0'.repeat(64));
+  assert.equal(cache.save(), undefined);
+  assert.deepEqual(readdirSync(join(base, 'elsewhere')), ['.keep']);
+});
+
+test('parallel: --threads 3 prints exactly what --threads 1 prints, in path order; the second run comes from the cache', () => {
+  const rxjs = join(dirname(createRequire(import.meta.url).resolve('rxjs/package.json')), 'src', 'internal', 'operators');
+  const names = readdirSync(rxjs).filter((n) => n.endsWith('.ts')).sort().slice(0, 40);
+  const base = tree({ 'root/biome.json': '{ "formatter": { "indentStyle": "space" } }\n' });
+  const root = join(base, 'root');
+  for (const [i, name] of names.entries()) cpSync(join(rxjs, name), join(root, `d${i % 3}`, name));
+  writeFileSync(join(root, 'd0', 'broken.ts'), 'const = ;\n');
+  const report = (threads: number, extra: string[] = ['--no-cache']) => {
+    const run = cli(['format', '--check', '--json', '--threads', String(threads), ...extra, '--root', root, root], base);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    return { code: run.code, files: lines.filter((l) => l.path), summary: lines.at(-1).summary, stderr: run.stderr };
+  };
+  const one = report(1);
+  const three = report(3);
+  assert.equal(one.code, 2, one.stderr); // broken.ts fails in both
+  assert.equal(three.code, one.code);
+  assert.equal(three.summary.threads, 3);
+  assert.deepEqual(three.files, one.files);
+  const paths = one.files.map((l) => l.path as string);
+  assert.deepEqual(paths, [...paths].sort());
+  assert.equal(paths.length, names.length + 2); // + broken.ts and biome.json
+  assert.ok(one.files.some((l) => l.status === 'would-change') && one.files.some((l) => l.status === 'failed'));
+  // With the cache: files already formatted are cached by the first run, then come from it.
+  const first = report(2, []);
+  const second = report(2, []);
+  assert.equal(first.summary.fromCache, 0);
+  assert.equal(second.summary.fromCache, first.summary.unchanged);
+  assert.deepEqual(second.files.map((l) => [l.path, l.status]), one.files.map((l) => [l.path, l.status]));
+  assert.ok(existsSync(join(base, 'cache', 'formatbox', 'secret')));
+  assert.match(readFileSync(join(base, 'cache', 'formatbox', 'secret'), 'utf8'), /^[0-9a-f]{64}\n$/);
+});
+
+test('cache before start: an unchanged tree is answered without the engine; a changed file or config is formatted again', () => {
+  const base = tree({
+    'root/biome.json': '{ "formatter": { "indentStyle": "space" } }\n',
+    'root/a.ts': 'export const a = 1;\n',
+    'root/b.ts': 'export const b = 2;\n',
+    'root/c.ts': 'export const c   =   3\n',
+  });
+  const root = join(base, 'root');
+  const check = () => {
+    const run = cli(['format', '--check', '--json', '--threads', '1', '--root', root, root], base);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    return { code: run.code, files: lines.filter((l) => l.path).map((l) => [l.path, l.status, l.cached === true]), summary: lines.at(-1).summary };
+  };
+  const first = check();
+  assert.equal(first.code, 1);
+  assert.deepEqual(first.files, [['a.ts', 'unchanged', false], ['b.ts', 'unchanged', false], ['biome.json', 'unchanged', false], ['c.ts', 'would-change', false]]);
+  const second = check();
+  assert.deepEqual(second.files, [['a.ts', 'unchanged', true], ['b.ts', 'unchanged', true], ['biome.json', 'unchanged', true], ['c.ts', 'would-change', false]]);
+  assert.equal(second.summary.fromCacheBeforeStart, 3, 'every unchanged file answered before the engine started');
+  // Same bytes, another config: nothing from before the change counts.
+  writeFileSync(join(root, 'biome.json'), '{ "formatter": { "indentStyle": "tab" } }\n');
+  const third = check();
+  assert.equal(third.summary.fromCacheBeforeStart, 0);
+  assert.equal(third.summary.fromCache, 0);
+  // A file changed after it was cached is formatted again, not answered from the cache.
+  writeFileSync(join(root, 'biome.json'), '{ "formatter": { "indentStyle": "space" } }\n');
+  writeFileSync(join(root, 'a.ts'), 'export const a   = 1\n');
+  const fourth = check();
+  assert.deepEqual(fourth.files, [['a.ts', 'would-change', false], ['b.ts', 'unchanged', true], ['biome.json', 'unchanged', true], ['c.ts', 'would-change', false]]);
+});
