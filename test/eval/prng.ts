@@ -58,3 +58,9 @@ export class Rng {
     return copy;
   }
 }
+
+/** A seeded uniform float stream in [0, 1): mulberry32, the generator `Rng` wraps. */
+export function mulberry32(seed: number): () => number {
+  const rng = new Rng(seed);
+  return () => rng.next();
+}

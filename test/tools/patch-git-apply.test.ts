@@ -21,6 +21,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyPatchText } from '../../src/tools/index.js';
 import { gitEnv, skipWithoutGit } from './git.js';
+import { mulberry32 as rng } from '../eval/prng.js';
 
 const CASES = process.env.FORMATBOX_LONG ? 30_000 : 5_000;
 const SEED = Number(process.env.FORMATBOX_SEED ?? 15);
@@ -39,17 +40,6 @@ function git(cwd: string, args: string[], input?: string): { status: number; std
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Seeded PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Source {
   /** Path under the repository root (node_modules/…), for failure reports. */
