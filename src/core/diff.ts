@@ -231,30 +231,38 @@ export function unifiedDiff(before: string, after: string, options: UnifiedDiffO
   const changes = diffLineChanges(a, b);
   if (changes.length === 0) return '';
   const out: string[] = [`--- a/${path}\n`, `+++ b/${path}\n`];
-  let i = 0;
-  while (i < changes.length) {
-    // Group changes whose contexts touch.
-    let j = i;
-    while (j + 1 < changes.length && (changes[j + 1] as LineChange).aStart - (changes[j] as LineChange).aEnd <= 2 * context) j++;
-    const first = changes[i] as LineChange;
-    const last = changes[j] as LineChange;
+  for (const group of hunkGroups(changes, (c) => c.aStart, (c) => c.aEnd, context)) {
+    const first = group[0] as LineChange;
+    const last = group[group.length - 1] as LineChange;
     const aFrom = Math.max(0, first.aStart - context);
     const aTo = Math.min(a.length, last.aEnd + context);
     const bFrom = first.bStart - (first.aStart - aFrom);
     const bTo = last.bEnd + (aTo - last.aEnd);
     out.push(`@@ -${range(aFrom, aTo - aFrom)} +${range(bFrom, bTo - bFrom)} @@\n`);
     let ai = aFrom;
-    for (let k = i; k <= j; k++) {
-      const change = changes[k] as LineChange;
+    for (const change of group) {
       for (; ai < change.aStart; ai++) out.push(diffLine(' ', a[ai] as string));
       for (let x = change.aStart; x < change.aEnd; x++) out.push(diffLine('-', a[x] as string));
       for (let x = change.bStart; x < change.bEnd; x++) out.push(diffLine('+', b[x] as string));
       ai = change.aEnd;
     }
     for (; ai < aTo; ai++) out.push(diffLine(' ', a[ai] as string));
-    i = j + 1;
   }
   return out.join('');
+}
+
+/**
+ * The hunks of a unified diff: runs of changes (sorted, not overlapping) whose unchanged gap is at
+ * most 2 × `context` lines, so their context lines would touch. Line numbers come from `start`/`end`.
+ */
+export function hunkGroups<T>(changes: readonly T[], start: (change: T) => number, end: (change: T) => number, context: number): T[][] {
+  const groups: T[][] = [];
+  for (const change of changes) {
+    const group = groups[groups.length - 1];
+    if (group && start(change) - end(group[group.length - 1] as T) <= 2 * context) group.push(change);
+    else groups.push([change]);
+  }
+  return groups;
 }
 
 function range(start: number, length: number): string {

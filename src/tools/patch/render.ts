@@ -1,7 +1,7 @@
 /**
  * Rendering one file's part of a patch in either dialect (used by reconciliation to rewrite a patch).
  */
-import { diffLineChanges } from '../../core/diff.js';
+import { diffLineChanges, hunkGroups } from '../../core/diff.js';
 import { lineContent, linesWithEndings } from './lines.js';
 
 /** One file of a patch to render. For `update`, `regions` are prior line ranges and their new lines (without endings). */
@@ -40,12 +40,9 @@ export function renderFilePatch(format: 'codex' | 'unified', file: RenderFile, c
     : `--- a/${file.path}\n+++ b/${file.moveTo ?? file.path}\n`;
   const out: string[] = [header];
   let shift = 0;
-  let r = 0;
-  while (r < regions.length) {
-    let s = r;
-    while (s + 1 < regions.length && (regions[s + 1] as RenderRegion).priorStart - (regions[s] as RenderRegion).priorEnd <= 2 * context) s++;
-    const first = regions[r] as RenderRegion;
-    const last = regions[s] as RenderRegion;
+  for (const group of hunkGroups(regions, (region) => region.priorStart, (region) => region.priorEnd, context)) {
+    const first = group[0] as RenderRegion;
+    const last = group[group.length - 1] as RenderRegion;
     const from = Math.max(0, first.priorStart - context);
     const to = Math.min(lines.length, last.priorEnd + context);
     const body: string[] = [];
@@ -53,8 +50,7 @@ export function renderFilePatch(format: 'codex' | 'unified', file: RenderFile, c
     let newCount = 0;
     let cursor = from;
     let lastNoEol = false;
-    for (let k = r; k <= s; k++) {
-      const region = regions[k] as RenderRegion;
+    for (const region of group) {
       for (; cursor < region.priorStart; cursor++) {
         body.push(` ${lines[cursor]}\n`);
         oldCount++;
@@ -102,7 +98,6 @@ export function renderFilePatch(format: 'codex' | 'unified', file: RenderFile, c
       if (atEnd && lastNoEol && last.priorEnd >= lines.length) out.push('\\ No newline at end of file\n');
     }
     shift += newCount - oldCount;
-    r = s + 1;
   }
   return out.join('');
 }
