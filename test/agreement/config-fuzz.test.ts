@@ -14,11 +14,12 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createRuntime } from '../../src/node/index.js';
 import { createWorkerPool } from '../../src/node/worker-pool.js';
+import { writeTree } from '../write-tree.js';
 import { biomeProject, mulberry32, prettierProject, type GeneratedProject } from './config-fuzz/generate.js';
 
 const LONG = process.env.FORMATBOX_LONG === '1';
@@ -37,17 +38,6 @@ interface Outcome {
   formatbox: string;
   status: string;
   reason?: string;
-}
-
-function write(root: string, files: Record<string, string>): void {
-  for (const [path, content] of Object.entries(files)) {
-    const full = join(root, path);
-    if (path.endsWith('/')) mkdirSync(full, { recursive: true });
-    else {
-      mkdirSync(dirname(full), { recursive: true });
-      writeFileSync(full, content);
-    }
-  }
 }
 
 function run(command: string, args: string[], cwd: string): Promise<{ code: number; stdout: string }> {
@@ -74,7 +64,7 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
   for (let i = 0; i < PROJECTS; i++) {
     const project = i % 2 === 0 ? prettierProject(rng) : biomeProject(rng);
     const dir = join(base, `p${String(i).padStart(5, '0')}`);
-    write(dir, project.files);
+    writeTree(dir, project.files);
     projects.push({ dir, project });
   }
 

@@ -6,10 +6,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, symlinkSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { findProjectRoot } from '../../src/node/project-root.js';
+import { writeTree } from '../write-tree.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -18,14 +19,7 @@ after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 function tree(files: Record<string, string>): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'formatbox-root-')));
   dirs.push(root);
-  for (const [path, content] of Object.entries(files)) {
-    const full = join(root, path);
-    if (path.endsWith('/')) mkdirSync(full, { recursive: true });
-    else {
-      mkdirSync(dirname(full), { recursive: true });
-      writeFileSync(full, content);
-    }
-  }
+  writeTree(root, files);
   return root;
 }
 
