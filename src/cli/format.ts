@@ -164,7 +164,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     }
     // Started only for a file the cache cannot answer before it (an unchanged tree starts none).
     let runtime: Runtime | undefined;
-    const runtimeNow = (): Runtime => (runtime ??= createRuntime({ root: group.rootReal, workers: threads, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
+    const runtimeNow = (): Runtime => (runtime ??= createRuntime({ root: group.rootReal, workers: threads, watchConfig: false, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
     try {
       const precheck = cache ? await openPrecheck(group.rootReal, cache, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
       const each = { check: flags.check, ...(cache ? { cache } : {}), ...(precheck ? { precheck } : {}) };

@@ -21,7 +21,7 @@ import type { ConfigBudgetReport, NormalisedUserConfig, ProjectConfig, Selection
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
 import { problemsOf } from './wasm.js';
-import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength } from './text.js';
+import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength, type Sha256Port } from './text.js';
 import { describeConfigError } from '../config/config-error.js';
 import { outputOverCap } from './output-cap.js';
 
@@ -42,6 +42,8 @@ export interface EngineOptions {
    * or a built-in this host lacks (e.g. `rustfmt` needs the Node sandbox). Return undefined when unavailable.
    */
   adapterFor?: (choice: FormatterChoice, language: string) => FormatterAdapter | undefined;
+  /** The host's SHA-256 for receipts' `record` (default: WebCrypto; Node passes its synchronous one). */
+  sha256?: Sha256Port;
 }
 
 export interface FormatRequest {
@@ -265,6 +267,7 @@ export function createEngine(options: EngineOptions): Engine {
           limits,
           report: request.report ?? user.report,
           scope: request.scope ?? user.scope,
+          ...(options.sha256 ? { sha256: options.sha256 } : {}),
         },
         request,
       )) as Engine['afterEdit'],

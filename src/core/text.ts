@@ -245,16 +245,28 @@ export function byteToUtf16Offset(text: string, byteOffset: number): number {
   return text.length;
 }
 
+/**
+ * A host's SHA-256 (lowercase hex) of some bytes. The default is WebCrypto, which every runtime has
+ * but which is asynchronous (a thread-pool hop per call in Node); a host with a synchronous hash
+ * (Node's `createHash`) passes it in, which matters when thousands of files are hashed in a row.
+ */
+export type Sha256Port = (bytes: Uint8Array) => string | Promise<string>;
+
+/** WebCrypto's SHA-256 as lowercase hex. */
+export const webCryptoSha256: Sha256Port = async (bytes) => {
+  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+};
+
 /** Lowercase hex SHA-256 of the text's UTF-8 bytes (BOM included when present). */
-export async function sha256Hex(text: string): Promise<string> {
-  return (await fileRecord(text)).sha256;
+export async function sha256Hex(text: string, sha256: Sha256Port = webCryptoSha256): Promise<string> {
+  return (await fileRecord(text, sha256)).sha256;
 }
 
 /** `{sha256, bytes}` of a final file. */
-export async function fileRecord(text: string): Promise<FileRecord> {
+export async function fileRecord(text: string, sha256: Sha256Port = webCryptoSha256): Promise<FileRecord> {
   const bytes = new TextEncoder().encode(text);
-  const digest = await crypto.subtle.digest('SHA-256', bytes);
-  return { sha256: Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join(''), bytes: bytes.length };
+  return { sha256: await sha256(bytes), bytes: bytes.length };
 }
 
 /** 1-based line number of a UTF-16 offset (any of LF, CRLF, CR ends a line). */

@@ -438,16 +438,18 @@ export function sweepTemps(dir: string): string[] {
 /**
  * Sweeps the root and its subdirectories (skipping `.git` and `node_modules`, never following a
  * symlink), visiting at most `maxDirs` directories so a huge tree does not stall startup.
- * Directories beyond the bound are swept when the runtime first writes into them.
+ * Directories beyond the bound are swept when the runtime first writes into them. `visited`, when
+ * given, receives every directory swept, so the caller need not sweep them again.
  */
-export function sweepTree(rootReal: string, maxDirs = 2000): string[] {
+export function sweepTree(rootReal: string, maxDirs = 2000, visited?: Set<string>): string[] {
   const removed: string[] = [];
   const queue = [rootReal];
-  let visited = 0;
-  while (queue.length > 0 && visited < maxDirs) {
+  let count = 0;
+  while (queue.length > 0 && count < maxDirs) {
     const dir = queue.shift()!;
-    visited++;
+    count++;
     removed.push(...sweepTemps(dir));
+    visited?.add(dir);
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });

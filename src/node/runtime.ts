@@ -94,6 +94,13 @@ export interface RuntimeOptions {
   approve?: (request: ApprovalRequest) => boolean | Promise<boolean>;
   /** Formatter worker threads. Default 1. */
   workers?: number;
+  /**
+   * Check the project's config files on disk before each format (config-watch.ts). Default true: a
+   * warm runtime never formats with stale config. A one-shot batch (`formatbox format`) turns it off
+   * and formats every file with the config found at its start, as dprint and treefmt do; a config
+   * file formatbox itself writes is still picked up.
+   */
+  watchConfig?: boolean;
   /** Process RSS growth during one formatter call that stops it. Default 1024 MB. */
   memoryBudgetMb?: number;
   /**
@@ -192,6 +199,9 @@ const locks = new PathLocks();
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
+/** Node's synchronous SHA-256 for receipts: WebCrypto's asynchronous one costs a thread-pool hop per file. */
+const nodeSha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
 export function createRuntime(options: RuntimeOptions): Runtime {
   const rootReal = resolveRoot(options.root);
   const trust: Trust = options.trust ?? 'untrusted';
@@ -227,7 +237,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (closed) return Promise.reject(new FormatboxError('INVALID_REQUEST', 'the runtime is closed'));
     engineReady ??= (async () => {
       // Temp files of a process that died mid-write (SIGKILL) are removed on the next start.
-      for (const path of sweepTree(rootReal)) swept.add(dirname(path));
+      sweepTree(rootReal, undefined, swept);
       const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal), pool.adapters()]);
       discoveredIgnored = discovered.ignored;
       discoveredFiles = discovered.files;
@@ -254,6 +264,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         formatters: [...adapters, ...sub.adapters],
         ...(config ? { config } : {}),
         projectFiles: discovered.files,
+        sha256: nodeSha256,
         trust,
         limits,
         adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => wasiFor(choice, language) ?? dprintFor(choice, language) ?? sub.adapterFor(choice, language),
@@ -299,7 +310,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * changed, appeared or disappeared on disk (git, an editor, `sed`), selection must see the new config.
    */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
-    if (!paths.some(isConfigFile) && !paths.some((path) => configWatch.changed(path))) return;
+    if (!paths.some(isConfigFile) && (options.watchConfig === false || !paths.some((path) => configWatch.changed(path)))) return;
     const discovered = await discoverProjectFiles(rootReal);
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;

@@ -11,7 +11,7 @@
 import { unifiedDiff } from '../core/diff.js';
 import { shownPath } from '../core/shown.js';
 import { FormatboxError } from '../core/errors.js';
-import { fileRecord } from '../core/text.js';
+import { fileRecord, type Sha256Port } from '../core/text.js';
 import type {
   ApplyPatchInput, FormatOutcome, Limits, Receipt, SingleFileInput, ToolInput, Utf16Range,
 } from '../core/types.js';
@@ -28,6 +28,8 @@ export interface AfterEditDeps {
   limits?: Partial<Limits>;
   report?: Report;
   scope?: 'file' | 'edit';
+  /** The host's SHA-256 for the receipt's `record` (default: WebCrypto). */
+  sha256?: Sha256Port;
 }
 
 export interface AfterEditRequest {
@@ -132,7 +134,7 @@ async function afterSingle(deps: AfterEditDeps, request: AfterEditRequest & { in
     content: final,
     line: outcome.line,
     note,
-    record: await fileRecord(final),
+    record: await fileRecord(final, deps.sha256),
     ...(outcome.ignored && outcome.ignored.length > 0 ? { ignored: outcome.ignored } : {}),
     ...(outcome.scopeFallback ? { scopeFallback: outcome.scopeFallback } : {}),
     ms: Math.round((now() - started) * 10) / 10,
@@ -166,7 +168,7 @@ async function afterPatch(deps: AfterEditDeps, request: AfterEditRequest & { inp
       receipts.push({
         path: file.finalPath, status: 'skipped', input: { patch: wrapPatch(parsed.format, [part]) }, reconciled: true,
         content, line, note: report === 'none' ? '' : line,
-        record: await fileRecord(content), ms: Math.round((now() - fileStarted) * 10) / 10,
+        record: await fileRecord(content, deps.sha256), ms: Math.round((now() - fileStarted) * 10) / 10,
       });
       continue;
     }
@@ -202,7 +204,7 @@ async function afterPatch(deps: AfterEditDeps, request: AfterEditRequest & { inp
       content: final,
       line: outcome.line,
       note,
-      record: await fileRecord(final),
+      record: await fileRecord(final, deps.sha256),
       ...(outcome.ignored && outcome.ignored.length > 0 ? { ignored: outcome.ignored } : {}),
       ms: Math.round((now() - fileStarted) * 10) / 10,
     });
