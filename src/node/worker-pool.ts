@@ -415,6 +415,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     async adapters() {
       meta ??= (async () => {
         const slot = slots[0]!;
+        // A pool of several workers serves batches: start them all now, so the others load while the
+        // first one starts instead of behind the first calls queued to them.
+        for (const other of slots.slice(1)) if (!other.worker && !closed) spawn(other).catch(() => undefined);
         if (slot.worker && slot.ready) return slot.ready;
         return spawn(slot);
       })().catch((error: unknown) => {
