@@ -6,9 +6,10 @@
  *   cache directories and dot-directories are not entered; `.gitignore` at every level,
  *   `.git/info/exclude` and `--ignore-path` files are honoured; no symlink is followed out of the
  *   root or into a loop; a bad entry is reported and the run goes on.
- * - Files are formatted by a pool of worker threads (one per core by default), each wasm module
- *   compiled once for the pool, with the same selection, sandbox and compare-and-swap writes as an
- *   edit; results are printed in path order whatever order they finish in.
+ * - Files are formatted by a pool of worker threads (by default one per 250 files the cache does not
+ *   answer, at most one per core), each wasm module compiled once for the pool, with the same
+ *   selection, sandbox and compare-and-swap writes as an edit; results are printed in path order
+ *   whatever order they finish in.
  * - A cache of files known formatted (src/node/format-cache.ts) skips the formatter for them.
  * - On a TTY, a progress line (done/total, files/s, ETA); then a summary; `--json` prints one JSON
  *   line per file and a final `{"summary": …}` line.
@@ -27,7 +28,7 @@ import { openFormatCache, type FormatCache } from '../node/format-cache.js';
 import { isInside, resolveRoot } from '../node/fs.js';
 import { createRuntime, type Runtime } from '../node/runtime.js';
 import { readSmallFile, walkTree, type WalkResult } from '../node/walk.js';
-import { openPrecheck, type Precheck } from '../node/format-precheck.js';
+import { openPrecheck, type Precheck, type PrecheckEntry } from '../node/format-precheck.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { formatJsonStatus } from './format-args.js';
 import type { HandlerOptions } from './requests.js';
@@ -42,7 +43,7 @@ interface FormatFlags {
 
 /** Options only `format` takes (parsed by `takeFormatOptions` before the common flags). */
 export interface FormatOptions {
-  /** Worker threads. Default: one per core. */
+  /** Worker threads. Default: `defaultThreads` of the files the cache does not answer. */
   threads?: number;
   /** Default true; `--no-cache` turns it off. */
   cache: boolean;
@@ -130,7 +131,7 @@ function projectGroups(root: string, named: string[], findRoot: boolean): Projec
 
 export async function runFormat(root: string, flags: FormatFlags, options: HandlerOptions, formatOptions: FormatOptions = { cache: true, ignorePaths: [] }): Promise<number> {
   const started = performance.now();
-  const threads = formatOptions.threads ?? Math.max(1, availableParallelism());
+  let threads = 1;
   const groups = projectGroups(root, flags.positional.length > 0 ? flags.positional : ['.'], options.findRoot === true);
   // Paths are shown relative to the working directory when each file's root was found, else to --root.
   const shownFrom = options.findRoot === true ? resolveRoot(root) : undefined;
@@ -164,12 +165,18 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     }
     // Started only for a file the cache cannot answer before it (an unchanged tree starts none).
     let runtime: Runtime | undefined;
-    const runtimeNow = (): Runtime => (runtime ??= createRuntime({ root: group.rootReal, workers: threads, watchConfig: false, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
+    let workers = 1;
+    const runtimeNow = (): Runtime => (runtime ??= createRuntime({ root: group.rootReal, workers, watchConfig: false, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
     try {
       const precheck = cache ? await openPrecheck(group.rootReal, cache, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
+      // The cache answers first, so the pool is sized by the files left to format.
+      const entries = new Map(precheck ? listing.files.map((path) => [path, precheck.entryOf(path)] as const) : []);
+      const toFormat = precheck ? listing.files.filter((path) => entries.get(path)?.hit !== true).length : listing.files.length;
+      workers = formatOptions.threads ?? defaultThreads(toFormat);
+      threads = Math.max(threads, workers);
       const each = { check: flags.check, ...(cache ? { cache } : {}), ...(precheck ? { precheck } : {}) };
       for (const error of listing.errors) report(error);
-      await formatInOrder(listing.files, (path) => formatOne(runtimeNow, path, each), threads * 2, report, () => progress?.tick());
+      await formatInOrder(listing.files, (path) => formatOne(runtimeNow, path, entries.get(path), each), workers * 2, report, () => progress?.tick());
       const problem = cache?.save();
       if (problem) cacheProblems.push(problem);
     } finally {
@@ -244,9 +251,20 @@ export async function formatInOrder(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, files.length)) }, worker));
 }
 
-async function formatOne(runtime: () => Runtime, path: string, options: { check: boolean; cache?: FormatCache; precheck?: Precheck }): Promise<Outcome> {
-  const entry = options.precheck?.entryOf(path);
-  if (entry && options.precheck!.hit(entry)) {
+/**
+ * Files to format per worker thread when `--threads` is not given. A worker's start is paid once
+ * (Prettier loaded and warmed up: about a second of CPU; Biome: ~0.15 s) and a file costs 1 to 5 ms,
+ * so a second worker pays for itself from a few hundred files; below that it only slows the run.
+ */
+export const FILES_PER_WORKER = 250;
+
+/** One worker per `FILES_PER_WORKER` files to format, at least one, at most one per core. */
+export function defaultThreads(filesToFormat: number, cores = availableParallelism()): number {
+  return Math.max(1, Math.min(cores, Math.ceil(filesToFormat / FILES_PER_WORKER)));
+}
+
+async function formatOne(runtime: () => Runtime, path: string, entry: PrecheckEntry | undefined, options: { check: boolean; cache?: FormatCache; precheck?: Precheck }): Promise<Outcome> {
+  if (entry?.hit) {
     return { kind: 'unchanged', path, receipt: { status: 'unchanged', line: `already formatted (cached): ${shownPath(path)}` }, cached: true };
   }
   try {

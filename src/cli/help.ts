@@ -30,9 +30,10 @@ unasked. A named path that does not exist exits 2. --json prints one line per fi
 file that would change says "would-change", and a final {"summary": …} line ends the output.
 Directories are walked honouring .gitignore files at every level, .git/info/exclude and each
 --ignore-path FILE (gitignore syntax, patterns relative to the root); no symlink is followed out of
-the root. --threads N: worker threads (default one per core). A cache of files known formatted
-(keyed by content, formatter and effective config) skips them; --no-cache turns it off. Named files
-(no --json and none of these options) go through the per-user daemon.
+the root. --threads N: worker threads (default one per 250 files to format, at most one per
+core). A cache of files known formatted (keyed by content, formatter and effective config) skips
+them; --no-cache turns it off. Named files (no --json and none of these options) go through the
+per-user daemon.
 --stdin-filepath PATH (also --stdin-file-path) formats stdin as if it were PATH and prints the
 result, as prettier and biome do; exit 2 when it cannot be formatted (syntax error).
 

@@ -27,15 +27,15 @@ const MAX_PRECHECK_BYTES = 4 * 1024 * 1024;
 export interface PrecheckEntry {
   /** The tree key of the bytes read now. */
   key: string;
-  /** sha256 of those bytes, to match the runtime's record before the key is added (computed only for a miss). */
-  sha256(): string;
+  /** The cache holds `key`: the file is known formatted. */
+  hit: boolean;
+  /** For a miss: sha256 of the bytes read, to match the runtime's record before the key is added. */
+  sha256?: string;
 }
 
 export interface Precheck {
-  /** The entry for a project-relative path, or undefined when it cannot be read here. */
+  /** The entry for a project-relative path, or undefined when it cannot be read here. Keeps no bytes. */
   entryOf(path: string): PrecheckEntry | undefined;
-  /** Whether the cache holds this entry's key. */
-  hit(entry: PrecheckEntry): boolean;
   /** Records an entry after the runtime found exactly these bytes formatted by a built-in formatter. */
   confirm(entry: PrecheckEntry, record: { sha256: string } | undefined, via: string | undefined): void;
 }
@@ -62,11 +62,12 @@ export async function openPrecheck(rootReal: string, cache: FormatCache, options
     entryOf(path) {
       const bytes = readPlainFile(root + path);
       if (!bytes) return undefined;
-      return { key: cache.key(bytes, identity(path)), sha256: () => createHash('sha256').update(bytes).digest('hex') };
+      const key = cache.key(bytes, identity(path));
+      if (cache.has(key)) return { key, hit: true };
+      return { key, hit: false, sha256: createHash('sha256').update(bytes).digest('hex') };
     },
-    hit: (entry) => cache.has(entry.key),
     confirm(entry, record, via) {
-      if ((via === 'js' || via === 'wasm') && record !== undefined && record.sha256 === entry.sha256()) cache.add(entry.key);
+      if ((via === 'js' || via === 'wasm') && record !== undefined && entry.sha256 !== undefined && record.sha256 === entry.sha256) cache.add(entry.key);
     },
   };
 }
@@ -82,7 +83,7 @@ function readPlainFile(abs: string): Uint8Array | undefined {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.nlink !== 1 || stat.size > MAX_PRECHECK_BYTES) return undefined;
-    const buffer = Buffer.alloc(stat.size + 1);
+    const buffer = Buffer.allocUnsafe(stat.size + 1); // only the bytes read are used
     let total = 0;
     while (total < buffer.length) {
       const read = readSync(fd, buffer, total, buffer.length - total, total);

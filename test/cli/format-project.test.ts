@@ -12,6 +12,7 @@ import { SKIPPED_DIRS } from '../../src/node/discover.js';
 import { openFormatCache } from '../../src/node/format-cache.js';
 import { createRuntime } from '../../src/node/index.js';
 import { walkTree } from '../../src/node/walk.js';
+import { defaultThreads, FILES_PER_WORKER } from '../../src/cli/format.js';
 
 const REPO = resolve('.');
 const CLI = ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
@@ -141,6 +142,14 @@ test('cache: a symlinked node_modules/.cache is not written through; the user ca
   assert.deepEqual(readdirSync(join(base, 'elsewhere')), ['.keep']);
 });
 
+test('the default pool: one worker per FILES_PER_WORKER files to format, at least one, at most one per core', () => {
+  assert.equal(defaultThreads(0, 8), 1);
+  assert.equal(defaultThreads(FILES_PER_WORKER, 8), 1);
+  assert.equal(defaultThreads(FILES_PER_WORKER + 1, 8), 2);
+  assert.equal(defaultThreads(100 * FILES_PER_WORKER, 8), 8);
+  assert.equal(defaultThreads(100 * FILES_PER_WORKER, 1), 1);
+});
+
 test('parallel: --threads 3 prints exactly what --threads 1 prints, in path order; the second run comes from the cache', () => {
   const rxjs = join(dirname(createRequire(import.meta.url).resolve('rxjs/package.json')), 'src', 'internal', 'operators');
   const names = readdirSync(rxjs).filter((n) => n.endsWith('.ts')).sort().slice(0, 40);
@@ -167,6 +176,9 @@ test('parallel: --threads 3 prints exactly what --threads 1 prints, in path orde
   const first = report(2, []);
   const second = report(2, []);
   assert.equal(first.summary.fromCache, 0);
+  // Without --threads, a tree this small (under FILES_PER_WORKER files) gets one worker.
+  const unnamed = cli(['format', '--check', '--json', '--no-cache', '--root', root, root], base);
+  assert.equal(JSON.parse(unnamed.stdout.trim().split('\n').at(-1)!).summary.threads, 1);
   assert.equal(second.summary.fromCache, first.summary.unchanged);
   assert.deepEqual(second.files.map((l) => [l.path, l.status]), one.files.map((l) => [l.path, l.status]));
   assert.ok(existsSync(join(base, 'cache', 'formatbox', 'secret')));
