@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWorkerPool, type PoolEvent } from '../../src/node/worker-pool.js';
+import { createRssSampler, createWorkerPool, type PoolEvent } from '../../src/node/worker-pool.js';
 
 const RUNAWAY = new URL('./runaway-adapters.ts', import.meta.url);
 const TIMEOUT_MS = 1000;
@@ -161,4 +161,14 @@ test('a busy worker is sent its next call ahead; every answer goes to its own ca
   } finally {
     await p.close();
   }
+});
+
+test('the RSS sampler reuses a reading younger than its max age as a baseline, and now() always reads', async () => {
+  let reads = 0;
+  const sampler = createRssSampler(30, () => ++reads);
+  assert.equal(sampler.recent(), 1); // nothing read yet: reads
+  assert.equal(sampler.recent(), 1); // young enough: reused
+  assert.equal(sampler.now(), 2);
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  assert.equal(sampler.recent(), 3); // too old: reads again
 });
