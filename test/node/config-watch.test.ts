@@ -29,6 +29,18 @@ function project(files: Record<string, string>): string {
 const SOURCE = 'function f() { return 1 }\n';
 const biome = (indentWidth: number) => `{ "formatter": { "indentStyle": "space", "indentWidth": ${indentWidth} } }\n`;
 
+test('watchConfig: false (a one-shot batch such as `formatbox format`) keeps the config found at the start', async () => {
+  const root = project({ 'biome.json': biome(2), 'src/a.ts': SOURCE });
+  const runtime = createRuntime({ root, watchConfig: false });
+  try {
+    assert.equal((await runtime.format({ path: 'src/a.ts', check: true })).content, 'function f() {\n  return 1;\n}\n');
+    writeFileSync(join(root, 'biome.json'), biome(4));
+    assert.equal((await runtime.format({ path: 'src/a.ts', check: true })).content, 'function f() {\n  return 1;\n}\n');
+  } finally {
+    await runtime.close();
+  }
+});
+
 test('embedded runtime: a biome.json changed in place (same size, same second), replaced by rename, added in a subdirectory, broken, and deleted', async () => {
   const root = project({ 'biome.json': biome(2), 'src/a.ts': SOURCE, 'src/deep/b.ts': SOURCE });
   const runtime = createRuntime({ root });
