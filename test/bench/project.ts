@@ -6,8 +6,9 @@
  * into a temp project at bench time, once as a Biome project and once as a Prettier project, each
  * first formatted by its own native CLI (`--write`), as a project checked in CI is.
  *
- *   Biome:    native `biome format src` (the anchor) · formatbox without cache · formatbox with a
- *             cold cache (first run) · formatbox with the warm cache (the same tree checked again)
+ *   Biome:    native `biome format src` (the anchor) · Biome's wasm build alone, in process,
+ *             formatting only, divided by THREADS (the floor for any pool of wasm workers) · formatbox
+ *             without cache · with a cold cache (first run) · with the warm cache (the tree unchanged)
  *   Prettier: `prettier --check src` (the anchor) · THREADS `prettier --check` processes at once, each
  *             on a share of the files (what the machine gives that many threads) · formatbox without
  *             cache on 1 thread and on THREADS threads
@@ -75,14 +76,17 @@ function benchBiome(corpus: string[]): void {
     warm: (round) => formatbox(root, [], join(base, `cache-${round}`)),
   });
   const n = corpus.length - unstable.length;
+  const floorMs = biomeWasmFloorMs(root);
   print('Biome project', [
     ['native biome format (anchor)', native.ms, native.detail],
+    [`Biome wasm alone, in process, ÷ ${THREADS} threads (floor)`, floorMs / THREADS, `formatting only: ${(floorMs / 1000).toFixed(2)} s on one thread, no I/O, engine or worker`],
     ['formatbox format --check, no cache', plain.ms, plain.detail],
     ['formatbox, cold cache (first run)', cold.ms, cold.detail],
     ['formatbox, warm cache (tree unchanged)', warm.ms, warm.detail],
   ]);
   const files = `${n} JS/TS files from node_modules`;
   recordResult({ group: 'project', name: 'Biome project, format --check: wall time', value: plain.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, goal: '≤ 1.3', note: files });
+  recordResult({ group: 'project', name: `Biome project: Biome's wasm build alone, formatting only, ÷ ${THREADS} threads (the floor for a pool)`, value: floorMs / THREADS / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, note: `${(floorMs / 1000).toFixed(2)} s on one thread (test/bench/biome-wasm-floor.ts)` });
   recordResult({ group: 'project', name: 'Biome project, checked again with the cache: vs the first run', value: warm.ms / 1000, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.ms / 1000, ratio: warm.ms / cold.ms, goal: '≤ 0.05', note: '≥ 20× faster' });
   if (warm.cpuS !== undefined && cold.cpuS !== undefined) {
     recordResult({ group: 'project', name: 'Biome project, checked again with the cache: CPU time vs the first run', value: warm.cpuS, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.cpuS, note: 'load-independent' });
@@ -130,6 +134,17 @@ function benchPrettier(corpus: string[]): void {
     recordResult({ group: 'project', name: 'Prettier project, format --check: CPU time (user + system)', value: plain.cpuS, unit: 's', anchor: 'prettier --check', anchorValue: native.cpuS, note: 'load-independent' });
   }
   recordResult({ group: 'memory', name: `format --check, Prettier, ${THREADS} workers: peak RSS per worker`, value: memory / THREADS, unit: 'MB', anchor: 'budget', anchorValue: 300, goal: '≤ 1', note: `whole process ${memory.toFixed(0)} MB` });
+}
+
+/** Median over RUNS of Biome's wasm build formatting the tree's files in one thread (test/bench/biome-wasm-floor.ts). */
+function biomeWasmFloorMs(root: string): number {
+  const times: number[] = [];
+  for (let round = 0; round < RUNS; round++) {
+    const result = spawnSync(process.execPath, ['--liftoff-only', '--import', 'tsx', join(REPO, 'test/bench/biome-wasm-floor.ts'), root], { cwd: REPO, env, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`biome-wasm-floor failed: ${result.stderr.slice(-400)}`);
+    times.push((JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { ms: number }).ms);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
 }
 
 /**
@@ -239,7 +254,7 @@ function interleaved<K extends string>(rounds: number, variants: Record<K, (roun
 function print(title: string, rows: Array<[string, number, string]>): void {
   const anchor = rows[0]![1];
   console.log(`\n${title}:`);
-  for (const [name, ms, detail] of rows) console.log(`  ${name.padEnd(42)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${(ms / anchor).toFixed(2)}×   (${detail})`);
+  for (const [name, ms, detail] of rows) console.log(`  ${name.padEnd(52)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${(ms / anchor).toFixed(2)}×   (${detail})`);
 }
 
 function ensureBuilt(): void {
