@@ -8,7 +8,6 @@
  * closing that gap needs renameat2(RENAME_EXCHANGE), which Node does not expose.
  */
 import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
@@ -201,75 +200,125 @@ export interface WriteDone {
  * and the original is untouched.
  */
 export async function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
-  // The directory is pinned (opened without following symlinks) for the whole write: the temp
-  // file, the compare-and-swap read and the rename all happen in exactly that directory.
-  let dir: PinnedDir;
+  const staged = stageWrite(abs, { shown: options.shown, create: options.expect === null, ...(options.keep ? { keep: options.keep } : {}) });
   try {
-    dir = openPinnedDir(dirname(abs), options.shown, options.expect === null);
-  } catch (error) {
-    if (error instanceof FormatboxError) throw error;
-    if (codeOf(error) === 'ENOENT' && options.expect !== null) {
-      throw new FormatboxError('MODIFIED_SINCE_READ', `${options.shown} was deleted since it was read (its directory is gone); read it again and redo the edit`);
-    }
-    throw new FormatboxError('WRITE_FAILED', `cannot open the directory of ${options.shown}: ${describeErrno(error)}`, { errno: codeOf(error) });
-  }
-  let done: WriteDone;
-  try {
-    done = await writePinned(dir, basename(abs), bytes, options);
+    await staged.fill(bytes, { syncLater: options.syncLater === true });
+    options.beforeSwap?.();
+    return staged.commit(options.expect);
   } finally {
-    dir.close();
+    staged.release();
   }
-  syncDirectoryLater(dirname(abs));
-  return done;
 }
 
-/** Settles when the new bytes are renamed into place; its `flushed` when they are on disk. */
-async function writePinned(dir: PinnedDir, name: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
+export interface StageOptions {
+  shown: string;
+  /** Mode and owner to keep (from the snapshot of the file being replaced). */
+  keep?: Pick<FileSnapshot, 'mode' | 'uid' | 'gid'>;
+  /** Create missing directories (a new file). */
+  create?: boolean;
+}
+
+/**
+ * An atomic write in two halves, so the first can be done ahead of the bytes (while the formatter
+ * runs): `stageWrite` pins the directory (opened without following symlinks, held until `release`)
+ * and creates the temp file; `fill` writes the bytes and flushes them; `commit` is the
+ * compare-and-swap and the rename, synchronous from the check to the rename. `release` removes the
+ * temp file unless it was committed, and must always be called.
+ */
+export interface StagedWrite {
+  /** Writes the bytes and flushes them (fdatasync in the thread pool), unless `syncLater`. Once. */
+  fill(bytes: Uint8Array, options?: { syncLater?: boolean }): Promise<void>;
+  /**
+   * The directory is checked to be where it was, the disk against `expect` (MODIFIED_SINCE_READ
+   * when it differs), then the rename; the directory is fsync'ed in the background.
+   */
+  commit(expect: Uint8Array | null): WriteDone;
+  release(): void;
+}
+
+export function stageWrite(abs: string, options: StageOptions): StagedWrite {
+  const { shown } = options;
+  let dir: PinnedDir;
+  try {
+    dir = openPinnedDir(dirname(abs), shown, options.create === true);
+  } catch (error) {
+    if (error instanceof FormatboxError) throw error;
+    if (codeOf(error) === 'ENOENT' && options.create !== true) {
+      throw new FormatboxError('MODIFIED_SINCE_READ', `${shown} was deleted since it was read (its directory is gone); read it again and redo the edit`);
+    }
+    throw new FormatboxError('WRITE_FAILED', `cannot open the directory of ${shown}: ${describeErrno(error)}`, { errno: codeOf(error) });
+  }
+  const name = basename(abs);
   const temp = dir.at(tempNameFor(name));
   let fd: number | undefined;
   try {
     // Small synchronous calls (page cache); only the flush to disk goes to the thread pool.
-    const mode = options.keep?.mode ?? 0o666;
-    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-    let written = 0;
-    while (written < bytes.byteLength) written += writeSync(fd, bytes, written, bytes.byteLength - written);
-    if (options.keep) {
-      const st = fstatSync(fd);
-      if ((st.mode & 0o7777) !== options.keep.mode) fchmodSync(fd, options.keep.mode);
-      if ((st.uid !== options.keep.uid || st.gid !== options.keep.gid) && process.getuid?.() === 0) {
-        fchownSync(fd, options.keep.uid, options.keep.gid);
+    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, options.keep?.mode ?? 0o666);
+    if (options.keep) keepModeAndOwner(fd, options.keep);
+  } catch (error) {
+    if (fd !== undefined) closeQuietly(fd);
+    unlinkQuietly(temp);
+    dir.close();
+    throw writeFailed(shown, error);
+  }
+  const file = fd;
+  let flushed = false;
+  let state: 'staged' | 'committed' | 'released' = 'staged';
+  return {
+    async fill(bytes, fillOptions = {}) {
+      try {
+        let written = 0;
+        while (written < bytes.byteLength) written += writeSync(file, bytes, written, bytes.byteLength - written);
+        // fdatasync: the data and the size reach the disk before the rename makes them visible.
+        if (!fillOptions.syncLater) {
+          await datasync(file);
+          flushed = true;
+        }
+      } catch (error) {
+        throw writeFailed(shown, error);
       }
-    }
-    // fdatasync: the data and the size reach the disk before the rename makes them visible.
-    if (!options.syncLater) {
-      await datasync(fd);
-      closeSync(fd);
-      fd = undefined;
-    }
-  } catch (error) {
-    if (fd !== undefined) closeQuietly(fd);
-    unlinkQuietly(temp);
-    throw new FormatboxError('WRITE_FAILED', `cannot write ${options.shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
-  }
+    },
+    commit(expect) {
+      if (state !== 'staged') throw new Error('stageWrite: commit after commit or release');
+      // Compare-and-swap: synchronous from here to the rename.
+      try {
+        dir.recheck();
+        const current = readAt(dir.at(name), shown);
+        if (!sameBytes(current, expect)) {
+          const what = expect === null ? 'was created by someone else' : current === null ? 'was deleted' : 'was modified';
+          throw new FormatboxError('MODIFIED_SINCE_READ', `${shown} ${what} since it was read; read it again and redo the edit`);
+        }
+        // rename() replaces a name; it never follows a symlink at the destination.
+        renameSync(temp, dir.at(name));
+      } catch (error) {
+        if (error instanceof FormatboxError) throw error;
+        throw new FormatboxError('WRITE_FAILED', `cannot replace ${shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
+      }
+      state = 'committed';
+      // Wrapped in an object: returned bare, an async caller would wait for the flush.
+      const done = { flushed: flushed ? (closeSync(file), Promise.resolve()) : flushLater(file) };
+      syncDirectoryLater(dir);
+      return done;
+    },
+    release() {
+      if (state === 'staged') {
+        closeQuietly(file);
+        unlinkQuietly(temp);
+        dir.close();
+      }
+      state = 'released';
+    },
+  };
+}
 
-  options.beforeSwap?.();
-  // Compare-and-swap: synchronous from here to the rename.
-  try {
-    const current = readAt(dir.at(name), options.shown);
-    if (!sameBytes(current, options.expect)) {
-      const what = options.expect === null ? 'was created by someone else' : current === null ? 'was deleted' : 'was modified';
-      throw new FormatboxError('MODIFIED_SINCE_READ', `${options.shown} ${what} since it was read; read it again and redo the edit`);
-    }
-    // rename() replaces a name; it never follows a symlink at the destination.
-    renameSync(temp, dir.at(name));
-  } catch (error) {
-    if (fd !== undefined) closeQuietly(fd);
-    unlinkQuietly(temp);
-    if (error instanceof FormatboxError) throw error;
-    throw new FormatboxError('WRITE_FAILED', `cannot replace ${options.shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
-  }
-  // Wrapped in an object: returned bare, an async function would wait for the flush.
-  return { flushed: fd === undefined ? Promise.resolve() : flushLater(fd) };
+function keepModeAndOwner(fd: number, keep: Pick<FileSnapshot, 'mode' | 'uid' | 'gid'>): void {
+  const st = fstatSync(fd);
+  if ((st.mode & 0o7777) !== keep.mode) fchmodSync(fd, keep.mode);
+  if ((st.uid !== keep.uid || st.gid !== keep.gid) && process.getuid?.() === 0) fchownSync(fd, keep.uid, keep.gid);
+}
+
+function writeFailed(shown: string, error: unknown): FormatboxError {
+  return new FormatboxError('WRITE_FAILED', `cannot write ${shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
 }
 
 /** fdatasync of a renamed file in the background; `flushDirectorySyncs` waits for it too. */
@@ -298,19 +347,9 @@ function closeQuietly(fd: number): void {
 
 const pendingDirectorySyncs = new Set<Promise<void>>();
 
-/** Makes the rename durable without holding up the caller. */
-function syncDirectoryLater(dir: string): void {
-  const done: Promise<void> = (async () => {
-    let handle: FileHandle | undefined;
-    try {
-      handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-      await handle.sync();
-    } catch {
-      // Some file systems refuse fsync on directories; the rename itself is already atomic.
-    } finally {
-      await handle?.close().catch(() => undefined);
-    }
-  })().finally(() => pendingDirectorySyncs.delete(done));
+/** Makes the rename durable without holding up the caller: fsync of the pinned directory, which it then closes. */
+function syncDirectoryLater(dir: PinnedDir): void {
+  const done: Promise<void> = dir.syncAndClose().finally(() => pendingDirectorySyncs.delete(done));
   pendingDirectorySyncs.add(done);
 }
 

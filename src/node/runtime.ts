@@ -16,6 +16,7 @@ import { LANGUAGE_BY_EXTENSION } from '../core/languages.js';
 import type {
   ApplyPatchInput,
   EditInput,
+  FormatOutcome,
   FormatterAdapter,
   FormatterChoice,
   FormatterInfo,
@@ -34,7 +35,7 @@ import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPa
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { createConfigWatch } from './config-watch.js';
-import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
+import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, sameBytes, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
 import { PathLocks } from './lock.js';
 import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
 import { loadDprintConfigs } from '../config/dprint.js';
@@ -276,13 +277,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   /**
-   * Takes the locks of `paths` and resolves them again under the locks: a directory swapped for a
-   * symlink while the call waited is caught here (and, after this, by the pinned-directory file
-   * operations of fs.ts, which never follow a symlink).
+   * Takes the locks of `paths` and, when the call had to wait for them, resolves them again under
+   * the locks: a directory swapped for a symlink while the call waited is caught here (and, after
+   * this, by the pinned-directory file operations of fs.ts, which never follow a symlink). A call
+   * that found its locks free goes on at once, with the paths it resolved microseconds before.
    */
   async function withResolved<T>(paths: readonly string[], run: (targets: ResolvedPath[]) => Promise<T>): Promise<T> {
     const before = paths.map(resolve);
-    return locks.with(before.map((t) => t.abs), async () => {
+    return locks.with(before.map((t) => t.abs), async (waited) => {
+      if (!waited) return run(before);
       const now = paths.map((path) => resolveInside(rootReal, path));
       now.forEach((target, index) => {
         if (target.abs !== before[index]!.abs) throw swapped(target.shown, 'it resolved to another file while the call waited for its lock');
@@ -300,6 +303,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
     if (!paths.some(isConfigFile) && !paths.some((path) => configWatch.changed(path))) return;
+    await refreshConfig(eng);
+  }
+
+  async function refreshConfig(eng: Engine): Promise<void> {
     const discovered = await discoverProjectFiles(rootReal);
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;
@@ -329,10 +336,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * W is on disk and the engine produced F (`receipt.content`). Writes F when the disk still holds
    * W; otherwise the formatted bytes are dropped and the receipt says `concurrent modification`.
    */
-  async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput, writtenFlushed?: Promise<void>): Promise<Receipt> {
+  async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput, writtenFlushed?: Promise<void>, staged?: FinalWrite): Promise<Receipt> {
     try {
       if (receipt.content !== written) {
-        await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.shown, ...(keep ? { keep } : {}) });
+        if (!(await staged?.commit(receipt.content, writtenBytes))) {
+          await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.shown, ...(keep ? { keep } : {}) });
+        }
       } else if (!sameBytes(readCurrentSync(target.abs, target.shown), writtenBytes)) {
         throw new FormatboxError('MODIFIED_SINCE_READ', `${target.shown} changed while it was being formatted`);
       } else {
@@ -373,24 +382,43 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const writeW = async () => {
         flushedW = (await writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, syncLater: true, ...(snapshot ? { keep: snapshot } : {}) })).flushed;
       };
-      let pending: Promise<Receipt>;
       if (isConfigFile(target.realRel)) {
         await writeW();
         await refreshConfigIfNeeded(eng, [target.realRel]);
-        pending = eng.afterEdit({ path: target.realRel, prior, input, written });
-      } else {
-        await refreshConfigIfNeeded(eng, [target.realRel]);
-        // The formatter works on W in memory: start it, and write W to disk while it runs.
-        // W is on disk (or the edit refused) before F can be written.
-        pending = eng.afterEdit({ path: target.realRel, prior, input, written });
-        pending.catch(() => undefined);
-        await writeW();
+        let receipt = await eng.afterEdit({ path: target.realRel, prior, input, written });
+        receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input, flushedW);
+        return finish(target, tool, receipt, started);
       }
-      let receipt = await pending;
-      receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input, flushedW);
-      receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool, receipt });
-      return { ...receipt, ms: elapsed(started) };
+      // The formatter works on W in memory. Its request goes to the worker first; while it runs, W
+      // is written (W is on disk, or the edit refused, before F can be written), F's temp file
+      // made and the config files checked; F's bytes are written and flushed while the engine
+      // builds the receipt.
+      const final = new FinalWrite(target, snapshot ?? undefined, written);
+      try {
+        const request = { path: target.realRel, prior, input, written };
+        let pending = eng.afterEdit({ ...request, onFormatted: (outcome) => final.formatted(outcome) });
+        pending.catch(() => undefined);
+        await requestsSent();
+        await writeW();
+        final.stage();
+        if (configWatch.changed(target.realRel)) {
+          // That call used the config as it was: format again with the config now on disk.
+          await pending.catch(() => undefined);
+          await refreshConfig(eng);
+          pending = eng.afterEdit(request);
+        }
+        let receipt = await pending;
+        receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input, flushedW, final);
+        return finish(target, tool, receipt, started);
+      } finally {
+        final.release();
+      }
     });
+  }
+
+  async function finish(target: ResolvedPath, tool: ToolKind, receipt: Receipt, started: number): Promise<Receipt> {
+    receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool, receipt });
+    return { ...receipt, ms: elapsed(started) };
   }
 
   async function applyPatch(request: ApplyPatchInput): Promise<PatchReceipt> {
@@ -627,6 +655,62 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 }
 
 // ---------------------------------------------------------------------------
+
+/**
+ * F's write, started before the receipt is ready: its temp file is made while the formatter runs
+ * (`stage`, once W is on disk), its bytes written and flushed as soon as the formatter's output is
+ * known (`formatted`), and the compare-and-swap and rename done once the receipt is built (`commit`).
+ */
+class FinalWrite {
+  private staged: StagedWrite | undefined;
+  private filled: { content: string; done: Promise<void> } | undefined;
+  private pendingContent: string | undefined;
+
+  constructor(
+    private readonly target: ResolvedPath,
+    private readonly keep: FileSnapshot | undefined,
+    private readonly written: string,
+  ) {}
+
+  /** W is on disk: make F's temp file. A failure here is left to the ordinary write of F. */
+  stage(): void {
+    try {
+      this.staged = stageWrite(this.target.abs, { shown: this.target.shown, ...(this.keep ? { keep: this.keep } : {}) });
+    } catch {
+      return;
+    }
+    if (this.pendingContent !== undefined) this.fill(this.pendingContent);
+  }
+
+  formatted(outcome: FormatOutcome): void {
+    if (outcome.status !== 'formatted' || outcome.content === this.written || this.filled) return;
+    if (this.staged) this.fill(outcome.content);
+    else this.pendingContent = outcome.content;
+  }
+
+  /** True when F (`content`) was written through the staged file; false when it was not staged. */
+  async commit(content: string, expect: Uint8Array): Promise<boolean> {
+    if (!this.staged || this.filled?.content !== content) return false;
+    await this.filled.done;
+    this.staged.commit(expect);
+    return true;
+  }
+
+  release(): void {
+    this.staged?.release();
+  }
+
+  private fill(content: string): void {
+    const done = this.staged!.fill(encoder.encode(content));
+    done.catch(() => undefined); // awaited by commit
+    this.filled = { content, done };
+  }
+}
+
+/** Settles once the requests started so far (a formatter call) have been sent: after the pending microtasks. */
+function requestsSent(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 function isConfigFile(path: string): boolean {
   return CONFIG_NAMES.has(path.slice(path.lastIndexOf('/') + 1));
