@@ -7,7 +7,7 @@
  * Another process can still write in the few microseconds between the check and the rename;
  * closing that gap needs renameat2(RENAME_EXCHANGE), which Node does not expose.
  */
-import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
@@ -152,7 +152,7 @@ export async function readSnapshot(abs: string, shown: string, options: ReadOpti
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw refused(shown, `it is ${kindOf(stats)}, not a regular file`);
     if (options.refuseHardLinks && stats.nlink > 1) throw hardLinkRefusal(shown, stats.nlink);
-    const bytes = readFileSync(fd);
+    const bytes = readOpenFile(fd, stats.size);
     return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
   } catch (error) {
     if (error instanceof FormatboxError) throw error;
@@ -347,9 +347,14 @@ function closeQuietly(fd: number): void {
 
 const pendingDirectorySyncs = new Set<Promise<void>>();
 
-/** Makes the rename durable without holding up the caller: fsync of the pinned directory, which it then closes. */
+/**
+ * Makes the rename durable without holding up the caller: fsync of the pinned directory, which it
+ * then closes, sent to the thread pool once the caller's synchronous work is done.
+ */
 function syncDirectoryLater(dir: PinnedDir): void {
-  const done: Promise<void> = dir.syncAndClose().finally(() => pendingDirectorySyncs.delete(done));
+  const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => dir.syncAndClose())
+    .finally(() => pendingDirectorySyncs.delete(done));
   pendingDirectorySyncs.add(done);
 }
 
@@ -398,10 +403,26 @@ function readAt(path: string, shown: string): Uint8Array | null {
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw swapped(shown, `it is now ${kindOf(stats)}`);
-    return readFileSync(fd);
+    return readOpenFile(fd, stats.size);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The bytes of an open regular file whose size was just taken from `fstat`: what `readFileSync(fd)`
+ * reads (up to that size, less if it shrank), without a second `fstat`.
+ */
+function readOpenFile(fd: number, size: number): Buffer {
+  if (size === 0) return readFileSync(fd); // empty, or a size the file system does not report
+  const buffer = Buffer.allocUnsafeSlow(size); // its own ArrayBuffer, as readFileSync gives
+  let filled = 0;
+  while (filled < size) {
+    const read = readSync(fd, buffer, filled, size - filled, null);
+    if (read === 0) break;
+    filled += read;
+  }
+  return filled === size ? buffer : buffer.subarray(0, filled);
 }
 
 export function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
