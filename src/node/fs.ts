@@ -76,6 +76,8 @@ function resolveInsideOnce(rootReal: string, path: string): ResolvedPath {
   }
   const rel = toPosix(relative(rootReal, lexical));
   if (rel === '') throw refused(path, 'it is the project root, a directory');
+  const plain = resolvePlain(rootReal, lexical, rel);
+  if (plain) return plain;
 
   let stats: Stats | undefined;
   try {
@@ -121,6 +123,29 @@ function resolveInsideOnce(rootReal: string, path: string): ResolvedPath {
   }
   const abs = join(realAncestor, ...missing);
   return { rel, abs, realRel: toPosix(relative(rootReal, abs)), shown: shownPath(rel) };
+}
+
+/**
+ * The common case in one `lstat` per component below the root: every directory on the way is a
+ * real directory and the file a regular file, none a symlink, so the real path is the lexical one
+ * (the root is real: resolved once, and every file operation checks again, through the pinned
+ * directory, that the directory is exactly where it was resolved). Undefined for anything else
+ * (a symlink, a missing component, another kind of file), which the full resolution handles.
+ */
+function resolvePlain(rootReal: string, lexical: string, rel: string): ResolvedPath | undefined {
+  const names = relative(rootReal, lexical).split(sep);
+  let current = rootReal;
+  for (const [index, name] of names.entries()) {
+    current = join(current, name);
+    let stats: Stats | undefined;
+    try {
+      stats = lstatSync(current, { throwIfNoEntry: false });
+    } catch {
+      return undefined; // ENOTDIR, EACCES, …: the full resolution says which
+    }
+    if (!stats || !(index === names.length - 1 ? stats.isFile() : stats.isDirectory())) return undefined;
+  }
+  return { rel, abs: lexical, realRel: rel, shown: shownPath(rel) };
 }
 
 export interface ReadOptions {
