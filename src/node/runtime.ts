@@ -665,6 +665,8 @@ class FinalWrite {
   private staged: StagedWrite | undefined;
   private filled: { content: string; done: Promise<void> } | undefined;
   private pendingContent: string | undefined;
+  /** The formatter's outcome is in (a file with no formatter gets it at once: nothing to stage). */
+  private settled = false;
 
   constructor(
     private readonly target: ResolvedPath,
@@ -674,6 +676,7 @@ class FinalWrite {
 
   /** W is on disk: make F's temp file. A failure here is left to the ordinary write of F. */
   stage(): void {
+    if (this.settled && this.pendingContent === undefined) return;
     try {
       this.staged = stageWrite(this.target.abs, { shown: this.target.shown, ...(this.keep ? { keep: this.keep } : {}) });
     } catch {
@@ -683,6 +686,7 @@ class FinalWrite {
   }
 
   formatted(outcome: FormatOutcome): void {
+    this.settled = true;
     if (outcome.status !== 'formatted' || outcome.content === this.written || this.filled) return;
     if (this.staged) this.fill(outcome.content);
     else this.pendingContent = outcome.content;

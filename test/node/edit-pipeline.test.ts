@@ -38,8 +38,8 @@ const SLOW = new URL('./runaway-adapters.ts?as=clang-format:js-slow', import.met
 const temps = (dir: string) => readdirSync(dir).filter((name) => name.includes('.formatbox-'));
 const read = (root: string, path: string) => readFileSync(join(root, path), 'utf8');
 
-test('no temp file is left, whatever the outcome: formatted, unchanged, failed, concurrent modification', async () => {
-  const root = tree({ 'biome.json': '{ "formatter": { "indentStyle": "space" } }\n', 'src/a.ts': 'export const a = 1;\n', 'c/x.c': 'int x;   \n' });
+test('no temp file is left, whatever the outcome: formatted, unchanged, failed, no formatter, concurrent modification', async () => {
+  const root = tree({ 'biome.json': '{ "formatter": { "indentStyle": "space" } }\n', 'src/a.ts': 'export const a = 1;\n', 'c/x.c': 'int x;   \n', 'notes.txt': 'one\n' });
   const rt = runtime({ root });
   const formatted = await rt.edit({ path: 'src/a.ts', oldText: 'export const a = 1;', newText: 'export const a=2' });
   assert.equal(formatted.status, 'formatted');
@@ -50,6 +50,10 @@ test('no temp file is left, whatever the outcome: formatted, unchanged, failed, 
   assert.equal(failed.status, 'failed');
   assert.equal(read(root, 'src/a.ts'), 'export const a = (;\n', 'W stays when the formatter fails');
   assert.deepEqual(temps(join(root, 'src')), []);
+  const none = await rt.edit({ path: 'notes.txt', oldText: 'one', newText: 'two' });
+  assert.equal(none.status, 'skipped', 'no formatter for .txt');
+  assert.equal(read(root, 'notes.txt'), 'two\n');
+  assert.deepEqual(temps(root), []);
 
   // The file changes on disk while the (slow) formatter runs: F's staged temp file is dropped.
   const slow = runtime({ root, config: { mode: 'always' }, adapterModules: [SLOW], observers: [{ before: () => void setTimeout(() => writeFileSync(join(root, 'c/x.c'), 'int theirs;\n'), 150) }] });
