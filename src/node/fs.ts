@@ -7,7 +7,7 @@
  * Another process can still write in the few microseconds between the check and the rename;
  * closing that gap needs renameat2(RENAME_EXCHANGE), which Node does not expose.
  */
-import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { close, closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
@@ -154,6 +154,11 @@ export interface ReadOptions {
    * outside the project, whose content would then end up in the receipt.
    */
   refuseHardLinks?: boolean;
+  /**
+   * Keep the file open until this settles (then close it in the thread pool): the write that
+   * replaces it then does not have to free it inside its rename (see WriteOptions.holdOpenUntil).
+   */
+  holdOpenUntil?: Promise<unknown>;
 }
 
 /**
@@ -173,18 +178,21 @@ export async function readSnapshot(abs: string, shown: string, options: ReadOpti
     if (codeOf(error) === 'EISDIR') throw refused(shown, 'it is a directory, not a regular file');
     throw new FormatboxError('PATH_REFUSED', `cannot read ${shown}: ${describeErrno(error)}`);
   }
+  let snapshot: FileSnapshot;
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw refused(shown, `it is ${kindOf(stats)}, not a regular file`);
     if (options.refuseHardLinks && stats.nlink > 1) throw hardLinkRefusal(shown, stats.nlink);
     const bytes = readOpenFile(fd, stats.size);
-    return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
+    snapshot = { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
   } catch (error) {
+    closeSync(fd);
     if (error instanceof FormatboxError) throw error;
     throw new FormatboxError('PATH_REFUSED', `cannot read ${shown}: ${describeErrno(error)}`);
-  } finally {
-    closeSync(fd);
   }
+  if (options.holdOpenUntil) closeAfter(fd, options.holdOpenUntil);
+  else closeSync(fd);
+  return snapshot;
 }
 
 /** Untrusted mode's answer to a file with several hard links (see README, "Untrusted repositories"). */
@@ -210,6 +218,12 @@ export interface WriteOptions {
    * bytes (the page cache outlives it); whoever keeps W as the final bytes awaits `flushed`.
    */
   syncLater?: boolean;
+  /**
+   * With `syncLater`: the file's fd stays open until this settles too (e.g. until F has replaced
+   * W). Renaming over a file whose last fd is closed frees it inside the rename; with an fd still
+   * open that work moves to the fd's close, which runs in the thread pool, after the caller's.
+   */
+  holdOpenUntil?: Promise<unknown>;
 }
 
 /** `flushed`: the new bytes are on disk (at once, unless `syncLater`). */
@@ -229,7 +243,7 @@ export async function writeAtomic(abs: string, bytes: Uint8Array, options: Write
   try {
     await staged.fill(bytes, { syncLater: options.syncLater === true });
     options.beforeSwap?.();
-    return staged.commit(options.expect);
+    return staged.commit(options.expect, options.holdOpenUntil);
   } finally {
     staged.release();
   }
@@ -257,7 +271,7 @@ export interface StagedWrite {
    * The directory is checked to be where it was, the disk against `expect` (MODIFIED_SINCE_READ
    * when it differs), then the rename; the directory is fsync'ed in the background.
    */
-  commit(expect: Uint8Array | null): WriteDone;
+  commit(expect: Uint8Array | null, holdOpenUntil?: Promise<unknown>): WriteDone;
   release(): void;
 }
 
@@ -303,7 +317,7 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
         throw writeFailed(shown, error);
       }
     },
-    commit(expect) {
+    commit(expect, holdOpenUntil) {
       if (state !== 'staged') throw new Error('stageWrite: commit after commit or release');
       // Compare-and-swap: synchronous from here to the rename.
       try {
@@ -321,7 +335,7 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
       }
       state = 'committed';
       // Wrapped in an object: returned bare, an async caller would wait for the flush.
-      const done = { flushed: flushed ? (closeSync(file), Promise.resolve()) : flushLater(file) };
+      const done = { flushed: flushed ? (closeSync(file), Promise.resolve()) : flushLater(file, holdOpenUntil) };
       syncDirectoryLater(dir);
       return done;
     },
@@ -346,16 +360,25 @@ function writeFailed(shown: string, error: unknown): FormatboxError {
   return new FormatboxError('WRITE_FAILED', `cannot write ${shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
 }
 
-/** fdatasync of a renamed file in the background; `flushDirectorySyncs` waits for it too. */
-function flushLater(fd: number): Promise<void> {
+/**
+ * fdatasync of a renamed file in the background; `flushDirectorySyncs` waits for it too. The fd is
+ * closed (in the thread pool) once that is done and `holdOpenUntil` settled.
+ */
+function flushLater(fd: number, holdOpenUntil?: Promise<unknown>): Promise<void> {
   const done: Promise<void> = datasync(fd)
     .catch(() => undefined) // as for directories: the rename stands; nothing better to do
-    .finally(() => {
-      closeQuietly(fd);
-      pendingDirectorySyncs.delete(done);
-    });
+    .finally(() => pendingDirectorySyncs.delete(done));
   pendingDirectorySyncs.add(done);
+  closeAfter(fd, Promise.allSettled([done, holdOpenUntil]));
   return done;
+}
+
+/** Closes `fd` in the thread pool once `after` settles (closing the last fd of a replaced file frees it). */
+function closeAfter(fd: number, after: Promise<unknown>): void {
+  void after.then(
+    () => close(fd, () => undefined),
+    () => close(fd, () => undefined),
+  );
 }
 
 function datasync(fd: number): Promise<void> {

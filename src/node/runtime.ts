@@ -359,61 +359,64 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const eng = await engine();
     return withResolved([path], async ([target]) => {
       if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
-      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
-      if (!snapshot && tool !== 'write') {
-        throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; create it with write`);
-      }
-      let prior = '';
-      if (snapshot) {
-        const decoded = decode(snapshot.bytes);
-        if (decoded === undefined) {
-          if (tool !== 'write') throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text; edit works on UTF-8 files only (use write to replace it)`);
-          prior = new TextDecoder('latin1').decode(snapshot.bytes);
-        } else {
-          prior = decoded;
-        }
-      }
-      const written = withPath(target.shown, () => applyInput(prior, input));
-      await runBefore({ path: target.rel, absolutePath: target.abs, tool, prior: snapshot ? prior : null, written });
-      const writtenBytes = encoder.encode(written);
-      // W is usually replaced by F moments later: it is flushed in the background, and waited for
-      // only when it stays (a kill leaves P, W or F either way; F is flushed before its rename).
-      let flushedW: Promise<void> | undefined;
-      const writeW = async () => {
-        flushedW = (await writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, syncLater: true, ...(snapshot ? { keep: snapshot } : {}) })).flushed;
-      };
-      if (isConfigFile(target.realRel)) {
-        await writeW();
-        await refreshConfigIfNeeded(eng, [target.realRel]);
-        let receipt = await eng.afterEdit({ path: target.realRel, prior, input, written });
-        receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input, flushedW);
-        return finish(target, tool, receipt, started);
-      }
-      // The formatter works on W in memory. Its request goes to the worker first; while it runs, W
-      // is written (W is on disk, or the edit refused, before F can be written), F's temp file
-      // made and the config files checked; F's bytes are written and flushed while the engine
-      // builds the receipt.
-      const final = new FinalWrite(target, snapshot ?? undefined, written);
+      // P's and W's fds stay open until the call ends, so the renames of W over P and of F over W
+      // do not have to free the file they replace (that happens at the close, in the thread pool).
+      let callEnded!: () => void;
+      const ended = new Promise<void>((resolve) => (callEnded = resolve));
       try {
-        const request = { path: target.realRel, prior, input, written };
-        let pending = eng.afterEdit({ ...request, onFormatted: (outcome) => final.formatted(outcome) });
-        pending.catch(() => undefined);
-        await requestsSent();
-        await writeW();
-        final.stage();
-        if (configWatch.changed(target.realRel)) {
-          // That call used the config as it was: format again with the config now on disk.
-          await pending.catch(() => undefined);
-          await refreshConfig(eng);
-          pending = eng.afterEdit(request);
+        const snapshot = await readSnapshot(target.abs, target.shown, { ...readOptions, holdOpenUntil: ended });
+        if (!snapshot && tool !== 'write') {
+          throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; create it with write`);
         }
-        let receipt = await pending;
-        receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input, flushedW, final);
-        return finish(target, tool, receipt, started);
+        const prior = snapshot ? priorText(snapshot, tool, target.shown) : '';
+        const written = withPath(target.shown, () => applyInput(prior, input));
+        await runBefore({ path: target.rel, absolutePath: target.abs, tool, prior: snapshot ? prior : null, written });
+        const receipt = await writeAndFormat({ eng, target, snapshot: snapshot ?? undefined, prior, input, written, ended });
+        return await finish(target, tool, receipt, started);
       } finally {
-        final.release();
+        callEnded();
       }
     });
+  }
+
+  /**
+   * W written (CAS against P), formatted, F written (CAS against W). The formatter works on W in
+   * memory: its request goes to the worker first; while it runs, W is written (W is on disk, or the
+   * edit refused, before F can be written), F's temp file made and the config files checked; F's
+   * bytes are written and flushed while the engine builds the receipt.
+   */
+  async function writeAndFormat(edit: { eng: Engine; target: ResolvedPath; snapshot: FileSnapshot | undefined; prior: string; input: SingleFileInput; written: string; ended: Promise<void> }): Promise<Receipt> {
+    const { eng, target, snapshot, prior, input, written } = edit;
+    const writtenBytes = encoder.encode(written);
+    // W is usually replaced by F moments later: it is flushed in the background, and waited for
+    // only when it stays (a kill leaves P, W or F either way; F is flushed before its rename).
+    let flushedW: Promise<void> | undefined;
+    const writeW = async () => {
+      flushedW = (await writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, syncLater: true, holdOpenUntil: edit.ended, ...(snapshot ? { keep: snapshot } : {}) })).flushed;
+    };
+    const request = { path: target.realRel, prior, input, written };
+    if (isConfigFile(target.realRel)) {
+      await writeW();
+      await refreshConfigIfNeeded(eng, [target.realRel]);
+      return commitFinal(target, await eng.afterEdit(request), written, writtenBytes, snapshot, input, flushedW);
+    }
+    const final = new FinalWrite(target, snapshot, written);
+    try {
+      let pending = eng.afterEdit({ ...request, onFormatted: (outcome) => final.formatted(outcome) });
+      pending.catch(() => undefined);
+      await requestsSent();
+      await writeW();
+      final.stage();
+      if (configWatch.changed(target.realRel)) {
+        // That call used the config as it was: format again with the config now on disk.
+        await pending.catch(() => undefined);
+        await refreshConfig(eng);
+        pending = eng.afterEdit(request);
+      }
+      return await commitFinal(target, await pending, written, writtenBytes, snapshot, input, flushedW, final);
+    } finally {
+      final.release();
+    }
   }
 
   async function finish(target: ResolvedPath, tool: ToolKind, receipt: Receipt, started: number): Promise<Receipt> {
@@ -729,6 +732,14 @@ function withPath<T>(path: string | undefined, run: () => T): T {
     if (path === undefined || error.message.includes(path)) throw error;
     throw new FormatboxError(error.code, `${path}: ${error.message}`, error.details);
   }
+}
+
+/** P as text: UTF-8, or (for a `write` replacing a file that is not UTF-8) its bytes as latin1. */
+function priorText(snapshot: FileSnapshot, tool: 'edit' | 'multiEdit' | 'write', shown: string): string {
+  const decoded = decode(snapshot.bytes);
+  if (decoded !== undefined) return decoded;
+  if (tool !== 'write') throw new FormatboxError('EDIT_NOT_APPLICABLE', `${shown} is not UTF-8 text; edit works on UTF-8 files only (use write to replace it)`);
+  return new TextDecoder('latin1').decode(snapshot.bytes);
 }
 
 function decode(bytes: Uint8Array): string | undefined {
