@@ -373,12 +373,13 @@ function flushLater(fd: number, holdOpenUntil?: Promise<unknown>): Promise<void>
   return done;
 }
 
-/** Closes `fd` in the thread pool once `after` settles (closing the last fd of a replaced file frees it). */
+/**
+ * Closes `fd` in the thread pool once `after` settles and the caller's synchronous work is done
+ * (closing the last fd of a replaced file frees it).
+ */
 function closeAfter(fd: number, after: Promise<unknown>): void {
-  void after.then(
-    () => close(fd, () => undefined),
-    () => close(fd, () => undefined),
-  );
+  const closeLater = () => void setImmediate(() => close(fd, () => undefined));
+  after.then(closeLater, closeLater);
 }
 
 function datasync(fd: number): Promise<void> {

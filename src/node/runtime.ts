@@ -387,11 +387,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    */
   async function writeAndFormat(edit: { eng: Engine; target: ResolvedPath; snapshot: FileSnapshot | undefined; prior: string; input: SingleFileInput; written: string; ended: Promise<void> }): Promise<Receipt> {
     const { eng, target, snapshot, prior, input, written } = edit;
-    const writtenBytes = encoder.encode(written);
+    let writtenBytes!: Uint8Array; // encoded while the formatter runs
     // W is usually replaced by F moments later: it is flushed in the background, and waited for
     // only when it stays (a kill leaves P, W or F either way; F is flushed before its rename).
     let flushedW: Promise<void> | undefined;
     const writeW = async () => {
+      writtenBytes = encoder.encode(written);
       flushedW = (await writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, syncLater: true, holdOpenUntil: edit.ended, ...(snapshot ? { keep: snapshot } : {}) })).flushed;
     };
     const request = { path: target.realRel, prior, input, written };
