@@ -322,9 +322,9 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
       // Compare-and-swap: synchronous from here to the rename.
       try {
         dir.recheck();
-        const current = readAt(dir.at(name), shown);
-        if (!sameBytes(current, expect)) {
-          const what = expect === null ? 'was created by someone else' : current === null ? 'was deleted' : 'was modified';
+        const found = compareAt(dir.at(name), shown, expect);
+        if (found !== 'same') {
+          const what = expect === null ? 'was created by someone else' : found === 'missing' ? 'was deleted' : 'was modified';
           throw new FormatboxError('MODIFIED_SINCE_READ', `${shown} ${what} since it was read; read it again and redo the edit`);
         }
         // rename() replaces a name; it never follows a symlink at the destination.
@@ -413,14 +413,15 @@ export async function flushDirectorySyncs(): Promise<void> {
 }
 
 /**
- * The bytes on disk now, or null when missing; through the pinned directory, never through a
- * symlink (a name that is now a symlink, FIFO or directory counts as "not the file we wrote").
+ * Whether the file holds exactly `expect` now (null: there is no file); through the pinned
+ * directory, never through a symlink (a name that is now a symlink, FIFO or directory counts as
+ * "not the file we wrote").
  */
-export function readCurrentSync(abs: string, shown = abs): Uint8Array | null {
+export function holdsSync(abs: string, shown: string, expect: Uint8Array | null): boolean {
   try {
-    return withPinnedFile(abs, shown, (dir, name) => readAt(dir.at(name), shown));
+    return withPinnedFile(abs, shown, (dir, name) => compareAt(dir.at(name), shown, expect) === 'same');
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return null; // its directory is gone, so is the file
+    if (codeOf(error) === 'ENOENT') return expect === null; // its directory is gone, so is the file
     throw error;
   }
 }
@@ -429,7 +430,7 @@ export function readCurrentSync(abs: string, shown = abs): Uint8Array | null {
 export function removeFileSync(abs: string, shown: string, expect: Uint8Array): boolean {
   try {
     return withPinnedFile(abs, shown, (dir, name) => {
-      if (!sameBytes(readAt(dir.at(name), shown), expect)) return false;
+      if (compareAt(dir.at(name), shown, expect) !== 'same') return false;
       unlinkSync(dir.at(name));
       return true;
     });
@@ -440,19 +441,40 @@ export function removeFileSync(abs: string, shown: string, expect: Uint8Array): 
   }
 }
 
-function readAt(path: string, shown: string): Uint8Array | null {
+/** Compare-and-swap reads land here: the bytes on disk are compared, never kept (each compare is synchronous). */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+const MAX_SCRATCH_BYTES = 1024 * 1024;
+
+/**
+ * Whether the file at `path` (a pinned-directory path, opened without following a symlink) holds
+ * exactly `expect`: 'missing' when there is no file, 'different' when it holds anything else (a
+ * file of another size is not read; one that grew while it was read is not a match).
+ */
+function compareAt(path: string, shown: string, expect: Uint8Array | null): 'same' | 'missing' | 'different' {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return null;
+    if (codeOf(error) === 'ENOENT') return expect === null ? 'same' : 'missing';
     if (codeOf(error) === 'ELOOP') throw swapped(shown, 'it is now a symlink');
     throw error;
   }
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw swapped(shown, `it is now ${kindOf(stats)}`);
-    return readOpenFile(fd, stats.size);
+    if (expect === null || stats.size !== expect.byteLength) return 'different';
+    const want = expect.byteLength + 1; // one byte more: a file that grew meanwhile is no match
+    if (want > scratch.byteLength) {
+      if (want > MAX_SCRATCH_BYTES) return sameBytes(readOpenFile(fd, want), expect) ? 'same' : 'different';
+      scratch = Buffer.allocUnsafeSlow(Math.min(MAX_SCRATCH_BYTES, Math.max(want, 2 * scratch.byteLength)));
+    }
+    let filled = 0;
+    while (filled < want) {
+      const read = readSync(fd, scratch, filled, want - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    return filled === expect.byteLength && scratch.subarray(0, filled).equals(expect) ? 'same' : 'different';
   } finally {
     closeSync(fd);
   }

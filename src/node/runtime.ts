@@ -35,7 +35,7 @@ import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPa
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { createConfigWatch } from './config-watch.js';
-import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, sameBytes, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
+import { flushDirectorySyncs, holdsSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
 import { PathLocks } from './lock.js';
 import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
 import { loadDprintConfigs } from '../config/dprint.js';
@@ -342,7 +342,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (!(await staged?.commit(receipt.content, writtenBytes))) {
           await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.shown, ...(keep ? { keep } : {}) });
         }
-      } else if (!sameBytes(readCurrentSync(target.abs, target.shown), writtenBytes)) {
+      } else if (!holdsSync(target.abs, target.shown, writtenBytes)) {
         throw new FormatboxError('MODIFIED_SINCE_READ', `${target.shown} changed while it was being formatted`);
       } else {
         await writtenFlushed; // W is the final file: durable before the receipt says so
