@@ -57,7 +57,13 @@ export interface FormatRequest {
 }
 
 /** `afterEdit`'s request: P, the tool input, and W when the caller already applied it (see src/reconcile). */
-export type AfterEditRequest = ReconcileAfterEditRequest;
+export type AfterEditRequest = ReconcileAfterEditRequest & {
+  /**
+   * Called with each formatter outcome as soon as it is known, before the receipt is built, so a
+   * host can start writing the final bytes meanwhile. Must not throw (a throw is ignored).
+   */
+  onFormatted?: (outcome: FormatOutcome) => void;
+};
 
 export interface Engine {
   format(request: FormatRequest): Promise<FormatOutcome>;
@@ -263,7 +269,10 @@ export function createEngine(options: EngineOptions): Engine {
     afterEdit: ((request: AfterEditRequest) =>
       reconcileAfterEdit(
         {
-          format: (path: string, text: string, range?: Utf16Range) => format({ path, text, ...(range ? { range } : {}) }),
+          format: (path: string, text: string, range?: Utf16Range) => {
+            const outcome = format({ path, text, ...(range ? { range } : {}) });
+            return request.onFormatted ? outcome.then((result) => tellFormatted(request.onFormatted!, result)) : outcome;
+          },
           limits,
           report: request.report ?? user.report,
           scope: request.scope ?? user.scope,
@@ -380,6 +389,15 @@ function remember<T>(map: Map<string, T>, key: string, value: T): void {
   map.delete(key);
   map.set(key, value);
   if (map.size > 64) map.delete(map.keys().next().value as string);
+}
+
+function tellFormatted(onFormatted: (outcome: FormatOutcome) => void, outcome: FormatOutcome): FormatOutcome {
+  try {
+    onFormatted(outcome);
+  } catch {
+    // the host's hook; the receipt does not depend on it
+  }
+  return outcome;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -17,8 +17,10 @@ export function maxOutputBytes(inputBytes: number): number {
 
 /** Why `output` is refused as a formatting of `input`, or undefined when it is within the cap. */
 export function outputOverCap(input: string, output: string): string | undefined {
-  // A UTF-16 code unit is 1 to 3 UTF-8 bytes: most outputs need no exact count.
+  // A UTF-16 code unit is 1 to 3 UTF-8 bytes: most outputs need no exact count, of either text
+  // (the input has at least input.length bytes, so its cap is at least that length's cap).
   if (output.length <= input.length) return undefined;
+  if (output.length * 3 <= maxOutputBytes(input.length)) return undefined;
   const inputBytes = utf8ByteLength(input);
   const cap = maxOutputBytes(inputBytes);
   if (output.length * 3 <= cap) return undefined;

@@ -7,8 +7,7 @@
  * Another process can still write in the few microseconds between the check and the rename;
  * closing that gap needs renameat2(RENAME_EXCHANGE), which Node does not expose.
  */
-import { closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { close, closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
@@ -77,6 +76,8 @@ function resolveInsideOnce(rootReal: string, path: string): ResolvedPath {
   }
   const rel = toPosix(relative(rootReal, lexical));
   if (rel === '') throw refused(path, 'it is the project root, a directory');
+  const plain = resolvePlain(rootReal, lexical, rel);
+  if (plain) return plain;
 
   let stats: Stats | undefined;
   try {
@@ -124,12 +125,40 @@ function resolveInsideOnce(rootReal: string, path: string): ResolvedPath {
   return { rel, abs, realRel: toPosix(relative(rootReal, abs)), shown: shownPath(rel) };
 }
 
+/**
+ * The common case in one `lstat` per component below the root: every directory on the way is a
+ * real directory and the file a regular file, none a symlink, so the real path is the lexical one
+ * (the root is real: resolved once, and every file operation checks again, through the pinned
+ * directory, that the directory is exactly where it was resolved). Undefined for anything else
+ * (a symlink, a missing component, another kind of file), which the full resolution handles.
+ */
+function resolvePlain(rootReal: string, lexical: string, rel: string): ResolvedPath | undefined {
+  const names = relative(rootReal, lexical).split(sep);
+  let current = rootReal;
+  for (const [index, name] of names.entries()) {
+    current = join(current, name);
+    let stats: Stats | undefined;
+    try {
+      stats = lstatSync(current, { throwIfNoEntry: false });
+    } catch {
+      return undefined; // ENOTDIR, EACCES, …: the full resolution says which
+    }
+    if (!stats || !(index === names.length - 1 ? stats.isFile() : stats.isDirectory())) return undefined;
+  }
+  return { rel, abs: lexical, realRel: rel, shown: shownPath(rel) };
+}
+
 export interface ReadOptions {
   /**
    * Refuse a file with more than one hard link (untrusted mode): another name of it may be a file
    * outside the project, whose content would then end up in the receipt.
    */
   refuseHardLinks?: boolean;
+  /**
+   * Keep the file open until this settles (then close it in the thread pool): the write that
+   * replaces it then does not have to free it inside its rename (see WriteOptions.holdOpenUntil).
+   */
+  holdOpenUntil?: Promise<unknown>;
 }
 
 /**
@@ -149,18 +178,21 @@ export async function readSnapshot(abs: string, shown: string, options: ReadOpti
     if (codeOf(error) === 'EISDIR') throw refused(shown, 'it is a directory, not a regular file');
     throw new FormatboxError('PATH_REFUSED', `cannot read ${shown}: ${describeErrno(error)}`);
   }
+  let snapshot: FileSnapshot;
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw refused(shown, `it is ${kindOf(stats)}, not a regular file`);
     if (options.refuseHardLinks && stats.nlink > 1) throw hardLinkRefusal(shown, stats.nlink);
-    const bytes = readFileSync(fd);
-    return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
+    const bytes = readOpenFile(fd, stats.size);
+    snapshot = { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
   } catch (error) {
+    closeSync(fd);
     if (error instanceof FormatboxError) throw error;
     throw new FormatboxError('PATH_REFUSED', `cannot read ${shown}: ${describeErrno(error)}`);
-  } finally {
-    closeSync(fd);
   }
+  if (options.holdOpenUntil) closeAfter(fd, options.holdOpenUntil);
+  else closeSync(fd);
+  return snapshot;
 }
 
 /** Untrusted mode's answer to a file with several hard links (see README, "Untrusted repositories"). */
@@ -186,6 +218,12 @@ export interface WriteOptions {
    * bytes (the page cache outlives it); whoever keeps W as the final bytes awaits `flushed`.
    */
   syncLater?: boolean;
+  /**
+   * With `syncLater`: the file's fd stays open until this settles too (e.g. until F has replaced
+   * W). Renaming over a file whose last fd is closed frees it inside the rename; with an fd still
+   * open that work moves to the fd's close, which runs in the thread pool, after the caller's.
+   */
+  holdOpenUntil?: Promise<unknown>;
 }
 
 /** `flushed`: the new bytes are on disk (at once, unless `syncLater`). */
@@ -201,87 +239,147 @@ export interface WriteDone {
  * and the original is untouched.
  */
 export async function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
-  // The directory is pinned (opened without following symlinks) for the whole write: the temp
-  // file, the compare-and-swap read and the rename all happen in exactly that directory.
-  let dir: PinnedDir;
+  const staged = stageWrite(abs, { shown: options.shown, create: options.expect === null, ...(options.keep ? { keep: options.keep } : {}) });
   try {
-    dir = openPinnedDir(dirname(abs), options.shown, options.expect === null);
-  } catch (error) {
-    if (error instanceof FormatboxError) throw error;
-    if (codeOf(error) === 'ENOENT' && options.expect !== null) {
-      throw new FormatboxError('MODIFIED_SINCE_READ', `${options.shown} was deleted since it was read (its directory is gone); read it again and redo the edit`);
-    }
-    throw new FormatboxError('WRITE_FAILED', `cannot open the directory of ${options.shown}: ${describeErrno(error)}`, { errno: codeOf(error) });
-  }
-  let done: WriteDone;
-  try {
-    done = await writePinned(dir, basename(abs), bytes, options);
+    await staged.fill(bytes, { syncLater: options.syncLater === true });
+    options.beforeSwap?.();
+    return staged.commit(options.expect, options.holdOpenUntil);
   } finally {
-    dir.close();
+    staged.release();
   }
-  syncDirectoryLater(dirname(abs));
-  return done;
 }
 
-/** Settles when the new bytes are renamed into place; its `flushed` when they are on disk. */
-async function writePinned(dir: PinnedDir, name: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
+export interface StageOptions {
+  shown: string;
+  /** Mode and owner to keep (from the snapshot of the file being replaced). */
+  keep?: Pick<FileSnapshot, 'mode' | 'uid' | 'gid'>;
+  /** Create missing directories (a new file). */
+  create?: boolean;
+}
+
+/**
+ * An atomic write in two halves, so the first can be done ahead of the bytes (while the formatter
+ * runs): `stageWrite` pins the directory (opened without following symlinks, held until `release`)
+ * and creates the temp file; `fill` writes the bytes and flushes them; `commit` is the
+ * compare-and-swap and the rename, synchronous from the check to the rename. `release` removes the
+ * temp file unless it was committed, and must always be called.
+ */
+export interface StagedWrite {
+  /** Writes the bytes and flushes them (fdatasync in the thread pool), unless `syncLater`. Once. */
+  fill(bytes: Uint8Array, options?: { syncLater?: boolean }): Promise<void>;
+  /**
+   * The directory is checked to be where it was, the disk against `expect` (MODIFIED_SINCE_READ
+   * when it differs), then the rename; the directory is fsync'ed in the background.
+   */
+  commit(expect: Uint8Array | null, holdOpenUntil?: Promise<unknown>): WriteDone;
+  release(): void;
+}
+
+export function stageWrite(abs: string, options: StageOptions): StagedWrite {
+  const { shown } = options;
+  let dir: PinnedDir;
+  try {
+    dir = openPinnedDir(dirname(abs), shown, options.create === true);
+  } catch (error) {
+    if (error instanceof FormatboxError) throw error;
+    if (codeOf(error) === 'ENOENT' && options.create !== true) {
+      throw new FormatboxError('MODIFIED_SINCE_READ', `${shown} was deleted since it was read (its directory is gone); read it again and redo the edit`);
+    }
+    throw new FormatboxError('WRITE_FAILED', `cannot open the directory of ${shown}: ${describeErrno(error)}`, { errno: codeOf(error) });
+  }
+  const name = basename(abs);
   const temp = dir.at(tempNameFor(name));
   let fd: number | undefined;
   try {
     // Small synchronous calls (page cache); only the flush to disk goes to the thread pool.
-    const mode = options.keep?.mode ?? 0o666;
-    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-    let written = 0;
-    while (written < bytes.byteLength) written += writeSync(fd, bytes, written, bytes.byteLength - written);
-    if (options.keep) {
-      const st = fstatSync(fd);
-      if ((st.mode & 0o7777) !== options.keep.mode) fchmodSync(fd, options.keep.mode);
-      if ((st.uid !== options.keep.uid || st.gid !== options.keep.gid) && process.getuid?.() === 0) {
-        fchownSync(fd, options.keep.uid, options.keep.gid);
+    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, options.keep?.mode ?? 0o666);
+    if (options.keep) keepModeAndOwner(fd, options.keep);
+  } catch (error) {
+    if (fd !== undefined) closeQuietly(fd);
+    unlinkQuietly(temp);
+    dir.close();
+    throw writeFailed(shown, error);
+  }
+  const file = fd;
+  let flushed = false;
+  let state: 'staged' | 'committed' | 'released' = 'staged';
+  return {
+    async fill(bytes, fillOptions = {}) {
+      try {
+        let written = 0;
+        while (written < bytes.byteLength) written += writeSync(file, bytes, written, bytes.byteLength - written);
+        // fdatasync: the data and the size reach the disk before the rename makes them visible.
+        if (!fillOptions.syncLater) {
+          await datasync(file);
+          flushed = true;
+        }
+      } catch (error) {
+        throw writeFailed(shown, error);
       }
-    }
-    // fdatasync: the data and the size reach the disk before the rename makes them visible.
-    if (!options.syncLater) {
-      await datasync(fd);
-      closeSync(fd);
-      fd = undefined;
-    }
-  } catch (error) {
-    if (fd !== undefined) closeQuietly(fd);
-    unlinkQuietly(temp);
-    throw new FormatboxError('WRITE_FAILED', `cannot write ${options.shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
-  }
-
-  options.beforeSwap?.();
-  // Compare-and-swap: synchronous from here to the rename.
-  try {
-    const current = readAt(dir.at(name), options.shown);
-    if (!sameBytes(current, options.expect)) {
-      const what = options.expect === null ? 'was created by someone else' : current === null ? 'was deleted' : 'was modified';
-      throw new FormatboxError('MODIFIED_SINCE_READ', `${options.shown} ${what} since it was read; read it again and redo the edit`);
-    }
-    // rename() replaces a name; it never follows a symlink at the destination.
-    renameSync(temp, dir.at(name));
-  } catch (error) {
-    if (fd !== undefined) closeQuietly(fd);
-    unlinkQuietly(temp);
-    if (error instanceof FormatboxError) throw error;
-    throw new FormatboxError('WRITE_FAILED', `cannot replace ${options.shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
-  }
-  // Wrapped in an object: returned bare, an async function would wait for the flush.
-  return { flushed: fd === undefined ? Promise.resolve() : flushLater(fd) };
+    },
+    commit(expect, holdOpenUntil) {
+      if (state !== 'staged') throw new Error('stageWrite: commit after commit or release');
+      // Compare-and-swap: synchronous from here to the rename.
+      try {
+        dir.recheck();
+        const found = compareAt(dir.at(name), shown, expect);
+        if (found !== 'same') {
+          const what = expect === null ? 'was created by someone else' : found === 'missing' ? 'was deleted' : 'was modified';
+          throw new FormatboxError('MODIFIED_SINCE_READ', `${shown} ${what} since it was read; read it again and redo the edit`);
+        }
+        // rename() replaces a name; it never follows a symlink at the destination.
+        renameSync(temp, dir.at(name));
+      } catch (error) {
+        if (error instanceof FormatboxError) throw error;
+        throw new FormatboxError('WRITE_FAILED', `cannot replace ${shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
+      }
+      state = 'committed';
+      // Wrapped in an object: returned bare, an async caller would wait for the flush.
+      const done = { flushed: flushed ? (closeSync(file), Promise.resolve()) : flushLater(file, holdOpenUntil) };
+      syncDirectoryLater(dir);
+      return done;
+    },
+    release() {
+      if (state === 'staged') {
+        closeQuietly(file);
+        unlinkQuietly(temp);
+        dir.close();
+      }
+      state = 'released';
+    },
+  };
 }
 
-/** fdatasync of a renamed file in the background; `flushDirectorySyncs` waits for it too. */
-function flushLater(fd: number): Promise<void> {
+function keepModeAndOwner(fd: number, keep: Pick<FileSnapshot, 'mode' | 'uid' | 'gid'>): void {
+  const st = fstatSync(fd);
+  if ((st.mode & 0o7777) !== keep.mode) fchmodSync(fd, keep.mode);
+  if ((st.uid !== keep.uid || st.gid !== keep.gid) && process.getuid?.() === 0) fchownSync(fd, keep.uid, keep.gid);
+}
+
+function writeFailed(shown: string, error: unknown): FormatboxError {
+  return new FormatboxError('WRITE_FAILED', `cannot write ${shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
+}
+
+/**
+ * fdatasync of a renamed file in the background; `flushDirectorySyncs` waits for it too. The fd is
+ * closed (in the thread pool) once that is done and `holdOpenUntil` settled.
+ */
+function flushLater(fd: number, holdOpenUntil?: Promise<unknown>): Promise<void> {
   const done: Promise<void> = datasync(fd)
     .catch(() => undefined) // as for directories: the rename stands; nothing better to do
-    .finally(() => {
-      closeQuietly(fd);
-      pendingDirectorySyncs.delete(done);
-    });
+    .finally(() => pendingDirectorySyncs.delete(done));
   pendingDirectorySyncs.add(done);
+  closeAfter(fd, Promise.allSettled([done, holdOpenUntil]));
   return done;
+}
+
+/**
+ * Closes `fd` in the thread pool once `after` settles and the caller's synchronous work is done
+ * (closing the last fd of a replaced file frees it).
+ */
+function closeAfter(fd: number, after: Promise<unknown>): void {
+  const closeLater = () => void setImmediate(() => close(fd, () => undefined));
+  after.then(closeLater, closeLater);
 }
 
 function datasync(fd: number): Promise<void> {
@@ -298,19 +396,14 @@ function closeQuietly(fd: number): void {
 
 const pendingDirectorySyncs = new Set<Promise<void>>();
 
-/** Makes the rename durable without holding up the caller. */
-function syncDirectoryLater(dir: string): void {
-  const done: Promise<void> = (async () => {
-    let handle: FileHandle | undefined;
-    try {
-      handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-      await handle.sync();
-    } catch {
-      // Some file systems refuse fsync on directories; the rename itself is already atomic.
-    } finally {
-      await handle?.close().catch(() => undefined);
-    }
-  })().finally(() => pendingDirectorySyncs.delete(done));
+/**
+ * Makes the rename durable without holding up the caller: fsync of the pinned directory, which it
+ * then closes, sent to the thread pool once the caller's synchronous work is done.
+ */
+function syncDirectoryLater(dir: PinnedDir): void {
+  const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => dir.syncAndClose())
+    .finally(() => pendingDirectorySyncs.delete(done));
   pendingDirectorySyncs.add(done);
 }
 
@@ -320,14 +413,15 @@ export async function flushDirectorySyncs(): Promise<void> {
 }
 
 /**
- * The bytes on disk now, or null when missing; through the pinned directory, never through a
- * symlink (a name that is now a symlink, FIFO or directory counts as "not the file we wrote").
+ * Whether the file holds exactly `expect` now (null: there is no file); through the pinned
+ * directory, never through a symlink (a name that is now a symlink, FIFO or directory counts as
+ * "not the file we wrote").
  */
-export function readCurrentSync(abs: string, shown = abs): Uint8Array | null {
+export function holdsSync(abs: string, shown: string, expect: Uint8Array | null): boolean {
   try {
-    return withPinnedFile(abs, shown, (dir, name) => readAt(dir.at(name), shown));
+    return withPinnedFile(abs, shown, (dir, name) => compareAt(dir.at(name), shown, expect) === 'same');
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return null; // its directory is gone, so is the file
+    if (codeOf(error) === 'ENOENT') return expect === null; // its directory is gone, so is the file
     throw error;
   }
 }
@@ -336,7 +430,7 @@ export function readCurrentSync(abs: string, shown = abs): Uint8Array | null {
 export function removeFileSync(abs: string, shown: string, expect: Uint8Array): boolean {
   try {
     return withPinnedFile(abs, shown, (dir, name) => {
-      if (!sameBytes(readAt(dir.at(name), shown), expect)) return false;
+      if (compareAt(dir.at(name), shown, expect) !== 'same') return false;
       unlinkSync(dir.at(name));
       return true;
     });
@@ -347,22 +441,59 @@ export function removeFileSync(abs: string, shown: string, expect: Uint8Array): 
   }
 }
 
-function readAt(path: string, shown: string): Uint8Array | null {
+/** Compare-and-swap reads land here: the bytes on disk are compared, never kept (each compare is synchronous). */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+const MAX_SCRATCH_BYTES = 1024 * 1024;
+
+/**
+ * Whether the file at `path` (a pinned-directory path, opened without following a symlink) holds
+ * exactly `expect`: 'missing' when there is no file, 'different' when it holds anything else (a
+ * file of another size is not read; one that grew while it was read is not a match).
+ */
+function compareAt(path: string, shown: string, expect: Uint8Array | null): 'same' | 'missing' | 'different' {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return null;
+    if (codeOf(error) === 'ENOENT') return expect === null ? 'same' : 'missing';
     if (codeOf(error) === 'ELOOP') throw swapped(shown, 'it is now a symlink');
     throw error;
   }
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw swapped(shown, `it is now ${kindOf(stats)}`);
-    return readFileSync(fd);
+    if (expect === null || stats.size !== expect.byteLength) return 'different';
+    const want = expect.byteLength + 1; // one byte more: a file that grew meanwhile is no match
+    if (want > scratch.byteLength) {
+      if (want > MAX_SCRATCH_BYTES) return sameBytes(readOpenFile(fd, want), expect) ? 'same' : 'different';
+      scratch = Buffer.allocUnsafeSlow(Math.min(MAX_SCRATCH_BYTES, Math.max(want, 2 * scratch.byteLength)));
+    }
+    let filled = 0;
+    while (filled < want) {
+      const read = readSync(fd, scratch, filled, want - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    return filled === expect.byteLength && scratch.subarray(0, filled).equals(expect) ? 'same' : 'different';
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The bytes of an open regular file whose size was just taken from `fstat`: what `readFileSync(fd)`
+ * reads (up to that size, less if it shrank), without a second `fstat`.
+ */
+function readOpenFile(fd: number, size: number): Buffer {
+  if (size === 0) return readFileSync(fd); // empty, or a size the file system does not report
+  const buffer = Buffer.allocUnsafeSlow(size); // its own ArrayBuffer, as readFileSync gives
+  let filled = 0;
+  while (filled < size) {
+    const read = readSync(fd, buffer, filled, size - filled, null);
+    if (read === 0) break;
+    filled += read;
+  }
+  return filled === size ? buffer : buffer.subarray(0, filled);
 }
 
 export function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {

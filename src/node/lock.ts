@@ -5,12 +5,14 @@
 export class PathLocks {
   private readonly tails = new Map<string, Promise<void>>();
 
-  async with<T>(paths: readonly string[], run: () => Promise<T>): Promise<T> {
+  /** `run` is told whether it had to wait for another call's lock (false: every path was free). */
+  async with<T>(paths: readonly string[], run: (waited: boolean) => Promise<T>): Promise<T> {
     const unique = [...new Set(paths)].sort();
     const releases: Array<() => void> = [];
+    const waited = unique.some((path) => this.tails.has(path));
     try {
       for (const path of unique) releases.push(await this.acquire(path));
-      return await run();
+      return await run(waited);
     } finally {
       for (const release of releases.reverse()) release();
     }

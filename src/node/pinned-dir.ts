@@ -12,7 +12,8 @@
  * the last component. Where `/proc/self/fd` is missing (not Linux), the walk falls
  * back to plain paths with a realpath check before each operation (a narrower race remains there).
  */
-import { closeSync, constants, existsSync, mkdirSync, openSync, readlinkSync, realpathSync } from 'node:fs';
+import { closeSync, constants, existsSync, fsync, mkdirSync, openSync, readlinkSync, realpathSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
 
@@ -29,6 +30,13 @@ export interface PinnedDir {
   readonly dir: string;
   /** `at('')` is the directory itself. */
   at(name: string): string;
+  /**
+   * For a handle held across an await: throws PATH_REFUSED when the directory is no longer at `dir`
+   * (moved, or a component on its path replaced), the check `openPinnedDir` made when it opened it.
+   */
+  recheck(): void;
+  /** fsync of the directory (its renames made durable) in the thread pool, then closed. Replaces `close`. */
+  syncAndClose(): Promise<void>;
   close(): void;
 }
 
@@ -40,9 +48,9 @@ export interface PinnedDir {
 export function openPinnedDir(dir: string, shown: string, create = false): PinnedDir {
   if (!useProc()) return fallbackDir(dir, shown, create);
   const direct = openChecked(dir, shown);
-  if (direct !== undefined) return pinned(dir, direct);
+  if (direct !== undefined) return pinned(dir, shown, direct);
   if (!create) throw Object.assign(new Error(`ENOENT: no such directory, open '${dir}'`), { code: 'ENOENT' });
-  return pinned(dir, openByComponents(dir, shown, create));
+  return pinned(dir, shown, openByComponents(dir, shown, create));
 }
 
 /**
@@ -110,16 +118,33 @@ function openByComponents(dir: string, shown: string, create: boolean): number {
   return fd;
 }
 
-function pinned(dir: string, held: number): PinnedDir {
+function pinned(dir: string, shown: string, held: number): PinnedDir {
   let open = true;
+  const close = () => {
+    if (open) closeSync(held);
+    open = false;
+  };
   return {
     dir,
     at: (name) => (name === '' ? `${PROC_FD}/${held}` : `${PROC_FD}/${held}/${name}`),
-    close() {
-      if (open) closeSync(held);
-      open = false;
+    recheck() {
+      if (readlinkSync(`${PROC_FD}/${held}`) !== dir) throw swapped(shown, 'its directory was moved or replaced while the call ran');
     },
+    syncAndClose() {
+      open = false; // the fd is the sync's now
+      return new Promise((resolve) => fsync(held, () => closeQuietly(held, resolve)));
+    },
+    close,
   };
+}
+
+function closeQuietly(fd: number, then: () => void): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+  then();
 }
 
 /** Runs `fn` with the file's directory pinned; `name` is the file's base name. */
@@ -154,6 +179,18 @@ function fallbackDir(dir: string, shown: string, create: boolean): PinnedDir {
     at: (name) => {
       check();
       return name === '' ? dir : join(dir, name);
+    },
+    recheck: check,
+    async syncAndClose() {
+      let handle: FileHandle | undefined;
+      try {
+        handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+        await handle.sync();
+      } catch {
+        // Some file systems refuse fsync on directories; the rename itself is already atomic.
+      } finally {
+        await handle?.close().catch(() => undefined);
+      }
     },
     close() {},
   };

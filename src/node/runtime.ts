@@ -16,6 +16,7 @@ import { LANGUAGE_BY_EXTENSION } from '../core/languages.js';
 import type {
   ApplyPatchInput,
   EditInput,
+  FormatOutcome,
   FormatterAdapter,
   FormatterChoice,
   FormatterInfo,
@@ -34,7 +35,7 @@ import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPa
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { createConfigWatch } from './config-watch.js';
-import { flushDirectorySyncs, readCurrentSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, sameBytes, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath } from './fs.js';
+import { flushDirectorySyncs, holdsSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
 import { PathLocks } from './lock.js';
 import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
 import { loadDprintConfigs } from '../config/dprint.js';
@@ -287,13 +288,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   /**
-   * Takes the locks of `paths` and resolves them again under the locks: a directory swapped for a
-   * symlink while the call waited is caught here (and, after this, by the pinned-directory file
-   * operations of fs.ts, which never follow a symlink).
+   * Takes the locks of `paths` and, when the call had to wait for them, resolves them again under
+   * the locks: a directory swapped for a symlink while the call waited is caught here (and, after
+   * this, by the pinned-directory file operations of fs.ts, which never follow a symlink). A call
+   * that found its locks free goes on at once, with the paths it resolved microseconds before.
    */
   async function withResolved<T>(paths: readonly string[], run: (targets: ResolvedPath[]) => Promise<T>): Promise<T> {
     const before = paths.map(resolve);
-    return locks.with(before.map((t) => t.abs), async () => {
+    return locks.with(before.map((t) => t.abs), async (waited) => {
+      if (!waited) return run(before);
       const now = paths.map((path) => resolveInside(rootReal, path));
       now.forEach((target, index) => {
         if (target.abs !== before[index]!.abs) throw swapped(target.shown, 'it resolved to another file while the call waited for its lock');
@@ -311,6 +314,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
     if (!paths.some(isConfigFile) && (options.watchConfig === false || !paths.some((path) => configWatch.changed(path)))) return;
+    await refreshConfig(eng);
+  }
+
+  async function refreshConfig(eng: Engine): Promise<void> {
     const discovered = await discoverProjectFiles(rootReal);
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;
@@ -340,11 +347,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * W is on disk and the engine produced F (`receipt.content`). Writes F when the disk still holds
    * W; otherwise the formatted bytes are dropped and the receipt says `concurrent modification`.
    */
-  async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput, writtenFlushed?: Promise<void>): Promise<Receipt> {
+  async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput, writtenFlushed?: Promise<void>, staged?: FinalWrite): Promise<Receipt> {
     try {
       if (receipt.content !== written) {
-        await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.shown, ...(keep ? { keep } : {}) });
-      } else if (!sameBytes(readCurrentSync(target.abs, target.shown), writtenBytes)) {
+        if (!(await staged?.commit(receipt.content, writtenBytes))) {
+          await writeAtomic(target.abs, encoder.encode(receipt.content), { expect: writtenBytes, shown: target.shown, ...(keep ? { keep } : {}) });
+        }
+      } else if (!holdsSync(target.abs, target.shown, writtenBytes)) {
         throw new FormatboxError('MODIFIED_SINCE_READ', `${target.shown} changed while it was being formatted`);
       } else {
         await writtenFlushed; // W is the final file: durable before the receipt says so
@@ -361,47 +370,70 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const eng = await engine();
     return withResolved([path], async ([target]) => {
       if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
-      const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
-      if (!snapshot && tool !== 'write') {
-        throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; create it with write`);
-      }
-      let prior = '';
-      if (snapshot) {
-        const decoded = decode(snapshot.bytes);
-        if (decoded === undefined) {
-          if (tool !== 'write') throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text; edit works on UTF-8 files only (use write to replace it)`);
-          prior = new TextDecoder('latin1').decode(snapshot.bytes);
-        } else {
-          prior = decoded;
+      // P's and W's fds stay open until the call ends, so the renames of W over P and of F over W
+      // do not have to free the file they replace (that happens at the close, in the thread pool).
+      let callEnded!: () => void;
+      const ended = new Promise<void>((resolve) => (callEnded = resolve));
+      try {
+        const snapshot = await readSnapshot(target.abs, target.shown, { ...readOptions, holdOpenUntil: ended });
+        if (!snapshot && tool !== 'write') {
+          throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; create it with write`);
         }
+        const prior = snapshot ? priorText(snapshot, tool, target.shown) : '';
+        const written = withPath(target.shown, () => applyInput(prior, input));
+        await runBefore({ path: target.rel, absolutePath: target.abs, tool, prior: snapshot ? prior : null, written });
+        const receipt = await writeAndFormat({ eng, target, snapshot: snapshot ?? undefined, prior, input, written, ended });
+        return await finish(target, tool, receipt, started);
+      } finally {
+        callEnded();
       }
-      const written = withPath(target.shown, () => applyInput(prior, input));
-      await runBefore({ path: target.rel, absolutePath: target.abs, tool, prior: snapshot ? prior : null, written });
-      const writtenBytes = encoder.encode(written);
-      // W is usually replaced by F moments later: it is flushed in the background, and waited for
-      // only when it stays (a kill leaves P, W or F either way; F is flushed before its rename).
-      let flushedW: Promise<void> | undefined;
-      const writeW = async () => {
-        flushedW = (await writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, syncLater: true, ...(snapshot ? { keep: snapshot } : {}) })).flushed;
-      };
-      let pending: Promise<Receipt>;
-      if (isConfigFile(target.realRel)) {
-        await writeW();
-        await refreshConfigIfNeeded(eng, [target.realRel]);
-        pending = eng.afterEdit({ path: target.realRel, prior, input, written });
-      } else {
-        await refreshConfigIfNeeded(eng, [target.realRel]);
-        // The formatter works on W in memory: start it, and write W to disk while it runs.
-        // W is on disk (or the edit refused) before F can be written.
-        pending = eng.afterEdit({ path: target.realRel, prior, input, written });
-        pending.catch(() => undefined);
-        await writeW();
-      }
-      let receipt = await pending;
-      receipt = await commitFinal(target, receipt, written, writtenBytes, snapshot ?? undefined, input, flushedW);
-      receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool, receipt });
-      return { ...receipt, ms: elapsed(started) };
     });
+  }
+
+  /**
+   * W written (CAS against P), formatted, F written (CAS against W). The formatter works on W in
+   * memory: its request goes to the worker first; while it runs, W is written (W is on disk, or the
+   * edit refused, before F can be written), F's temp file made and the config files checked; F's
+   * bytes are written and flushed while the engine builds the receipt.
+   */
+  async function writeAndFormat(edit: { eng: Engine; target: ResolvedPath; snapshot: FileSnapshot | undefined; prior: string; input: SingleFileInput; written: string; ended: Promise<void> }): Promise<Receipt> {
+    const { eng, target, snapshot, prior, input, written } = edit;
+    let writtenBytes!: Uint8Array; // encoded while the formatter runs
+    // W is usually replaced by F moments later: it is flushed in the background, and waited for
+    // only when it stays (a kill leaves P, W or F either way; F is flushed before its rename).
+    let flushedW: Promise<void> | undefined;
+    const writeW = async () => {
+      writtenBytes = encoder.encode(written);
+      flushedW = (await writeAtomic(target.abs, writtenBytes, { expect: snapshot?.bytes ?? null, shown: target.shown, syncLater: true, holdOpenUntil: edit.ended, ...(snapshot ? { keep: snapshot } : {}) })).flushed;
+    };
+    const request = { path: target.realRel, prior, input, written };
+    if (isConfigFile(target.realRel)) {
+      await writeW();
+      await refreshConfigIfNeeded(eng, [target.realRel]);
+      return commitFinal(target, await eng.afterEdit(request), written, writtenBytes, snapshot, input, flushedW);
+    }
+    const final = new FinalWrite(target, snapshot, written);
+    try {
+      let pending = eng.afterEdit({ ...request, onFormatted: (outcome) => final.formatted(outcome) });
+      pending.catch(() => undefined);
+      await requestsSent();
+      await writeW();
+      final.stage();
+      if (options.watchConfig !== false && configWatch.changed(target.realRel)) {
+        // That call used the config as it was: format again with the config now on disk.
+        await pending.catch(() => undefined);
+        await refreshConfig(eng);
+        pending = eng.afterEdit(request);
+      }
+      return await commitFinal(target, await pending, written, writtenBytes, snapshot, input, flushedW, final);
+    } finally {
+      final.release();
+    }
+  }
+
+  async function finish(target: ResolvedPath, tool: ToolKind, receipt: Receipt, started: number): Promise<Receipt> {
+    receipt = await runAfter({ path: target.rel, absolutePath: target.abs, tool, receipt });
+    return { ...receipt, ms: elapsed(started) };
   }
 
   async function applyPatch(request: ApplyPatchInput): Promise<PatchReceipt> {
@@ -639,6 +671,66 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
 // ---------------------------------------------------------------------------
 
+/**
+ * F's write, started before the receipt is ready: its temp file is made while the formatter runs
+ * (`stage`, once W is on disk), its bytes written and flushed as soon as the formatter's output is
+ * known (`formatted`), and the compare-and-swap and rename done once the receipt is built (`commit`).
+ */
+class FinalWrite {
+  private staged: StagedWrite | undefined;
+  private filled: { content: string; done: Promise<void> } | undefined;
+  private pendingContent: string | undefined;
+  /** The formatter's outcome is in (a file with no formatter gets it at once: nothing to stage). */
+  private settled = false;
+
+  constructor(
+    private readonly target: ResolvedPath,
+    private readonly keep: FileSnapshot | undefined,
+    private readonly written: string,
+  ) {}
+
+  /** W is on disk: make F's temp file. A failure here is left to the ordinary write of F. */
+  stage(): void {
+    if (this.settled && this.pendingContent === undefined) return;
+    try {
+      this.staged = stageWrite(this.target.abs, { shown: this.target.shown, ...(this.keep ? { keep: this.keep } : {}) });
+    } catch {
+      return;
+    }
+    if (this.pendingContent !== undefined) this.fill(this.pendingContent);
+  }
+
+  formatted(outcome: FormatOutcome): void {
+    this.settled = true;
+    if (outcome.status !== 'formatted' || outcome.content === this.written || this.filled) return;
+    if (this.staged) this.fill(outcome.content);
+    else this.pendingContent = outcome.content;
+  }
+
+  /** True when F (`content`) was written through the staged file; false when it was not staged. */
+  async commit(content: string, expect: Uint8Array): Promise<boolean> {
+    if (!this.staged || this.filled?.content !== content) return false;
+    await this.filled.done;
+    this.staged.commit(expect);
+    return true;
+  }
+
+  release(): void {
+    this.staged?.release();
+  }
+
+  private fill(content: string): void {
+    const done = this.staged!.fill(encoder.encode(content));
+    done.catch(() => undefined); // awaited by commit
+    this.filled = { content, done };
+  }
+}
+
+/** Settles once the requests started so far (a formatter call) have been sent: after the pending microtasks. */
+function requestsSent(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 function isConfigFile(path: string): boolean {
   return CONFIG_NAMES.has(path.slice(path.lastIndexOf('/') + 1));
 }
@@ -652,6 +744,14 @@ function withPath<T>(path: string | undefined, run: () => T): T {
     if (path === undefined || error.message.includes(path)) throw error;
     throw new FormatboxError(error.code, `${path}: ${error.message}`, error.details);
   }
+}
+
+/** P as text: UTF-8, or (for a `write` replacing a file that is not UTF-8) its bytes as latin1. */
+function priorText(snapshot: FileSnapshot, tool: 'edit' | 'multiEdit' | 'write', shown: string): string {
+  const decoded = decode(snapshot.bytes);
+  if (decoded !== undefined) return decoded;
+  if (tool !== 'write') throw new FormatboxError('EDIT_NOT_APPLICABLE', `${shown} is not UTF-8 text; edit works on UTF-8 files only (use write to replace it)`);
+  return new TextDecoder('latin1').decode(snapshot.bytes);
 }
 
 function decode(bytes: Uint8Array): string | undefined {

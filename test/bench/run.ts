@@ -27,7 +27,7 @@ interface Bench {
 }
 
 const BENCHES: Record<string, Bench> = {
-  'runtime-latency': { args: ['test/bench/runtime-latency.ts', '40'], quick: ['test/bench/runtime-latency.ts', '8'] },
+  'runtime-latency': { args: ['test/bench/runtime-latency.ts', '100'], quick: ['test/bench/runtime-latency.ts', '8'] },
   'reconcile-diff': { args: ['test/bench/reconcile-diff.ts'] },
   'sandbox-overhead': { args: ['test/bench/sandbox-overhead.ts', '--rounds', '5'] },
   'toml-choice': { args: ['test/bench/toml-choice.ts', '--runs', '5', '--budget-ms', '60000'] },
