@@ -251,8 +251,11 @@ function sanitiseConfiguration(settings: unknown): Record<string, unknown> {
   }
   // This workspace only formats. With the linter or assist on, Biome builds a semantic model of
   // every file it opens (a third of the time of openFile), which formatting never reads.
-  configuration.linter = { ...(isPlainObject(configuration.linter) ? configuration.linter : {}), enabled: false };
-  configuration.assist = { ...(isPlainObject(configuration.assist) ? configuration.assist : {}), enabled: false };
+  // A value that is not an object is left for Biome to reject, as before.
+  for (const key of ['linter', 'assist']) {
+    const section = configuration[key];
+    if (section === undefined || isPlainObject(section)) configuration[key] = { ...(section ?? {}), enabled: false };
+  }
   return configuration;
 }
 

@@ -172,3 +172,15 @@ test('globs of a nested config are relative to its directory (settingsDir)', asy
   // The same configuration at the root does not include packages/a/src.
   assert.equal((await biome.format(request('packages/a/src/x.ts', text, { settings }))).kind, 'unsupported');
 });
+
+test('the format-only workspace: linter and assist settings do not change the output, and a section of the wrong type is still rejected', async () => {
+  const text = 'let  unused=1\nfunction f( a ){debugger;return a}\n';
+  const plain = okText(await biome.format(request('src/lint.ts', text)));
+  const linted = okText(await biome.format(request('src/lint.ts', text, { settings: { linter: { enabled: true, rules: { recommended: true } }, assist: { enabled: true } } })));
+  assert.equal(linted, plain);
+  for (const settings of [{ linter: true }, { assist: 'on' }]) {
+    const result = await biome.format(request('src/lint.ts', text, { settings }));
+    assert.equal(result.kind, 'error', JSON.stringify(settings));
+    assert.match((result as { message: string }).message, /invalid Biome configuration: .*invalid type/);
+  }
+});
