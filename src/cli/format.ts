@@ -253,8 +253,9 @@ export async function formatInOrder(
 
 /**
  * Files to format per worker thread when `--threads` is not given. A worker's start is paid once
- * (Prettier loaded and warmed up: about a second of CPU; Biome: ~0.15 s) and a file costs 1 to 5 ms,
- * so a second worker pays for itself from a few hundred files; below that it only slows the run.
+ * (Prettier loaded and warmed up: about a second of CPU; Biome: ~0.15 s) and a file costs 1 to 5 ms:
+ * a worker per core for a few changed files spends seconds of CPU to save milliseconds, and where
+ * cores contend a second worker slows a small run.
  */
 export const FILES_PER_WORKER = 250;
 
