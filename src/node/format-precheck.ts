@@ -16,9 +16,11 @@
  * directory) and a file with several hard links is never a hit: the runtime decides those.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import type { UserConfig } from '../core/types.js';
 import { discoverProjectFiles } from './discover.js';
+import { readUpTo } from './fs.js';
+import { nodeSha256 } from './hash.js';
 import type { FormatCache } from './format-cache.js';
 
 /** Files above this are left to the runtime (its own size limit decides). */
@@ -52,7 +54,7 @@ export async function openPrecheck(rootReal: string, cache: FormatCache, options
   const hash = createHash('sha256').update(options.build).update('\0').update(JSON.stringify(options.config ?? null)).update('\0');
   for (const name of Object.keys(discovered.files).sort()) {
     const text = discovered.files[name];
-    hash.update(JSON.stringify([name, typeof text === 'string' ? createHash('sha256').update(text).digest('hex') : null]));
+    hash.update(JSON.stringify([name, typeof text === 'string' ? nodeSha256(text) : null]));
   }
   hash.update(JSON.stringify([discovered.ignored, discovered.truncated]));
   const fingerprint = hash.digest('hex');
@@ -64,7 +66,7 @@ export async function openPrecheck(rootReal: string, cache: FormatCache, options
       if (!bytes) return undefined;
       const key = cache.key(bytes, identity(path));
       if (cache.has(key)) return { key, hit: true };
-      return { key, hit: false, sha256: createHash('sha256').update(bytes).digest('hex') };
+      return { key, hit: false, sha256: nodeSha256(bytes) };
     },
     confirm(entry, record, via) {
       if ((via === 'js' || via === 'wasm') && record !== undefined && entry.sha256 !== undefined && record.sha256 === entry.sha256) cache.add(entry.key);
@@ -84,12 +86,7 @@ function readPlainFile(abs: string): Uint8Array | undefined {
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.nlink !== 1 || stat.size > MAX_PRECHECK_BYTES) return undefined;
     const buffer = Buffer.allocUnsafe(stat.size + 1); // only the bytes read are used
-    let total = 0;
-    while (total < buffer.length) {
-      const read = readSync(fd, buffer, total, buffer.length - total, total);
-      if (read === 0) break;
-      total += read;
-    }
+    const total = readUpTo(fd, buffer, buffer.length);
     return total > stat.size ? undefined : buffer.subarray(0, total); // grew while read: the runtime decides
   } catch {
     return undefined;

@@ -468,12 +468,7 @@ function compareAt(path: string, shown: string, expect: Uint8Array | null): 'sam
       if (want > MAX_SCRATCH_BYTES) return sameBytes(readOpenFile(fd, want), expect) ? 'same' : 'different';
       scratch = Buffer.allocUnsafeSlow(Math.min(MAX_SCRATCH_BYTES, Math.max(want, 2 * scratch.byteLength)));
     }
-    let filled = 0;
-    while (filled < want) {
-      const read = readSync(fd, scratch, filled, want - filled, null);
-      if (read === 0) break;
-      filled += read;
-    }
+    const filled = readUpTo(fd, scratch, want);
     return filled === expect.byteLength && scratch.subarray(0, filled).equals(expect) ? 'same' : 'different';
   } finally {
     closeSync(fd);
@@ -487,13 +482,19 @@ function compareAt(path: string, shown: string, expect: Uint8Array | null): 'sam
 function readOpenFile(fd: number, size: number): Buffer {
   if (size === 0) return readFileSync(fd); // empty, or a size the file system does not report
   const buffer = Buffer.allocUnsafeSlow(size); // its own ArrayBuffer, as readFileSync gives
+  const filled = readUpTo(fd, buffer, size);
+  return filled === size ? buffer : buffer.subarray(0, filled);
+}
+
+/** Reads from `fd`'s current position into `buffer` until `length` bytes or the end of the file; returns how many. */
+export function readUpTo(fd: number, buffer: Uint8Array, length: number): number {
   let filled = 0;
-  while (filled < size) {
-    const read = readSync(fd, buffer, filled, size - filled, null);
+  while (filled < length) {
+    const read = readSync(fd, buffer, filled, length - filled, null);
     if (read === 0) break;
     filled += read;
   }
-  return filled === size ? buffer : buffer.subarray(0, filled);
+  return filled;
 }
 
 export function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {

@@ -12,7 +12,7 @@
  * module, compiles it once per hash, and runs it with the worker's time limit. Receipts name the
  * module by path, sha256 and size.
  */
-import { createHash } from 'node:crypto';
+import { nodeSha256 } from './hash.js';
 import { readFileSync, statSync } from 'node:fs';
 import { isFormatboxError, messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterChoice, FormatterInfo } from '../core/types.js';
@@ -52,7 +52,7 @@ export function readProjectWasm(rootReal: string, path: string, maxBytes = MAX_P
     if (size === undefined) return { refused: `${path} does not exist` };
     if (size > maxBytes) return { refused: `${path} is ${size} bytes, over the ${maxBytes}-byte limit for a wasm module` };
     const data = new Uint8Array(readFileSync(target.abs));
-    return { file: { path, abs: target.abs, sha256: createHash('sha256').update(data).digest('hex'), bytes: data.length }, data };
+    return { file: { path, abs: target.abs, sha256: nodeSha256(data), bytes: data.length }, data };
   } catch (error) {
     return { refused: isFormatboxError(error) ? error.message : `${path} cannot be read: ${messageOf(error)}` };
   }
@@ -278,7 +278,7 @@ async function dprintPluginFor(file: ProjectWasmFile, memoryMaxBytes: number): P
   if (cached) return cached;
   const data = new Uint8Array(readFileSync(file.abs));
   let result: { formatter: Formatter } | { refused: string };
-  if (createHash('sha256').update(data).digest('hex') !== file.sha256) {
+  if (nodeSha256(data) !== file.sha256) {
     result = { refused: `${file.path} changed while it was being loaded` };
   } else {
     const capped = capModuleMemory(data, memoryMaxBytes);
@@ -302,7 +302,7 @@ async function moduleFor(file: ProjectWasmFile, memoryMaxBytes: number): Promise
   const cached = compiled.get(key);
   if (cached) return cached;
   const data = new Uint8Array(readFileSync(file.abs));
-  const sha256 = createHash('sha256').update(data).digest('hex');
+  const sha256 = nodeSha256(data);
   if (sha256 !== file.sha256) return { refused: `${file.path} changed while it was being loaded` };
   const loaded = await loadCapped(data, memoryMaxBytes, file.path);
   if (compiled.size >= 16) compiled.delete(compiled.keys().next().value!);

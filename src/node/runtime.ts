@@ -8,7 +8,6 @@
  * the final bytes).
  */
 import { trustedPrettierModuleUrl } from './trusted-prettier.js';
-import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { createEngine, DEFAULT_LIMITS, type Engine } from '../core/engine.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
@@ -36,6 +35,7 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { createConfigWatch } from './config-watch.js';
 import { flushDirectorySyncs, holdsSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
+import { nodeSha256 } from './hash.js';
 import { PathLocks } from './lock.js';
 import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
 import { loadDprintConfigs } from '../config/dprint.js';
@@ -199,9 +199,6 @@ const CONFIG_NAMES = new Set(CONFIG_FILE_NAMES);
 const locks = new PathLocks();
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
-
-/** Node's synchronous SHA-256 for receipts: WebCrypto's asynchronous one costs a thread-pool hop per file. */
-const nodeSha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   const rootReal = resolveRoot(options.root);
@@ -582,7 +579,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (cached && request.cache!.has(cached.key(snapshot.bytes))) {
         const line = `already formatted (cached; ${cached.label}): ${target.shown}`;
         // The bytes are valid UTF-8 (decoded above), so they are the encoding of `prior`: hash them as they are.
-        const record = { sha256: createHash('sha256').update(snapshot.bytes).digest('hex'), bytes: snapshot.bytes.byteLength };
+        const record = { sha256: nodeSha256(snapshot.bytes), bytes: snapshot.bytes.byteLength };
         return { path: target.rel, status: 'unchanged', formatter: cached.info, input, reconciled: true, content: prior, line, note: line, record, ...(cached.ignored ? { ignored: cached.ignored } : {}), ms: elapsed(started) };
       }
       let receipt: Receipt;
@@ -791,7 +788,7 @@ const textDigests = new Map<string, string>();
 function digestOfText(text: string): string {
   let digest = textDigests.get(text);
   if (digest === undefined) {
-    digest = createHash('sha256').update(text).digest('hex');
+    digest = nodeSha256(text);
     if (textDigests.size >= 64) textDigests.clear(); // bounded: config texts may be large
     textDigests.set(text, digest);
   }
@@ -800,7 +797,7 @@ function digestOfText(text: string): string {
 
 function sha256(text: string): { sha256: string; bytes: number } {
   const bytes = encoder.encode(text);
-  return { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.byteLength };
+  return { sha256: nodeSha256(bytes), bytes: bytes.byteLength };
 }
 
 function concurrentReceipt(path: string, formatted: Receipt, written: string, input: ToolInput): Receipt {

@@ -12,7 +12,7 @@ import { copyFileSync, cpSync, existsSync, symlinkSync, mkdirSync, mkdtempSync, 
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { createEngine, prettierFormatter, biomeFormatter, ruffFormatter, ruffFmtFormatter, gofmtFormatter, tomlFormatter } from '../../src/index.js';
 import type { FormatterAdapter } from '../../src/core/types.js';
 import { unavailableFormatters } from '../../src/formatters/unavailable.js';
@@ -197,6 +197,32 @@ async function serveSite(dir: string): Promise<{ server: Server; origin: string 
   return { server, origin: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
 }
 
+/** The tarball's .wasm files, copied into `dir`: both browser recipes ship them beside the app. */
+function copyShippedWasm(dir: string): void {
+  const from = join(project, 'node_modules/formatbox/wasm');
+  for (const file of readdirSync(from)) if (file.endsWith('.wasm')) copyFileSync(join(from, file), join(dir, file));
+}
+
+/**
+ * Serves `site`, starts headless Chromium and hands `use` a page already at `/`, with the page's
+ * uncaught errors collected in `errors`; closes the browser and the server afterwards.
+ */
+async function inChromium(site: string, use: (page: Page, context: { browser: Browser; origin: string; errors: string[] }) => Promise<void>): Promise<void> {
+  const { server, origin } = await serveSite(site);
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    await page.goto(`${origin}/`);
+    await use(page, { browser, origin, errors });
+  } finally {
+    await browser?.close();
+    await new Promise((done) => server.close(done));
+  }
+}
+
 test('Chromium: an esbuild app (format esm, splitting) under a strict CSP, on a page and in a module Web Worker', { skip: skipChromium, timeout: 300_000 }, async () => {
   const app = join(project, 'app');
   const site = join(app, 'site');
@@ -214,18 +240,9 @@ else onmessage = async () => { try { postMessage({ ok: true, results: await run(
 `,
   );
   await build({ entryPoints: [join(app, 'main.js')], outdir: site, bundle: true, format: 'esm', splitting: true, platform: 'browser', absWorkingDir: project, logLevel: 'silent' });
-  for (const file of readdirSync(join(project, 'node_modules/formatbox/wasm'))) {
-    if (file.endsWith('.wasm')) copyFileSync(join(project, 'node_modules/formatbox/wasm', file), join(site, 'wasm', file));
-  }
+  copyShippedWasm(join(site, 'wasm'));
   writeFileSync(join(site, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./main.js"></script>');
-  const { server, origin } = await serveSite(site);
-  let browser: Browser | undefined;
-  try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(String(error)));
-    await page.goto(`${origin}/`);
+  await inChromium(site, async (page, { browser, origin, errors }) => {
     await page.waitForFunction(() => typeof (globalThis as { runFormatboxCases?: unknown }).runFormatboxCases === 'function');
     assert.deepEqual(await page.evaluate(() => (globalThis as unknown as { runFormatboxCases(): Promise<unknown[]> }).runFormatboxCases()), inNode);
     const reply = await page.evaluate(async () => {
@@ -248,18 +265,13 @@ else onmessage = async () => { try { postMessage({ ok: true, results: await run(
     assert.equal(report.ok, false);
     assert.deepEqual(report.problems.map((p) => [p.formatter, p.wasm]), [['gofmt', 'gofmt.wasm']]);
     assert.match(report.problems[0]!.problem, /'wasm-unsafe-eval'/);
-  } finally {
-    await browser?.close();
-    await new Promise((done) => server.close(done));
-  }
+  });
 });
 
 test('Chromium: a Vite app (vite build, module worker) with the wasm in public/, under a strict CSP', { skip: skipChromium, timeout: 300_000 }, async () => {
   const app = join(project, 'vite-app');
   mkdirSync(join(app, 'public/wasm'), { recursive: true });
-  for (const file of readdirSync(join(project, 'node_modules/formatbox/wasm'))) {
-    if (file.endsWith('.wasm')) copyFileSync(join(project, 'node_modules/formatbox/wasm', file), join(app, 'public/wasm', file));
-  }
+  copyShippedWasm(join(app, 'public/wasm'));
   // The recipe: public/wasm/ is served at /wasm/; an absolute URL, since Vite rewrites new URL('./…', import.meta.url) as an asset.
   const recipe = `import * as formatbox from 'formatbox';
 import { runCases } from '../cases.mjs';
@@ -282,24 +294,14 @@ Object.assign(globalThis, { runFormatboxCases: runAll, runInWorker: inWorker });
   writeFileSync(join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./main.js"></script>');
   writeFileSync(join(app, 'vite.config.mjs'), "export default { logLevel: 'warn', build: { target: 'es2022' }, worker: { format: 'es' } };\n");
   run(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build'], app);
-  const { server, origin } = await serveSite(join(app, 'dist'));
-  let browser: Browser | undefined;
-  try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(String(error)));
-    await page.goto(`${origin}/`);
+  await inChromium(join(app, 'dist'), async (page, { errors }) => {
     await page.waitForFunction(() => typeof (globalThis as { runInWorker?: unknown }).runInWorker === 'function');
     assert.deepEqual(await page.evaluate(() => (globalThis as unknown as { runFormatboxCases(): Promise<unknown[]> }).runFormatboxCases()), inNode);
     const reply = await page.evaluate(() => (globalThis as unknown as { runInWorker(): Promise<{ ok: boolean; results?: unknown[]; error?: string }> }).runInWorker());
     assert.ok(reply.ok, reply.error);
     assert.deepEqual(reply.results, inNode);
     assert.deepEqual(errors, []);
-  } finally {
-    await browser?.close();
-    await new Promise((done) => server.close(done));
-  }
+  });
 });
 
 test('Deno: the tarball from node_modules, wasm by file: URL (Deno\'s fetch reads them)', { skip: skipDeno, timeout: 300_000 }, async () => {
