@@ -29,6 +29,10 @@ import { isInside, resolveRoot } from '../node/fs.js';
 import { createRuntime, type Runtime } from '../node/runtime.js';
 import { readSmallFile, walkTree, type WalkResult } from '../node/walk.js';
 import { openPrecheck, type Precheck, type PrecheckEntry } from '../node/format-precheck.js';
+import { discoverProjectFiles } from '../node/discover.js';
+import { detectSandbox } from '../node/sandbox/index.js';
+import { findNativeBiome } from '../node/biome-native.js';
+import { disagreement, runNativeBiomePass, type NativeOutcome, type NativePass } from './format-native.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { formatJsonStatus } from './format-args.js';
 import type { HandlerOptions } from './requests.js';
@@ -49,6 +53,8 @@ export interface FormatOptions {
   cache: boolean;
   /** `--ignore-path FILE` (repeatable): gitignore-syntax files, patterns relative to the root. */
   ignorePaths: string[];
+  /** Default true: files Biome formats are checked first by formatbox's native Biome in the sandbox (format-native.ts); `--no-native` turns it off. */
+  native?: boolean;
 }
 
 /** Most files one run looks at; a larger tree is named in parts. */
@@ -71,6 +77,7 @@ export function takeFormatOptions(args: string[]): { args: string[]; options: Fo
       return next;
     };
     if (name === '--no-cache') options.cache = false;
+    else if (name === '--no-native') options.native = false;
     else if (name === '--threads') {
       const n = Number(value());
       if (!Number.isInteger(n) || n < 1 || n > 256) throw new FormatboxError('INVALID_REQUEST', '--threads needs a whole number from 1 to 256');
@@ -146,6 +153,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   const cacheProblems: string[] = [];
   const progress = process.stderr.isTTY === true && !flags.json ? createProgress(total) : undefined;
   const counts: Counts = { formatted: 0, unchanged: 0, cached: 0, cachedBeforeStart: 0, skipped: 0, failed: 0 };
+  const nativeOutcomes: Array<Exclude<NativeOutcome, undefined>> = [];
   for (const { group, listing } of listings) {
     const shown = (rel: string): string => (shownFrom && shownFrom !== group.rootReal ? toPosix(relative(shownFrom, join(group.rootReal, rel))) : rel);
     const report = (outcome: Outcome) => {
@@ -168,13 +176,27 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     let workers = 1;
     const runtimeNow = (): Runtime => (runtime ??= createRuntime({ root: group.rootReal, workers, watchConfig: false, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
     try {
-      const precheck = cache ? await openPrecheck(group.rootReal, cache, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
-      // The cache answers first, so the pool is sized by the files left to format.
+      const useNative = formatOptions.native !== false;
+      const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal) : undefined;
+      const precheck = cache && discovered ? openPrecheck(group.rootReal, cache, discovered, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
+      // The cache answers first, then native Biome, so the pool is sized by the files left to format.
       const entries = new Map(precheck ? listing.files.map((path) => [path, precheck.entryOf(path)] as const) : []);
-      const toFormat = precheck ? listing.files.filter((path) => entries.get(path)?.hit !== true).length : listing.files.length;
+      const misses = precheck ? listing.files.filter((path) => entries.get(path)?.hit !== true) : listing.files;
+      const native: NativeOutcome = useNative && discovered && misses.length > 0
+        ? await runNativeBiomePass(group.rootReal, misses, {
+            projectFiles: discovered.files,
+            trust: options.trust ?? 'untrusted',
+            ...(options.config ? { config: options.config } : {}),
+            sandbox: () => detectSandbox(),
+            biome: () => findNativeBiome(),
+          })
+        : undefined;
+      if (native) nativeOutcomes.push(native);
+      const nativePass = native && 'used' in native ? native.used : undefined;
+      const toFormat = misses.length - (nativePass?.formatted.size ?? 0);
       workers = formatOptions.threads ?? defaultThreads(toFormat);
       threads = Math.max(threads, workers);
-      const each = { check: flags.check, ...(cache ? { cache } : {}), ...(precheck ? { precheck } : {}) };
+      const each = { check: flags.check, ...(cache ? { cache } : {}), ...(precheck ? { precheck } : {}), ...(nativePass ? { native: nativePass } : {}) };
       for (const error of listing.errors) report(error);
       await formatInOrder(listing.files, (path) => formatOne(runtimeNow, path, entries.get(path), each), workers * 2, report, () => progress?.tick());
       const problem = cache?.save();
@@ -197,6 +219,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     ignoredByIgnoreFiles: walk.ignoredCount,
     ...(walk.truncated ? { truncated: walk.truncated } : {}),
     threads,
+    ...nativeSummary(nativeOutcomes),
     cache: cacheOff ?? (cacheFiles.length > 0 ? cacheFiles.join(', ') : 'off'),
     seconds: Math.round(seconds * 1000) / 1000,
     filesPerSecond: Math.round(total / Math.max(seconds, 0.001)),
@@ -212,6 +235,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
         `${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed — ${seconds.toFixed(2)} s, ${summary.filesPerSecond} files/s, ${threads} thread${threads === 1 ? '' : 's'}\n`,
     );
   }
+  if (!flags.json) for (const line of nativeLines(nativeOutcomes)) process.stderr.write(`formatbox: ${line}\n`);
   for (const problem of cacheProblems) process.stderr.write(`formatbox: ${problem}\n`);
   if (counts.failed > 0) return EXIT_USAGE;
   return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
@@ -264,18 +288,50 @@ export function defaultThreads(filesToFormat: number, cores = availableParalleli
   return Math.max(1, Math.min(cores, Math.ceil(filesToFormat / FILES_PER_WORKER)));
 }
 
-async function formatOne(runtime: () => Runtime, path: string, entry: PrecheckEntry | undefined, options: { check: boolean; cache?: FormatCache; precheck?: Precheck }): Promise<Outcome> {
+async function formatOne(runtime: () => Runtime, path: string, entry: PrecheckEntry | undefined, options: { check: boolean; cache?: FormatCache; precheck?: Precheck; native?: NativePass }): Promise<Outcome> {
   if (entry?.hit) {
     return { kind: 'unchanged', path, receipt: { status: 'unchanged', line: `already formatted (cached): ${shownPath(path)}` }, cached: true };
   }
+  const { native } = options;
+  if (native?.formatted.has(path)) {
+    if (entry) options.precheck!.confirmUnchangedSince(entry, path);
+    const formatter = { name: 'biome', version: native.version, via: 'sandbox' as const };
+    return { kind: 'unchanged', path, receipt: { status: 'unchanged', formatter, line: `already formatted (biome ${native.version}, native): ${shownPath(path)}` }, cached: false };
+  }
   try {
     const receipt = await runtime().format({ path, ...(options.check ? { check: true } : {}), ...(options.cache ? { cache: options.cache } : {}) });
+    const disagrees = disagreement(native?.flagged.get(path), receipt.status);
+    if (disagrees) return { kind: 'error', path, code: 'FORMATTERS_DISAGREE', message: disagrees };
     const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
     if (entry && kind === 'unchanged') options.precheck!.confirm(entry, receipt.record, receipt.formatter?.via);
     return { kind, path, receipt, cached: receipt.line.startsWith('already formatted (cached') };
   } catch (error) {
     return { kind: 'error', path, code: isFormatboxError(error) ? error.code : 'INTERNAL', message: messageOf(error) };
   }
+}
+
+/** The summary's `nativeBiome` field: files checked natively and how many were answered, or why it was not used. */
+function nativeSummary(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>>): { nativeBiome?: Record<string, unknown> } {
+  const used = outcomes.flatMap((o) => ('used' in o ? [o.used] : []));
+  const notUsed = outcomes.flatMap((o) => ('notUsed' in o ? [o.notUsed] : []));
+  if (used.length === 0 && notUsed.length === 0) return {};
+  return {
+    nativeBiome: {
+      files: used.reduce((n, u) => n + u.files, 0),
+      formatted: used.reduce((n, u) => n + u.formatted.size, 0),
+      leftToWasm: used.reduce((n, u) => n + u.flagged.size + u.notProcessed, 0),
+      seconds: Math.round(used.reduce((n, u) => n + u.seconds, 0) * 1000) / 1000,
+      ...(notUsed.length > 0 ? { notUsed } : {}),
+    },
+  };
+}
+
+function nativeLines(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>>): string[] {
+  return outcomes.map((o) =>
+    'used' in o
+      ? `native Biome ${o.used.version} (sandboxed) checked ${o.used.files} files in ${o.used.seconds.toFixed(2)} s; ${o.used.flagged.size + o.used.notProcessed} went on to Biome's wasm build`
+      : `native Biome not used (${o.notUsed}); Biome's wasm build formats its files`,
+  );
 }
 
 function countOutcome(counts: Counts, outcome: Outcome): void {

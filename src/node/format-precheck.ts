@@ -16,12 +16,15 @@
  * directory) and a file with several hard links is never a hit: the runtime decides those.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, type BigIntStats } from 'node:fs';
 import type { UserConfig } from '../core/types.js';
-import { discoverProjectFiles } from './discover.js';
+import type { Discovered } from './discover.js';
 import { readUpTo } from './fs.js';
 import { nodeSha256 } from './hash.js';
 import type { FormatCache } from './format-cache.js';
+
+/** hrtime (monotonic, cheap) minus the wall clock, in ns, taken once: a read's wall time without a Date per file. */
+const HRTIME_TO_WALL_NS = process.hrtime.bigint() - BigInt(Date.now()) * 1_000_000n;
 
 /** Files above this are left to the runtime (its own size limit decides). */
 const MAX_PRECHECK_BYTES = 4 * 1024 * 1024;
@@ -33,6 +36,18 @@ export interface PrecheckEntry {
   hit: boolean;
   /** For a miss: sha256 of the bytes read, to match the runtime's record before the key is added. */
   sha256?: string;
+  /** For a miss: the file's identity and times when read (`confirmUnchangedSince`). */
+  stat?: FileStamp;
+}
+
+/** What says a file was not written to: any write changes its ctime (and rename its inode). */
+interface FileStamp {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  /** Wall clock (ns) just before the read. */
+  readAtNs: bigint;
 }
 
 export interface Precheck {
@@ -40,6 +55,13 @@ export interface Precheck {
   entryOf(path: string): PrecheckEntry | undefined;
   /** Records an entry after the runtime found exactly these bytes formatted by a built-in formatter. */
   confirm(entry: PrecheckEntry, record: { sha256: string } | undefined, via: string | undefined): void;
+  /**
+   * Records an entry after another judge (native Biome, which reads the file itself) found the file
+   * formatted, when the file provably still holds the bytes hashed here: same inode, size and times
+   * now as when read, and its last change well before the read (a change in the same clock tick as
+   * the read would leave the times equal: git's "racily clean" rule).
+   */
+  confirmUnchangedSince(entry: PrecheckEntry, path: string): boolean;
 }
 
 export interface PrecheckOptions {
@@ -48,9 +70,11 @@ export interface PrecheckOptions {
   config?: UserConfig;
 }
 
-/** Reads the project's config files (as the runtime would) and fingerprints them with the build and user config. */
-export async function openPrecheck(rootReal: string, cache: FormatCache, options: PrecheckOptions): Promise<Precheck> {
-  const discovered = await discoverProjectFiles(rootReal);
+/** Margin between a file's last change and the read, beyond the file system clock's tick. */
+const RACY_NS = 100_000_000n;
+
+/** Fingerprints the project's config files (`discovered`, as the runtime reads them) with the build and user config. */
+export function openPrecheck(rootReal: string, cache: FormatCache, discovered: Discovered, options: PrecheckOptions): Precheck {
   const hash = createHash('sha256').update(options.build).update('\0').update(JSON.stringify(options.config ?? null)).update('\0');
   for (const name of Object.keys(discovered.files).sort()) {
     const text = discovered.files[name];
@@ -62,20 +86,33 @@ export async function openPrecheck(rootReal: string, cache: FormatCache, options
   const root = rootReal.endsWith('/') ? rootReal : `${rootReal}/`;
   return {
     entryOf(path) {
-      const bytes = readPlainFile(root + path);
-      if (!bytes) return undefined;
-      const key = cache.key(bytes, identity(path));
+      const read = readPlainFile(root + path);
+      if (!read) return undefined;
+      const key = cache.key(read.bytes, identity(path));
       if (cache.has(key)) return { key, hit: true };
-      return { key, hit: false, sha256: nodeSha256(bytes) };
+      return { key, hit: false, sha256: nodeSha256(read.bytes), stat: read.stamp };
     },
     confirm(entry, record, via) {
       if ((via === 'js' || via === 'wasm') && record !== undefined && entry.sha256 !== undefined && record.sha256 === entry.sha256) cache.add(entry.key);
     },
+    confirmUnchangedSince(entry, path) {
+      const before = entry.stat;
+      if (!before || before.ctimeNs > before.readAtNs - RACY_NS || before.mtimeNs > before.readAtNs - RACY_NS) return false;
+      let now: BigIntStats | undefined;
+      try {
+        now = lstatSync(root + path, { bigint: true });
+      } catch {
+        return false;
+      }
+      if (!now.isFile() || now.ino !== before.ino || now.size !== before.size || now.mtimeNs !== before.mtimeNs || now.ctimeNs !== before.ctimeNs) return false;
+      cache.add(entry.key);
+      return true;
+    },
   };
 }
 
-/** A regular file's bytes, not through a final symlink, with one link; undefined otherwise. */
-function readPlainFile(abs: string): Uint8Array | undefined {
+/** A regular file's bytes and stamp, not through a final symlink, with one link; undefined otherwise. */
+function readPlainFile(abs: string): { bytes: Uint8Array; stamp: FileStamp } | undefined {
   let fd: number;
   try {
     fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -83,11 +120,14 @@ function readPlainFile(abs: string): Uint8Array | undefined {
     return undefined;
   }
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.nlink !== 1 || stat.size > MAX_PRECHECK_BYTES) return undefined;
-    const buffer = Buffer.allocUnsafe(stat.size + 1); // only the bytes read are used
+    const readAtNs = process.hrtime.bigint() - HRTIME_TO_WALL_NS;
+    const stat = fstatSync(fd, { bigint: true });
+    if (!stat.isFile() || stat.nlink !== 1n || stat.size > BigInt(MAX_PRECHECK_BYTES)) return undefined;
+    const size = Number(stat.size);
+    const buffer = Buffer.allocUnsafe(size + 1); // only the bytes read are used
     const total = readUpTo(fd, buffer, buffer.length);
-    return total > stat.size ? undefined : buffer.subarray(0, total); // grew while read: the runtime decides
+    if (total > size) return undefined; // grew while read: the runtime decides
+    return { bytes: buffer.subarray(0, total), stamp: { ino: stat.ino, size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs, readAtNs } };
   } catch {
     return undefined;
   } finally {

@@ -1,0 +1,185 @@
+// `formatbox format`'s native Biome pass (src/cli/format-native.ts, src/node/biome-native.ts):
+// formatbox's own native Biome run once in the real bwrap sandbox over real code (rxjs's sources
+// from node_modules), its report read fail-closed, and every file's outcome the same as with Biome's
+// wasm build alone, and the written bytes the same as `biome format --write`'s.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { checkWithNativeBiome, findNativeBiome, judgeVerboseReport } from '../../src/node/biome-native.js';
+import { noSandbox } from '../../src/node/sandbox/index.js';
+import { discoverProjectFiles } from '../../src/node/discover.js';
+import { openFormatCache } from '../../src/node/format-cache.js';
+import { openPrecheck } from '../../src/node/format-precheck.js';
+import { nativeBiomeCandidates, walkTargets } from '../../src/cli/format-native.js';
+import { missing, sandbox } from '../sandbox/helpers.js';
+
+const REPO = resolve('.');
+const CLI = ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
+const bases: string[] = [];
+after(() => bases.forEach((b) => rmSync(b, { recursive: true, force: true })));
+
+function tree(files: Record<string, string>): string {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'fb-format-native-')));
+  bases.push(base);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(base, path)), { recursive: true });
+    writeFileSync(join(base, path), text);
+  }
+  return base;
+}
+
+/** Runs `formatbox format …` with `--root` set to the last argument's project (`base/root`). */
+function cli(args: string[], base: string): { code: number; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [...CLI, args[0]!, '--root', join(base, 'root'), ...args.slice(1)], {
+    cwd: REPO,
+    encoding: 'utf8',
+    timeout: 180_000,
+    env: { ...process.env, FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(base, 'no-config'), XDG_CACHE_HOME: join(base, 'cache') },
+  });
+  return { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
+}
+
+type Line = { path?: string; status?: string; error?: { code: string }; summary?: Record<string, any> };
+const lines = (stdout: string): Line[] => stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+const statuses = (out: Line[]) => Object.fromEntries(out.filter((l) => l.path).map((l) => [l.path, l.status ?? l.error?.code]));
+
+test('the verbose report is read fail-closed: processed files, flagged files, counts that must add up', () => {
+  const stdout = [' VERBOSE  ━━━━━', '', '  i Files processed:', '  ', '  - src/a.ts', '  - src/b.ts', '  - src/x:1:2.ts', '', ' VERBOSE  ━━━━━', '', '  i Files fixed:', '  ', '  ! The list is empty.', '', 'Scanned project folder in 4ms.', 'Checked 3 files in 10ms. No fixes applied.', 'Found 2 errors.', ''].join('\n');
+  const stderr = ['src/b.ts format ━━━━━━', '', '  × Formatter would have printed the following content:', '    1 1 │ a', '', 'src/x:1:2.ts:1:5 parse ━━━━', '', '  × Expected an expression', '', 'format ━━━━━', '', '  × Some errors were emitted while running checks.', ''].join('\n');
+  const judged = judgeVerboseReport(stdout, stderr, '/project');
+  assert.ok(!('reason' in judged));
+  assert.deepEqual([...judged.processed], ['src/a.ts', 'src/b.ts', 'src/x:1:2.ts']);
+  assert.equal(judged.flagged.get('src/b.ts'), 'format: Formatter would have printed the following content:');
+  assert.ok(judged.flagged.has('src/x:1:2.ts'), 'a path ending in :n:n is flagged under both readings');
+  assert.ok(!judged.flagged.has('src/a.ts'));
+
+  const reason = (out: string, err: string) => {
+    const r = judgeVerboseReport(out, err, '/project');
+    return 'reason' in r ? r.reason : undefined;
+  };
+  assert.match(reason(stdout.replace('Checked 3 files', 'Checked 4 files'), stderr) ?? '', /checked 4 files and listed 3/);
+  assert.match(reason(stdout, stderr.replace(/^src\/b\.ts format.*$/m, '')) ?? '', /reported 2 diagnostics and only 1/, 'a diagnostic missing from stderr');
+  assert.match(reason(stdout, `something new at column 0\n${stderr}`) ?? '', /unknown line among its diagnostics/);
+  assert.match(reason(stdout.replace('Scanned project', 'Skipped project'), stderr) ?? '', /unknown line in its report/);
+  assert.match(reason(stdout.replace(/^Checked.*$/m, ''), stderr) ?? '', /no "Checked N files" line/);
+});
+
+test('walk targets: below the deepest common directory, each entry that holds a candidate', () => {
+  assert.deepEqual(walkTargets(['src/a/x.ts', 'src/a/y.ts', 'src/b/z.ts', 'src/c.ts']), ['src/a', 'src/b', 'src/c.ts']);
+  assert.deepEqual(walkTargets(['pkg/one/a.ts', 'pkg/one/b.ts']), ['pkg/one/a.ts', 'pkg/one/b.ts']);
+  assert.deepEqual(walkTargets(['a.ts', 'lib/b.ts']), ['a.ts', 'lib']);
+  assert.deepEqual(walkTargets([]), []);
+});
+
+test('candidates: only files the per-file path gives Biome under one root config that Biome reads as formatbox does', () => {
+  const files = ['a.ts', 'b.md', 'sub/c.ts', 'ignored/d.ts'];
+  const plain = { 'biome.json': '{ "files": { "includes": ["**", "!ignored"] } }' };
+  assert.deepEqual(nativeBiomeCandidates(files, { projectFiles: plain, trust: 'untrusted' }), ['a.ts', 'sub/c.ts']);
+  assert.deepEqual(nativeBiomeCandidates(files, { projectFiles: { '.prettierrc': '{}' }, trust: 'untrusted' }), [], 'a Prettier project has none');
+  const nested = nativeBiomeCandidates(files, { projectFiles: { ...plain, 'sub/biome.json': '{ "root": false }' }, trust: 'untrusted' });
+  assert.match((nested as { reason: string }).reason, /nested Biome configs/);
+  const plugins = nativeBiomeCandidates(files, { projectFiles: { 'biome.json': '{ "plugins": ["./rule.grit"] }' }, trust: 'untrusted' });
+  assert.match((plugins as { reason: string }).reason, /leaves part of biome\.json out \(plugins/);
+  const extending = nativeBiomeCandidates(files, { projectFiles: { 'biome.json': '{ "extends": ["./base.json"] }', 'base.json': '{}' }, trust: 'untrusted' });
+  assert.match((extending as { reason: string }).reason, /extends other files/);
+  // A user rule that gives TypeScript to Prettier takes those files out.
+  assert.deepEqual(nativeBiomeCandidates(files, { projectFiles: plain, trust: 'untrusted', config: { formatters: { typescript: 'prettier' } } }), []);
+});
+
+test('no sandbox: native Biome is not used, and says why', async () => {
+  const biome = findNativeBiome();
+  if ('unavailable' in biome) assert.fail(`formatbox's optional native Biome is installed with it here: ${biome.unavailable}`);
+  const result = await checkWithNativeBiome(noSandbox('bubblewrap (bwrap) is not installed'), biome, '/nonexistent', ['a.ts'], new Set(['a.ts']));
+  assert.equal(result.kind, 'not-used');
+  assert.match((result as { reason: string }).reason, /^no sandbox: .*bubblewrap \(bwrap\) is not installed/);
+});
+
+/** rxjs's TypeScript sources (a few hundred files, Prettier-formatted upstream, so Biome changes some). */
+function rxjsProject(extra: Record<string, string>): { base: string; root: string } {
+  const base = tree({ 'root/biome.json': '{ "formatter": { "indentStyle": "space", "lineWidth": 140 }, "javascript": { "formatter": { "quoteStyle": "single" } } }\n', ...extra });
+  const root = join(base, 'root');
+  const rxjs = join(dirname(createRequire(join(REPO, 'package.json')).resolve('rxjs/package.json')), 'src/internal/operators');
+  cpSync(rxjs, join(root, 'src/operators'), { recursive: true });
+  return { base, root };
+}
+
+test('native and wasm agree on every file of real code, and --write writes what `biome format --write` writes', async (t) => {
+  if (missing()) return t.skip('no sandbox');
+  const { base, root } = rxjsProject({
+    'root/src/bad.ts': 'const = ;\n',
+    'root/src/data.json': '{"a":1,\n  "b":   [1,2]}\n',
+    'root/.gitignore': 'generated/\n',
+    'root/generated/out.ts': 'const   skipped=1\n',
+    'root/.hidden/h.ts': 'const   hidden=1\n',
+  });
+  appendFileSync(join(root, 'src/operators/map.ts'), '\nexport const   extra=[1,2 ,3]\n');
+  const native = cli(['format', '--check', '--json', '--no-cache', root], base);
+  const wasm = cli(['format', '--check', '--json', '--no-cache', '--no-native', root], base);
+  assert.equal(native.code, wasm.code, native.stderr);
+  const nativeLines = lines(native.stdout);
+  const summary = nativeLines.at(-1)!.summary!;
+  assert.ok(summary.nativeBiome, JSON.stringify(summary));
+  assert.ok(summary.nativeBiome.files > 100, JSON.stringify(summary.nativeBiome));
+  assert.equal(summary.nativeBiome.notUsed, undefined);
+  assert.ok(summary.nativeBiome.formatted > 0 && summary.nativeBiome.leftToWasm >= 3, JSON.stringify(summary.nativeBiome));
+  assert.equal(lines(wasm.stdout).at(-1)!.summary!.nativeBiome, undefined, '--no-native');
+  assert.deepEqual(statuses(nativeLines), statuses(lines(wasm.stdout)), 'the same outcome for every file');
+  assert.equal(statuses(nativeLines)['src/bad.ts'], 'failed');
+  assert.equal(statuses(nativeLines)['generated/out.ts'], undefined, 'gitignored: not walked, whatever Biome would walk');
+
+  // Fidelity: formatbox --write against Biome's own CLI --write on a copy of the same tree.
+  const copy = join(base, 'copy');
+  cpSync(root, copy, { recursive: true });
+  const written = cli(['format', '--write', '--no-cache', root], base);
+  assert.equal(written.code, 2, written.stderr); // bad.ts cannot be parsed
+  const biome = findNativeBiome();
+  assert.ok(!('unavailable' in biome));
+  spawnSync(biome.binary, ['format', '--write', 'src', 'biome.json'], { cwd: copy, encoding: 'utf8' });
+  const files = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name))).sort();
+  const ours = files(join(root, 'src'));
+  assert.deepEqual(ours, files(join(copy, 'src')));
+  const differing = ours.filter((f) => !readFileSync(join(root, 'src', f)).equals(readFileSync(join(copy, 'src', f))));
+  assert.deepEqual(differing, [], 'every byte as biome format --write wrote it');
+  assert.equal(cli(['format', '--check', '--no-cache', '--no-native', join(root, 'src/operators')], base).code, 0, 'formatted for the wasm build too');
+});
+
+test('native answers fill the cache only for files provably unchanged since they were hashed', async (t) => {
+  if (missing()) return t.skip('no sandbox');
+  const { base, root } = rxjsProject({});
+  await sleep(250); // older than the racy margin
+  const first = lines(cli(['format', '--check', '--json', root], base).stdout).at(-1)!.summary!;
+  assert.ok(first.nativeBiome.formatted > 20, JSON.stringify(first));
+  const again = lines(cli(['format', '--check', '--json', root], base).stdout).at(-1)!.summary!;
+  assert.equal(again.fromCacheBeforeStart, first.nativeBiome.formatted, 'every file native Biome found formatted is a cache hit');
+  assert.equal(again.nativeBiome.files, first.files - first.nativeBiome.formatted, 'only the rest is checked again');
+
+  // The rule itself: a file changed in the same clock tick as the read, or after it, is never recorded.
+  const cache = openFormatCache(root, { version: 'test', env: { XDG_CACHE_HOME: join(base, 'cache2') } });
+  const precheck = openPrecheck(root, cache, await discoverProjectFiles(root), { build: 'test' });
+  writeFileSync(join(root, 'fresh.ts'), 'export const a = 1;\n');
+  const fresh = precheck.entryOf('fresh.ts')!;
+  assert.equal(precheck.confirmUnchangedSince(fresh, 'fresh.ts'), false, 'changed within the racy margin of the read');
+  const settled = precheck.entryOf('src/operators/map.ts')!;
+  writeFileSync(join(root, 'src/operators/map.ts'), readFileSync(join(root, 'src/operators/map.ts')));
+  assert.equal(precheck.confirmUnchangedSince(settled, 'src/operators/map.ts'), false, 'rewritten after the read');
+  const untouched = precheck.entryOf('src/operators/filter.ts')!;
+  assert.equal(precheck.confirmUnchangedSince(untouched, 'src/operators/filter.ts'), true);
+  assert.ok(cache.has(untouched.key));
+});
+
+test('a project native Biome cannot answer for says so, and the wasm build formats it', (t) => {
+  if (missing()) return t.skip('no sandbox');
+  const base = tree({ 'root/biome.json': '{}\n', 'root/pkg/biome.json': '{ "root": false, "formatter": { "indentStyle": "space" } }\n', 'root/pkg/a.ts': 'const a=1\n', 'root/b.ts': 'const b = 1;\n' });
+  const run = cli(['format', '--check', '--json', '--no-cache', join(base, 'root')], base);
+  assert.equal(run.code, 1, run.stderr);
+  const out = lines(run.stdout);
+  assert.match(out.at(-1)!.summary!.nativeBiome.notUsed[0], /nested Biome configs/);
+  assert.equal(statuses(out)['pkg/a.ts'], 'would-change');
+  const text = cli(['format', '--check', '--no-cache', join(base, 'root')], base);
+  assert.match(text.stderr, /native Biome not used \(the project has nested Biome configs\)/);
+});
