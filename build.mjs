@@ -86,6 +86,8 @@ export const NODE_ENTRIES = {
   'cli-main': 'src/cli/main.ts',
   'cli-local': 'src/cli/local.ts',
   'cli-mcp': 'src/cli/mcp.ts',
+  'cli-format-main': 'src/cli/format-main.ts',
+  'cli-runtime': 'src/node/runtime.ts',
   'shipped-prettier-plugin-xml': 'src/formatters/shipped/prettier-plugin-xml.ts',
   'shipped-prettier-plugin-svelte': 'src/formatters/shipped/prettier-plugin-svelte.ts',
 };
@@ -122,9 +124,11 @@ export const forbidNodeBuiltins = {
 const cliChunks = {
   name: 'cli-chunks',
   setup(build) {
-    build.onResolve({ filter: /^\.\/(main|local|mcp)\.js$/ }, (args) =>
+    build.onResolve({ filter: /^\.\/(main|local|mcp|format-main)\.js$/ }, (args) =>
       args.kind === 'dynamic-import' ? { path: `./cli-${args.path.slice(2, -3)}.js`, external: true } : undefined,
     );
+    // format.ts starts a runtime only for files the cache and native Biome leave: a separate file.
+    build.onResolve({ filter: /^\.\.\/node\/runtime\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './cli-runtime.js', external: true } : undefined));
   },
 };
 

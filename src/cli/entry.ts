@@ -271,5 +271,9 @@ async function readStdin(): Promise<string> {
 
 quietOnEpipe();
 const code = await thinMain(process.argv.slice(2), process.env);
-if (code === undefined) await import('./main.js');
+const [command, ...rest] = process.argv.slice(2);
+if (code === undefined && command === 'format' && !rest.some((arg) => /^(-h|--help|--stdin-file-?path(=.*)?)$/.test(arg))) {
+  // The project-wide walk: its own bundle, without the rest of the CLI.
+  (await import('./format-main.js')).runFormatMain(rest);
+} else if (code === undefined) await import('./main.js');
 else process.stdout.write('', () => process.exit(code));

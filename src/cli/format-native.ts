@@ -10,10 +10,17 @@
  */
 import type { ProjectFiles, UserConfig } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
-import { DEFAULT_FORMATTER, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
+import { languageOf } from '../core/languages.js';
+import { BIOME_LANGUAGES, DEFAULT_FORMATTER, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
+import type { ProjectConfig } from '../config/project.js';
+import type { NormalisedUserConfig } from '../config/user.js';
 import { loadDprintConfigs } from '../config/dprint.js';
 import type { Sandbox } from '../core/sandbox.js';
-import { checkWithNativeBiome, type NativeBiome } from '../node/biome-native.js';
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+import { isIgnoredBy } from '../config/ignore-file.js';
+import { SKIPPED_DIRS } from '../node/discover.js';
+import { checkWithNativeBiome, type NativeBiome, type NativeCheck } from '../node/biome-native.js';
 
 /** What the pass found, for `format` to use and report. */
 export interface NativePass {
@@ -43,16 +50,13 @@ export interface NativePassOptions {
 /** Adapter names the engine registers in every runtime (a user rule may name them). */
 const ENGINE_ADAPTER_NAMES = [...new Set([...Object.values(DEFAULT_FORMATTER), 'editorconfig', 'dprint:markdown', 'dprint:json', 'dprint:dockerfile'])];
 
-/**
- * The files of `files` (project-relative) that the per-file path would format with Biome under the
- * project's single root config, or why none may be handed to native Biome.
- */
-export function nativeBiomeCandidates(files: readonly string[], options: Pick<NativePassOptions, 'projectFiles' | 'trust' | 'config'>): string[] | { reason: string } {
+/** The project's config as the engine loads it, when native Biome may answer for it; else why not (`undefined`: no Biome config). */
+function nativeBiomeProject(options: Pick<NativePassOptions, 'projectFiles' | 'trust' | 'config'>): { project: ProjectConfig; user: NormalisedUserConfig } | { reason: string } | undefined {
   const project = loadProjectConfig(options.projectFiles, { trust: options.trust });
   const biome = project.biome;
-  if (biome.length === 0) return [];
+  if (biome.length === 0) return undefined;
   if (project.overBudget) return { reason: 'the project config is over budget' };
-  let user;
+  let user: NormalisedUserConfig;
   try {
     user = normaliseUserConfig(options.config, { adapterNames: ENGINE_ADAPTER_NAMES });
   } catch (error) {
@@ -63,22 +67,116 @@ export function nativeBiomeCandidates(files: readonly string[], options: Pick<Na
   if (biome.length > 1 || !only || only.dir !== '') return { reason: 'the project has nested Biome configs' };
   if (only.nested || only.extendsRoot || only.extended || only.error || only.text === null) return { reason: `${only.file} extends other files or could not be read` };
   if (only.ignored.length > 0) return { reason: `formatbox leaves part of ${only.file} out (${only.ignored[0]!.item})` };
+  return { project, user };
+}
+
+/** Of `files`, those in a language Biome formats (a superset of the candidates, known before selection). */
+function biomeLanguageFiles(files: readonly string[], user: NormalisedUserConfig): string[] {
+  return files.filter((path) => BIOME_LANGUAGES.has(languageOf(path, user.languages) ?? ''));
+}
+
+function selectedForBiome(files: readonly string[], project: ProjectConfig, user: NormalisedUserConfig): string[] {
   return files.filter((path) => {
     const selection = selectFormatter(project, user, path);
     return selection.kind === 'format' && selection.formatter === 'biome' && (selection.settingsDir ?? '') === '';
   });
 }
 
-/** Runs the pass over the candidates among `files`; `undefined` when no file is Biome's. */
-export async function runNativeBiomePass(rootReal: string, files: readonly string[], options: NativePassOptions): Promise<NativeOutcome> {
-  const candidates = nativeBiomeCandidates(files, options);
-  if (!Array.isArray(candidates)) return { notUsed: candidates.reason };
-  if (candidates.length === 0) return undefined;
+/** Files selected per turn of the event loop while native Biome starts (the sandbox's start-up needs the loop). */
+const SELECTED_PER_TURN = 128;
+
+/** `selectedForBiome`, yielding to the event loop between slices. */
+async function selectedForBiomeYielding(files: readonly string[], project: ProjectConfig, user: NormalisedUserConfig): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < files.length; i += SELECTED_PER_TURN) {
+    await new Promise((resolve) => setImmediate(resolve));
+    out.push(...selectedForBiome(files.slice(i, i + SELECTED_PER_TURN), project, user));
+  }
+  return out;
+}
+
+/**
+ * The files of `files` (project-relative) that the per-file path would format with Biome under the
+ * project's single root config, or why none may be handed to native Biome.
+ */
+export function nativeBiomeCandidates(files: readonly string[], options: Pick<NativePassOptions, 'projectFiles' | 'trust' | 'config'>): string[] | { reason: string } {
+  const eligible = nativeBiomeProject(options);
+  if (!eligible) return [];
+  if ('reason' in eligible) return eligible;
+  return selectedForBiome(files, eligible.project, eligible.user);
+}
+
+/** A native run started on the files in Biome's languages; `finishNativeBiomePass` reads it for some of them. */
+export interface NativeRun {
+  running: Promise<NativeCheck>;
+  project: ProjectConfig;
+  user: NormalisedUserConfig;
+  version: string;
+}
+
+/**
+ * Starts native Biome on `targetsFor(project)` (paths relative to the root), so that it runs while
+ * the rest of the run's set-up goes on. Returns the final outcome instead when it cannot start
+ * (`undefined`: the project has no Biome config, or nothing to walk).
+ */
+export function startNativeBiomePass(rootReal: string, options: NativePassOptions, targetsFor: (project: ProjectConfig, user: NormalisedUserConfig) => string[]): NativeRun | NativeOutcome {
+  const eligible = nativeBiomeProject(options);
+  if (!eligible) return undefined;
+  if ('reason' in eligible) return { notUsed: eligible.reason };
+  const targets = targetsFor(eligible.project, eligible.user);
+  if (targets.length === 0) return undefined;
   const biome = options.biome();
   if ('unavailable' in biome) return { notUsed: biome.unavailable };
-  const checked = await checkWithNativeBiome(options.sandbox(), biome, rootReal, walkTargets(candidates), new Set(candidates));
+  return { running: checkWithNativeBiome(options.sandbox(), biome, rootReal, targets), project: eligible.project, user: eligible.user, version: biome.version };
+}
+
+/**
+ * What native Biome walks when it starts before formatbox's own walk: each named file, and the
+ * entries of each named directory that formatbox's walk would enter (no hidden or dependency/build
+ * directory, nothing the root's .gitignore lists, no symlink). Biome may still walk files formatbox
+ * does not list (deeper ignores); their verdicts are never used.
+ */
+export function earlyTargets(rootReal: string, namedRel: readonly string[], project: ProjectConfig): string[] {
+  const targets = new Set<string>();
+  for (const rel of namedRel) {
+    let entries: Dirent[];
+    try {
+      const stat = lstatSync(rel === '' ? rootReal : join(rootReal, rel));
+      if (stat.isFile()) targets.add(rel);
+      if (!stat.isDirectory()) continue;
+      entries = readdirSync(rel === '' ? rootReal : join(rootReal, rel), { withFileTypes: true });
+    } catch {
+      continue; // missing: the listing reports it
+    }
+    for (const entry of entries) {
+      const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isFile() && !isIgnoredBy(project.gitignore, path)) targets.add(path);
+      else if (entry.isDirectory() && !entry.name.startsWith('.') && !SKIPPED_DIRS.has(entry.name) && !isIgnoredBy(project.gitignore, `${path}/.formatbox-probe`)) targets.add(path);
+    }
+  }
+  return [...targets].sort();
+}
+
+/** The pass's answer for `files` (a subset of those it was started on): only the files the per-file path gives Biome take it. */
+export async function finishNativeBiomePass(run: NativeRun, files: readonly string[]): Promise<NativeOutcome> {
+  const candidates = await selectedForBiomeYielding(biomeLanguageFiles(files, run.user), run.project, run.user);
+  const checked = await run.running;
+  if (candidates.length === 0) return undefined;
   if (checked.kind === 'not-used') return { notUsed: checked.reason };
-  return { used: { formatted: new Set(checked.formatted), flagged: checked.flagged, notProcessed: checked.notProcessed.length, files: candidates.length, seconds: checked.ms / 1000, version: biome.version } };
+  const pass: NativePass = { formatted: new Set(), flagged: new Map(), notProcessed: 0, files: candidates.length, seconds: checked.ms / 1000, version: run.version };
+  for (const path of candidates) {
+    const message = checked.flagged.get(path);
+    if (message !== undefined) pass.flagged.set(path, message);
+    else if (checked.processed.has(path)) pass.formatted.add(path);
+    else pass.notProcessed++;
+  }
+  return { used: pass };
+}
+
+/** Starts and finishes the pass over `files`, walking only the directories that hold them. */
+export async function runNativeBiomePass(rootReal: string, files: readonly string[], options: NativePassOptions): Promise<NativeOutcome> {
+  const run = startNativeBiomePass(rootReal, options, (_project, user) => walkTargets(biomeLanguageFiles(files, user)));
+  return run && 'running' in run ? finishNativeBiomePass(run, files) : run;
 }
 
 /**

@@ -26,13 +26,15 @@ import type { Receipt } from '../core/types.js';
 import { SKIPPED_DIRS } from '../node/discover.js';
 import { openFormatCache, type FormatCache } from '../node/format-cache.js';
 import { isInside, resolveRoot } from '../node/fs.js';
-import { createRuntime, type Runtime } from '../node/runtime.js';
+import type { Runtime, RuntimeOptions } from '../node/runtime.js';
 import { readSmallFile, walkTree, type WalkResult } from '../node/walk.js';
 import { openPrecheck, type Precheck, type PrecheckEntry } from '../node/format-precheck.js';
-import { discoverProjectFiles } from '../node/discover.js';
-import { detectSandbox } from '../node/sandbox/index.js';
+import { discoverProjectFiles, type Discovered } from '../node/discover.js';
+import { bwrapSandbox, detectSandbox, noSandbox } from '../node/sandbox/index.js';
+import { findBwrap } from '../node/sandbox/bwrap.js';
+import type { Sandbox } from '../core/sandbox.js';
 import { findNativeBiome } from '../node/biome-native.js';
-import { disagreement, runNativeBiomePass, type NativeOutcome, type NativePass } from './format-native.js';
+import { disagreement, earlyTargets, finishNativeBiomePass, runNativeBiomePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions, type NativeRun } from './format-native.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { formatJsonStatus } from './format-args.js';
 import type { HandlerOptions } from './requests.js';
@@ -136,25 +138,88 @@ function projectGroups(root: string, named: string[], findRoot: boolean): Projec
   return [...groups.values()];
 }
 
+/** Where the run's cache stands: off (and why), the files used, problems saving. */
+interface CacheState {
+  off: string | undefined;
+  files: string[];
+  problems: string[];
+}
+
+/** One project's part of a run, set up before any file is formatted. */
+interface PreparedGroup {
+  group: ProjectGroup;
+  listing: Listing;
+  cache?: FormatCache;
+  discovered?: Discovered;
+  nativeOptions?: NativePassOptions;
+  /** Native Biome started before the walk (a single project with nothing cached yet). */
+  early?: NativeRun | NativeOutcome;
+}
+
+/** Opens the cache, reads the config, starts native Biome when it may start early, and lists the files. */
+async function prepareGroup(group: ProjectGroup, startEarly: boolean, options: HandlerOptions, formatOptions: FormatOptions, cacheState: CacheState): Promise<PreparedGroup> {
+  let cache: FormatCache | undefined;
+  if (!cacheState.off) {
+    try {
+      cache = openFormatCache(group.rootReal, { version: formatboxBuildId() });
+      cacheState.files.push(cache.file);
+    } catch (error) {
+      cacheState.off = `off (${messageOf(error)})`; // e.g. a read-only home: the run goes on without it
+    }
+  }
+  const useNative = formatOptions.native !== false;
+  const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal) : undefined;
+  const nativeOptions: NativePassOptions | undefined =
+    useNative && discovered
+      ? { projectFiles: discovered.files, trust: options.trust ?? 'untrusted', ...(options.config ? { config: options.config } : {}), sandbox: nativeSandbox, biome: () => findNativeBiome() }
+      : undefined;
+  // With nothing cached yet, native Biome starts now and runs while formatbox walks and hashes.
+  const early = nativeOptions && startEarly && (!cache || cache.size === 0) ? startNativeBiomePass(group.rootReal, nativeOptions, (project) => earlyTargets(group.rootReal, namedInside(group), project)) : undefined;
+  const listing = await listFiles(group.rootReal, group.named, formatOptions.ignorePaths);
+  return { group, listing, ...(cache ? { cache } : {}), ...(discovered ? { discovered } : {}), ...(nativeOptions ? { nativeOptions } : {}), ...(early !== undefined ? { early } : {}) };
+}
+
+/** The named paths of `group` inside its root, relative to it (`''`: the root). */
+function namedInside(group: ProjectGroup): string[] {
+  return group.named.map((abs) => realParent(abs)).filter((abs) => isInside(abs, group.rootReal)).map((abs) => toPosix(relative(group.rootReal, abs)));
+}
+
+/** The cache's answers, then native Biome's, for the files of one project. */
+async function answerBeforeStart(prepared: PreparedGroup, options: HandlerOptions): Promise<{ entries: Map<string, PrecheckEntry | undefined>; precheck?: Precheck; misses: string[]; native: NativeOutcome }> {
+  const { group, listing, cache, discovered, nativeOptions, early } = prepared;
+  const precheck = cache && discovered ? openPrecheck(group.rootReal, cache, discovered, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
+  const entries = new Map(precheck ? listing.files.map((path) => [path, precheck.entryOf(path)] as const) : []);
+  const misses = precheck ? listing.files.filter((path) => entries.get(path)?.hit !== true) : listing.files;
+  let native: NativeOutcome;
+  if (early && 'running' in early) native = await finishNativeBiomePass(early, misses);
+  else if (early !== undefined || !nativeOptions || misses.length === 0) native = early;
+  else native = await runNativeBiomePass(group.rootReal, misses, nativeOptions);
+  return { entries, ...(precheck ? { precheck } : {}), misses, native };
+}
+
 export async function runFormat(root: string, flags: FormatFlags, options: HandlerOptions, formatOptions: FormatOptions = { cache: true, ignorePaths: [] }): Promise<number> {
   const started = performance.now();
   let threads = 1;
   const groups = projectGroups(root, flags.positional.length > 0 ? flags.positional : ['.'], options.findRoot === true);
   // Paths are shown relative to the working directory when each file's root was found, else to --root.
   const shownFrom = options.findRoot === true ? resolveRoot(root) : undefined;
-  const listings: Array<{ group: ProjectGroup; listing: Listing }> = [];
-  for (const group of groups) listings.push({ group, listing: await listFiles(group.rootReal, group.named, formatOptions.ignorePaths) });
-  const total = listings.reduce((sum, { listing }) => sum + listing.files.length, 0);
-  const walk: WalkResult = { files: [], skipped: [], ignoredCount: 0, ignoreProblems: [] };
-  for (const { listing } of listings) mergeWalk(walk, listing.walk);
   // Trusted mode may load the project's own Prettier plugins, whose code no cache key can cover.
-  let cacheOff = !formatOptions.cache ? 'off (--no-cache)' : options.trust === 'trusted' ? 'off (trusted mode: project plugins are not part of the key)' : undefined;
-  const cacheFiles: string[] = [];
-  const cacheProblems: string[] = [];
+  const cacheState: CacheState = {
+    off: !formatOptions.cache ? 'off (--no-cache)' : options.trust === 'trusted' ? 'off (trusted mode: project plugins are not part of the key)' : undefined,
+    files: [],
+    problems: [],
+  };
+  const prepared: PreparedGroup[] = [];
+  // Native Biome starts early for one project only: several at once would contend for the cores.
+  for (const group of groups) prepared.push(await prepareGroup(group, groups.length === 1, options, formatOptions, cacheState));
+  const total = prepared.reduce((sum, { listing }) => sum + listing.files.length, 0);
+  const walk: WalkResult = { files: [], skipped: [], ignoredCount: 0, ignoreProblems: [] };
+  for (const { listing } of prepared) mergeWalk(walk, listing.walk);
   const progress = process.stderr.isTTY === true && !flags.json ? createProgress(total) : undefined;
   const counts: Counts = { formatted: 0, unchanged: 0, cached: 0, cachedBeforeStart: 0, skipped: 0, failed: 0 };
   const nativeOutcomes: Array<Exclude<NativeOutcome, undefined>> = [];
-  for (const { group, listing } of listings) {
+  for (const part of prepared) {
+    const { group, listing, cache } = part;
     const shown = (rel: string): string => (shownFrom && shownFrom !== group.rootReal ? toPosix(relative(shownFrom, join(group.rootReal, rel))) : rel);
     const report = (outcome: Outcome) => {
       const placed: Outcome = outcome.kind === 'error' ? outcome : { ...outcome, path: shown(outcome.path), receipt: withNoRootReason(outcome.receipt, group.noRoot) };
@@ -162,48 +227,25 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
       progress?.clear();
       printOutcome(placed, flags);
     };
-    let cache: FormatCache | undefined;
-    if (!cacheOff) {
-      try {
-        cache = openFormatCache(group.rootReal, { version: formatboxBuildId() });
-        cacheFiles.push(cache.file);
-      } catch (error) {
-        cacheOff = `off (${messageOf(error)})`; // e.g. a read-only home: the run goes on without it
-      }
-    }
-    // Started only for a file the cache cannot answer before it (an unchanged tree starts none).
-    let runtime: Runtime | undefined;
+    // Started only for a file neither the cache nor native Biome answers (an unchanged tree starts none).
+    let runtime: Promise<Runtime> | undefined;
     let workers = 1;
-    const runtimeNow = (): Runtime => (runtime ??= createRuntime({ root: group.rootReal, workers, watchConfig: false, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
+    const runtimeNow = (): Promise<Runtime> => (runtime ??= startRuntime({ root: group.rootReal, workers, watchConfig: false, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
     try {
-      const useNative = formatOptions.native !== false;
-      const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal) : undefined;
-      const precheck = cache && discovered ? openPrecheck(group.rootReal, cache, discovered, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
-      // The cache answers first, then native Biome, so the pool is sized by the files left to format.
-      const entries = new Map(precheck ? listing.files.map((path) => [path, precheck.entryOf(path)] as const) : []);
-      const misses = precheck ? listing.files.filter((path) => entries.get(path)?.hit !== true) : listing.files;
-      const native: NativeOutcome = useNative && discovered && misses.length > 0
-        ? await runNativeBiomePass(group.rootReal, misses, {
-            projectFiles: discovered.files,
-            trust: options.trust ?? 'untrusted',
-            ...(options.config ? { config: options.config } : {}),
-            sandbox: () => detectSandbox(),
-            biome: () => findNativeBiome(),
-          })
-        : undefined;
+      const { entries, precheck, misses, native } = await answerBeforeStart(part, options);
       if (native) nativeOutcomes.push(native);
       const nativePass = native && 'used' in native ? native.used : undefined;
-      const toFormat = misses.length - (nativePass?.formatted.size ?? 0);
-      workers = formatOptions.threads ?? defaultThreads(toFormat);
+      // The pool is sized by the files left to format.
+      workers = formatOptions.threads ?? defaultThreads(misses.length - (nativePass?.formatted.size ?? 0));
       threads = Math.max(threads, workers);
       const each = { check: flags.check, ...(cache ? { cache } : {}), ...(precheck ? { precheck } : {}), ...(nativePass ? { native: nativePass } : {}) };
       for (const error of listing.errors) report(error);
       await formatInOrder(listing.files, (path) => formatOne(runtimeNow, path, entries.get(path), each), workers * 2, report, () => progress?.tick());
       const problem = cache?.save();
-      if (problem) cacheProblems.push(problem);
+      if (problem) cacheState.problems.push(problem);
     } finally {
       progress?.clear();
-      await runtime?.close();
+      await (await runtime?.catch(() => undefined))?.close();
     }
   }
   const seconds = (performance.now() - started) / 1000;
@@ -220,7 +262,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     ...(walk.truncated ? { truncated: walk.truncated } : {}),
     threads,
     ...nativeSummary(nativeOutcomes),
-    cache: cacheOff ?? (cacheFiles.length > 0 ? cacheFiles.join(', ') : 'off'),
+    cache: cacheState.off ?? (cacheState.files.length > 0 ? cacheState.files.join(', ') : 'off'),
     seconds: Math.round(seconds * 1000) / 1000,
     filesPerSecond: Math.round(total / Math.max(seconds, 0.001)),
   };
@@ -236,7 +278,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     );
   }
   if (!flags.json) for (const line of nativeLines(nativeOutcomes)) process.stderr.write(`formatbox: ${line}\n`);
-  for (const problem of cacheProblems) process.stderr.write(`formatbox: ${problem}\n`);
+  for (const problem of cacheState.problems) process.stderr.write(`formatbox: ${problem}\n`);
   if (counts.failed > 0) return EXIT_USAGE;
   return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
 }
@@ -288,7 +330,13 @@ export function defaultThreads(filesToFormat: number, cores = availableParalleli
   return Math.max(1, Math.min(cores, Math.ceil(filesToFormat / FILES_PER_WORKER)));
 }
 
-async function formatOne(runtime: () => Runtime, path: string, entry: PrecheckEntry | undefined, options: { check: boolean; cache?: FormatCache; precheck?: Precheck; native?: NativePass }): Promise<Outcome> {
+/** The runtime, loaded on first use (the bin's format bundle leaves it out: dist/cli-runtime.js). */
+async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { createRuntime } = await import('../node/runtime.js');
+  return createRuntime(options);
+}
+
+async function formatOne(runtime: () => Promise<Runtime>, path: string, entry: PrecheckEntry | undefined, options: { check: boolean; cache?: FormatCache; precheck?: Precheck; native?: NativePass }): Promise<Outcome> {
   if (entry?.hit) {
     return { kind: 'unchanged', path, receipt: { status: 'unchanged', line: `already formatted (cached): ${shownPath(path)}` }, cached: true };
   }
@@ -299,7 +347,7 @@ async function formatOne(runtime: () => Runtime, path: string, entry: PrecheckEn
     return { kind: 'unchanged', path, receipt: { status: 'unchanged', formatter, line: `already formatted (biome ${native.version}, native): ${shownPath(path)}` }, cached: false };
   }
   try {
-    const receipt = await runtime().format({ path, ...(options.check ? { check: true } : {}), ...(options.cache ? { cache: options.cache } : {}) });
+    const receipt = await (await runtime()).format({ path, ...(options.check ? { check: true } : {}), ...(options.cache ? { cache: options.cache } : {}) });
     const disagrees = disagreement(native?.flagged.get(path), receipt.status);
     if (disagrees) return { kind: 'error', path, code: 'FORMATTERS_DISAGREE', message: disagrees };
     const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
@@ -308,6 +356,16 @@ async function formatOne(runtime: () => Runtime, path: string, entry: PrecheckEn
   } catch (error) {
     return { kind: 'error', path, code: isFormatboxError(error) ? error.code : 'INTERNAL', message: messageOf(error) };
   }
+}
+
+/**
+ * The sandbox native Biome runs in. On Linux, bwrap without detectSandbox's trial run (~12 ms before
+ * anything starts): a bwrap that cannot create a sandbox here fails the run itself, which then says why.
+ */
+function nativeSandbox(): Sandbox {
+  if (process.platform !== 'linux') return detectSandbox();
+  const bwrap = findBwrap();
+  return bwrap ? bwrapSandbox({ bwrapPath: bwrap }) : noSandbox('bubblewrap (bwrap) is not installed');
 }
 
 /** The summary's `nativeBiome` field: files checked natively and how many were answered, or why it was not used. */

@@ -5,8 +5,10 @@ import { setFlagsFromString } from 'node:v8';
 import { createInterface } from 'node:readline';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
+import { exitWith } from './exit-with.js';
 import { runDemo } from './demo.js';
-import { runFormat, takeFormatOptions } from './format.js';
+import { parseFlags, type Flags } from './flags.js';
+import { formatCommand, hasStdinFilepath } from './format-main.js';
 import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
 import { answerLine, createRequestHandler, errorReply, type HandlerOptions } from './requests.js';
 import { loadUserConfig } from './user-config.js';
@@ -53,49 +55,6 @@ exit codes: 0 ok · 1 format --check: files would change · 2 usage or config er
 be applied · 4 file system refusal or failure · 70 internal error
 `;
 
-interface Flags {
-  positional: string[];
-  json: boolean;
-  check: boolean;
-  write: boolean;
-  trusted: boolean;
-  root?: string;
-  config?: string;
-  socket?: string;
-  stdinFilepath?: string;
-  idleMs?: number;
-}
-
-function parseFlags(args: string[]): Flags {
-  const flags: Flags = { positional: [], json: false, check: false, write: false, trusted: false };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const value = (): string => {
-      const next = args[++i];
-      if (next === undefined) throw new FormatboxError('INVALID_REQUEST', `${arg} needs a value`);
-      return next;
-    };
-    if (arg === '--json') flags.json = true;
-    else if (arg === '--check') flags.check = true;
-    else if (arg === '--write') flags.write = true;
-    else if (arg === '--trusted') flags.trusted = true;
-    else if (arg === '--root') flags.root = value();
-    else if (arg === '--config') flags.config = value();
-    else if (arg === '--socket') flags.socket = value();
-    else if (arg === '--no-daemon') continue;
-    else if (arg === '--stdin-filepath' || arg === '--stdin-file-path') flags.stdinFilepath = value();
-    else if (arg.startsWith('--stdin-filepath=') || arg.startsWith('--stdin-file-path=')) flags.stdinFilepath = arg.slice(arg.indexOf('=') + 1);
-    else if (arg === '--idle-ms') flags.idleMs = Number(value());
-    else if (arg.startsWith('--socket=')) flags.socket = arg.slice('--socket='.length);
-    else if (arg.startsWith('--root=')) flags.root = arg.slice('--root='.length);
-    else if (arg.startsWith('--config=')) flags.config = arg.slice('--config='.length);
-    else if (arg.startsWith('-') && arg !== '-') throw new FormatboxError('INVALID_REQUEST', `unknown option ${arg}`);
-    else flags.positional.push(arg);
-  }
-  if (flags.check && flags.write) throw new FormatboxError('INVALID_REQUEST', '--check and --write exclude each other');
-  return flags;
-}
-
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '-h' || command === '--help') {
@@ -121,8 +80,8 @@ async function main(argv: string[]): Promise<number> {
     // 30% sooner (bench cli-serve). Process-wide, so the format worker gets it too.
     setFlagsFromString('--liftoff-only');
   }
-  const formatOnly = command === 'format' ? takeFormatOptions(rest) : undefined;
-  const flags = parseFlags(formatOnly?.args ?? rest);
+  if (command === 'format' && !hasStdinFilepath(rest)) return formatCommand(rest);
+  const flags = parseFlags(rest);
   const root = resolve(flags.root ?? process.cwd());
   const { config } = loadUserConfig(flags.config);
   // Without --root, each request runs in its file's project root, found as the formatters find it.
@@ -151,11 +110,8 @@ async function main(argv: string[]): Promise<number> {
         }
       }
       return runServe(handlerOptions);
-    case 'format': {
-      if (flags.stdinFilepath !== undefined) return runFormatStdin(root, flags.stdinFilepath, handlerOptions);
-      const early = checkFormatArgs(flags);
-      return early ?? runFormat(root, flags, handlerOptions, formatOnly?.options);
-    }
+    case 'format':
+      return runFormatStdin(root, flags.stdinFilepath!, handlerOptions);
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
       return EXIT_USAGE;
@@ -284,20 +240,4 @@ function formatDoctor(report: DoctorReport): string {
 }
 
 quietOnEpipe();
-main(process.argv.slice(2)).then(
-  (code) => exitWhenFlushed(code),
-  (error: unknown) => {
-    if (isFormatboxError(error)) {
-      process.stderr.write(`formatbox: ${error.message} (${error.code})\n`);
-      exitWhenFlushed(EXIT_CODE_BY_ERROR[error.code]);
-    } else {
-      process.stderr.write(`formatbox: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
-      exitWhenFlushed(EXIT_INTERNAL);
-    }
-  },
-);
-
-/** Large wasm modules make Node's teardown slow (0.5–0.7 s); exit once output is flushed. */
-function exitWhenFlushed(code: number): void {
-  process.stdout.write('', () => process.exit(code));
-}
+exitWith(main(process.argv.slice(2)));

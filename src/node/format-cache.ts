@@ -41,6 +41,8 @@ export interface FormatCache {
   key(bytes: Uint8Array, identity: CacheIdentity): string;
   has(key: string): boolean;
   add(key: string): void;
+  /** Keys held (read at open, plus those added since). */
+  readonly size: number;
   /** Writes the cache (merged with what another run may have saved meanwhile). Returns a problem, if any. */
   save(): string | undefined;
   readonly stats: { hits: number; misses: number; added: number };
@@ -75,6 +77,9 @@ export function openFormatCache(rootReal: string, options: OpenCacheOptions): Fo
       if (hit) stats.hits++;
       else stats.misses++;
       return hit;
+    },
+    get size() {
+      return keys.size;
     },
     add(key) {
       if (keys.has(key)) return;

@@ -94,7 +94,7 @@ test('candidates: only files the per-file path gives Biome under one root config
 test('no sandbox: native Biome is not used, and says why', async () => {
   const biome = findNativeBiome();
   if ('unavailable' in biome) assert.fail(`formatbox's optional native Biome is installed with it here: ${biome.unavailable}`);
-  const result = await checkWithNativeBiome(noSandbox('bubblewrap (bwrap) is not installed'), biome, '/nonexistent', ['a.ts'], new Set(['a.ts']));
+  const result = await checkWithNativeBiome(noSandbox('bubblewrap (bwrap) is not installed'), biome, '/nonexistent', ['a.ts']);
   assert.equal(result.kind, 'not-used');
   assert.match((result as { reason: string }).reason, /^no sandbox: .*bubblewrap \(bwrap\) is not installed/);
 });
