@@ -21,7 +21,7 @@ JSON lines: one request per line on stdin, one receipt per line on stdout; the w
 With --socket, on a Unix socket (mode 0600) instead; the directory must exist.
 
 ${COMMON}`,
-  format: `usage: formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--ignore-path FILE] PATHS…
+  format: `usage: formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--no-native] [--ignore-path FILE] PATHS…
        formatbox format --stdin-filepath PATH
 
 Formats files and directories in place (--write), or reports what would change (--check; exit 1).
@@ -32,7 +32,9 @@ Directories are walked honouring .gitignore files at every level, .git/info/excl
 --ignore-path FILE (gitignore syntax, patterns relative to the root); no symlink is followed out of
 the root. --threads N: worker threads (default one per 250 files to format, at most one per
 core). A cache of files known formatted (keyed by content, formatter and effective config) skips
-them; --no-cache turns it off. Named files (no --json and none of these options) go through the
+them; --no-cache turns it off. Files Biome formats under one root biome.json are checked first by
+formatbox's own native Biome build, once, in the OS sandbox; the files it does not find formatted go
+on to Biome's wasm build. --no-native turns that off. Named files (no --json and none of these options) go through the
 per-user daemon.
 --stdin-filepath PATH (also --stdin-file-path) formats stdin as if it were PATH and prints the
 result, as prettier and biome do; exit 2 when it cannot be formatted (syntax error).

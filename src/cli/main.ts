@@ -16,7 +16,7 @@ import { connectHandler, serveSocket } from './socket.js';
 import type { DoctorReport } from '../node/index.js';
 import { COMMAND_HELP } from './help.js';
 import { formatboxBuildId, formatboxVersion } from './version.js';
-import { checkFormatArgs, stdinRequest, writeStdinResult } from './format-args.js';
+import { stdinRequest, writeStdinResult } from './format-args.js';
 import { DEFAULT_IDLE_MS, runDaemon } from './daemon-server.js';
 import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
@@ -30,7 +30,7 @@ usage:
   formatbox serve [--socket PATH]
                                  JSON lines: one request per line → one receipt per line; wasm stays warm.
                                  With --socket, on a Unix socket (mode 0600) instead of stdin/stdout
-  formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--ignore-path FILE] PATHS…
+  formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--no-native] [--ignore-path FILE] PATHS…
                                  format files and directories in place (--write); --check writes nothing.
                                  Walks honour .gitignore files; one worker per core; a cache of formatted files
   formatbox format --stdin-filepath PATH

@@ -136,7 +136,7 @@ function benchPrettier(corpus: string[]): void {
   ]);
   recordResult({ group: 'project', name: 'Prettier project, checked again with the cache: vs the first run', value: warm.ms / 1000, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.ms / 1000, ratio: warm.ms / cold.ms, goal: '≤ 0.05', note: '≥ 20× faster' });
   recordResult({ group: 'project', name: `Prettier project: ${THREADS} prettier --check processes on 1/${THREADS} of the files each, at once (the machine's parallel ceiling), files/s`, value: n / (parallel.ms / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), note: `what this machine gives ${THREADS} threads of Prettier` });
-  recordResult({ group: 'project', name: 'Prettier project, format --check: the default pool vs 1 thread, files/s', value: n / (plain.ms / 1000), unit: 'files/s', anchor: 'formatbox --threads 1', anchorValue: n / (single.ms / 1000), note: `formatbox's own scaling (the pool: ${/(\d+) threads?\)/.exec(plain.detail)?.[1] ?? '?'} threads); compare with the ceiling above` });
+  recordResult({ group: 'project', name: 'Prettier project, format --check: the default pool vs 1 thread, files/s', value: n / (plain.ms / 1000), unit: 'files/s', anchor: 'formatbox --threads 1', anchorValue: n / (single.ms / 1000), note: `formatbox's own scaling (the pool: ${/(\d+) threads?\b/.exec(plain.detail)?.[1] ?? '?'} threads); compare with the ceiling above` });
   // Files per second against files per second: the same files, so the inverse ratio of the times.
   recordResult({ group: 'project', name: 'Prettier project, format --check: files/s', value: n / (plain.ms / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), goal: '≥ 1.8', note: `${n} JS/TS files from node_modules` });
   if (plain.cpuS !== undefined && native.cpuS !== undefined) {
@@ -255,7 +255,7 @@ function interleaved<K extends string>(rounds: number, variants: Record<K, (roun
     const result = last.get(name)!;
     const summary = result.stderr.trim().split('\n').filter((l) => /files:|Checked|formatted|issues|warn/i.test(l) && !l.startsWith('maxrss')).slice(-1)[0] ?? '';
     const cpu = [...(cpus.get(name) ?? [])].sort((a, b) => a - b);
-    out[name] = { ms: sorted[Math.floor(sorted.length / 2)]!, detail: `exit ${result.code}; ${cpu.length ? `CPU ${cpu[Math.floor(cpu.length / 2)]!.toFixed(2)} s; ` : ''}${summary.slice(0, 160)}`, ...(cpu.length ? { cpuS: cpu[Math.floor(cpu.length / 2)]! } : {}) };
+    out[name] = { ms: sorted[Math.floor(sorted.length / 2)]!, detail: `exit ${result.code}; ${cpu.length ? `CPU ${cpu[Math.floor(cpu.length / 2)]!.toFixed(2)} s; ` : ''}${summary.slice(0, 220)}`, ...(cpu.length ? { cpuS: cpu[Math.floor(cpu.length / 2)]! } : {}) };
   }
   return out;
 }

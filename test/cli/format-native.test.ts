@@ -2,12 +2,11 @@
 // formatbox's own native Biome run once in the real bwrap sandbox over real code (rxjs's sources
 // from node_modules), its report read fail-closed, and every file's outcome the same as with Biome's
 // wasm build alone, and the written bytes the same as `biome format --write`'s.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkWithNativeBiome, findNativeBiome, judgeVerboseReport } from '../../src/node/biome-native.js';
@@ -16,22 +15,13 @@ import { discoverProjectFiles } from '../../src/node/discover.js';
 import { openFormatCache } from '../../src/node/format-cache.js';
 import { openPrecheck } from '../../src/node/format-precheck.js';
 import { nativeBiomeCandidates, walkTargets } from '../../src/cli/format-native.js';
-import { missing, sandbox } from '../sandbox/helpers.js';
+import { tempTree } from './temp-tree.js';
+import { missing } from '../sandbox/helpers.js';
 
 const REPO = resolve('.');
 const CLI = ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
-const bases: string[] = [];
-after(() => bases.forEach((b) => rmSync(b, { recursive: true, force: true })));
 
-function tree(files: Record<string, string>): string {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'fb-format-native-')));
-  bases.push(base);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(base, path)), { recursive: true });
-    writeFileSync(join(base, path), text);
-  }
-  return base;
-}
+const tree = (files: Record<string, string>): string => tempTree('fb-format-native-', files);
 
 /** Runs `formatbox format …` with `--root` set to the last argument's project (`base/root`). */
 function cli(args: string[], base: string): { code: number; stdout: string; stderr: string } {

@@ -1,33 +1,23 @@
 // Project-wide formatting (`formatbox format`): the walk's ignore files, the cache of formatted files,
 // and parallel results identical to sequential ones, in a stable order. Real Biome, real files
 // (rxjs sources from node_modules for the parallel run).
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { SKIPPED_DIRS } from '../../src/node/discover.js';
 import { openFormatCache } from '../../src/node/format-cache.js';
 import { createRuntime } from '../../src/node/index.js';
+import { tempTree } from './temp-tree.js';
 import { walkTree } from '../../src/node/walk.js';
 import { defaultThreads, FILES_PER_WORKER } from '../../src/cli/format.js';
 
 const REPO = resolve('.');
 const CLI = ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
-const bases: string[] = [];
-after(() => bases.forEach((b) => rmSync(b, { recursive: true, force: true })));
 
-function tree(files: Record<string, string>): string {
-  const base = mkdtempSync(join(tmpdir(), 'fb-format-project-'));
-  bases.push(base);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(base, path)), { recursive: true });
-    writeFileSync(join(base, path), text);
-  }
-  return base;
-}
+const tree = (files: Record<string, string>): string => tempTree('fb-format-project-', files);
 
 function cli(args: string[], base: string): { code: number; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [...CLI, ...args], {
