@@ -134,7 +134,12 @@ export function judgeVerboseReport(stdout: string, stderr: string, rootReal: str
       continue;
     }
     if (line.startsWith('  - ')) {
-      if (inProcessed) processed.add(projectPath(line.slice(4), rootReal));
+      if (!inProcessed) continue;
+      const path = projectPath(line.slice(4), rootReal);
+      // A file name with a line break in it prints as several lines: one of them would repeat a real
+      // file, another could name a file Biome never processed.
+      if (processed.has(path)) return { reason: `it listed ${path} twice (a file name with a line break?)` };
+      processed.add(path);
       continue;
     }
     if (line.trim() === '' || line.startsWith('  ') || /^ VERBOSE {2}━+$/.test(line)) continue;

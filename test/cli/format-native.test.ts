@@ -57,6 +57,9 @@ test('the verbose report is read fail-closed: processed files, flagged files, co
   assert.match(reason(stdout, `something new at column 0\n${stderr}`) ?? '', /unknown line among its diagnostics/);
   assert.match(reason(stdout.replace('Scanned project', 'Skipped project'), stderr) ?? '', /unknown line in its report/);
   assert.match(reason(stdout.replace(/^Checked.*$/m, ''), stderr) ?? '', /no "Checked N files" line/);
+  // A file named "src/a.ts\n  - src/never-processed.ts" prints as two list lines; the count still adds up.
+  const forged = stdout.replace('  - src/b.ts', '  - src/a.ts\n  - src/never-processed.ts');
+  assert.match(reason(forged, stderr) ?? '', /listed src\/a\.ts twice/);
 });
 
 test('walk targets: below the deepest common directory, each entry that holds a candidate', () => {
