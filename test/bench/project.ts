@@ -78,7 +78,7 @@ function benchBiome(corpus: string[]): void {
     warm: (round) => formatbox(root, [], join(base, `cache-${round}`)),
   });
   const n = corpus.length - unstable.length;
-  const floorMs = biomeWasmFloorMs(root);
+  const floorMs = formatterFloorMs('biome', root);
   print('Biome project', [
     ['native biome format (anchor)', native.ms, native.detail],
     [`Biome wasm alone, in process, ÷ ${THREADS} threads (floor)`, floorMs / THREADS, `formatting only: ${(floorMs / 1000).toFixed(2)} s on one thread, no I/O, engine or worker`],
@@ -90,7 +90,7 @@ function benchBiome(corpus: string[]): void {
   const files = `${n} JS/TS files from node_modules`;
   recordResult({ group: 'project', name: 'Biome project, format --check: wall time', value: plain.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, goal: '≤ 1.3', note: files });
   recordResult({ group: 'project', name: "Biome project, format --check --no-native (Biome's wasm build in a worker pool): wall time", value: wasm.ms / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, note: 'without the sandboxed native pass' });
-  recordResult({ group: 'project', name: `Biome project: Biome's wasm build alone, formatting only, ÷ ${THREADS} threads (the floor for a pool)`, value: floorMs / THREADS / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, note: `${(floorMs / 1000).toFixed(2)} s on one thread (test/bench/biome-wasm-floor.ts)` });
+  recordResult({ group: 'project', name: `Biome project: Biome's wasm build alone, formatting only, ÷ ${THREADS} threads (the floor for a pool)`, value: floorMs / THREADS / 1000, unit: 's', anchor: 'native biome format', anchorValue: native.ms / 1000, note: `${(floorMs / 1000).toFixed(2)} s on one thread (test/bench/formatter-floor.ts)` });
   recordResult({ group: 'project', name: 'Biome project, checked again with the cache: vs the first run', value: warm.ms / 1000, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.ms / 1000, ratio: warm.ms / cold.ms, goal: '≤ 0.05', note: '≥ 20× faster' });
   if (warm.cpuS !== undefined && cold.cpuS !== undefined) {
     recordResult({ group: 'project', name: 'Biome project, checked again with the cache: CPU time vs the first run', value: warm.cpuS, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.cpuS, note: 'load-independent' });
@@ -126,8 +126,10 @@ function benchPrettier(corpus: string[]): void {
     warm: (round) => formatbox(root, [], join(base, `prettier-cache-${round}`)),
   });
   const n = corpus.length - unstable.length;
+  const floorMs = formatterFloorMs('prettier', root);
   print('Prettier project', [
     ['prettier --check (anchor)', native.ms, native.detail],
+    ["Prettier's API alone, in process, one thread (floor)", floorMs, 'formatting only: no I/O, engine or worker'],
     [`${THREADS} × prettier --check on 1/${THREADS} each, at once`, parallel.ms, parallel.detail],
     ['formatbox format --check, 1 thread, no cache', single.ms, single.detail],
     [`formatbox format --check, default pool, no cache`, plain.ms, plain.detail],
@@ -136,6 +138,7 @@ function benchPrettier(corpus: string[]): void {
   ]);
   recordResult({ group: 'project', name: 'Prettier project, checked again with the cache: vs the first run', value: warm.ms / 1000, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.ms / 1000, ratio: warm.ms / cold.ms, goal: '≤ 0.05', note: '≥ 20× faster' });
   recordResult({ group: 'project', name: `Prettier project: ${THREADS} prettier --check processes on 1/${THREADS} of the files each, at once (the machine's parallel ceiling), files/s`, value: n / (parallel.ms / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), note: `what this machine gives ${THREADS} threads of Prettier` });
+  recordResult({ group: 'project', name: "Prettier project: Prettier's API alone, formatting only, one thread (the most one Prettier thread does), files/s", value: n / (floorMs / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), note: 'test/bench/formatter-floor.ts' });
   recordResult({ group: 'project', name: 'Prettier project, format --check: the default pool vs 1 thread, files/s', value: n / (plain.ms / 1000), unit: 'files/s', anchor: 'formatbox --threads 1', anchorValue: n / (single.ms / 1000), note: `formatbox's own scaling (the pool: ${/(\d+) threads?\b/.exec(plain.detail)?.[1] ?? '?'} threads); compare with the ceiling above` });
   // Files per second against files per second: the same files, so the inverse ratio of the times.
   recordResult({ group: 'project', name: 'Prettier project, format --check: files/s', value: n / (plain.ms / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), goal: '≥ 1.8', note: `${n} JS/TS files from node_modules` });
@@ -145,12 +148,12 @@ function benchPrettier(corpus: string[]): void {
   recordResult({ group: 'memory', name: `format --check, Prettier, ${THREADS} workers: peak RSS per worker`, value: memory / THREADS, unit: 'MB', anchor: 'budget', anchorValue: 300, goal: '≤ 1', note: `whole process ${memory.toFixed(0)} MB` });
 }
 
-/** Median over RUNS of Biome's wasm build formatting the tree's files in one thread (test/bench/biome-wasm-floor.ts). */
-function biomeWasmFloorMs(root: string): number {
+/** Median over RUNS of one formatter alone formatting the tree's files in one thread (test/bench/formatter-floor.ts). */
+function formatterFloorMs(formatter: 'biome' | 'prettier', root: string): number {
   const times: number[] = [];
   for (let round = 0; round < RUNS; round++) {
-    const result = spawnSync(process.execPath, ['--liftoff-only', '--import', 'tsx', join(REPO, 'test/bench/biome-wasm-floor.ts'), root], { cwd: REPO, env, encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`biome-wasm-floor failed: ${result.stderr.slice(-400)}`);
+    const result = spawnSync(process.execPath, ['--liftoff-only', '--import', 'tsx', join(REPO, 'test/bench/formatter-floor.ts'), formatter, root], { cwd: REPO, env, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`formatter-floor failed: ${result.stderr.slice(-400)}`);
     times.push((JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { ms: number }).ms);
   }
   return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
