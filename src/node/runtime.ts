@@ -33,6 +33,7 @@ import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES, type ConfigBudgetReport 
 import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
+import { findNativeBiome } from './biome-native.js';
 import { createConfigWatch } from './config-watch.js';
 import { flushDirectorySyncs, holdsSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
 import { nodeSha256 } from './hash.js';
@@ -45,6 +46,7 @@ import { shownPath } from '../core/shown.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
 import { createSubprocessFormatters, type ApprovalRequest, type SubprocessFormatters, type SubprocessStatus } from './subprocess.js';
 import { detectSandbox } from './sandbox/index.js';
+import type { Sandbox } from '../core/sandbox.js';
 
 export type Trust = 'untrusted' | 'trusted';
 
@@ -632,7 +634,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       trust,
       languages,
       sandbox: { kind: sandbox.kind, available: sandbox.unavailable === undefined, detail: sandbox.unavailable ?? sandbox.describe() },
-      subprocess: subprocess?.status() ?? [],
+      subprocess: [...(subprocess?.status() ?? []), nativeBiomeStatus(sandbox)],
       ignored: dedupeIgnored([...discoveredIgnored, ...eng.ignored, ...unreadFiles(discoveredFiles, [...discoveredIgnored, ...eng.ignored], trust)]),
       ...(eng.configBudget ? { configBudget: eng.configBudget } : {}),
       workers: pool.stats(),
@@ -724,6 +726,15 @@ class FinalWrite {
 }
 
 /** Settles once the requests started so far (a formatter call) have been sent: after the pending microtasks. */
+/** formatbox's native Biome build, which `formatbox format` runs once per run in the sandbox (src/cli/format-native.ts). */
+function nativeBiomeStatus(sandbox: Sandbox): SubprocessStatus {
+  const biome = findNativeBiome();
+  const name = 'biome (native, for `formatbox format`)';
+  if ('unavailable' in biome) return { name, available: false, detail: biome.unavailable };
+  if (sandbox.unavailable) return { name, available: false, detail: `${biome.binary} ${biome.version}; no sandbox: ${sandbox.unavailable}` };
+  return { name, available: true, detail: `${biome.binary} ${biome.version}` };
+}
+
 function requestsSent(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }

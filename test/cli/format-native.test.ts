@@ -176,3 +176,16 @@ test('a project native Biome cannot answer for says so, and the wasm build forma
   const text = cli(['format', '--check', '--no-cache', join(base, 'root')], base);
   assert.match(text.stderr, /native Biome not used \(the project has nested Biome configs\)/);
 });
+
+test('doctor says whether formatbox format can use native Biome, and where the binary is', async (t) => {
+  if (missing()) return t.skip('no sandbox');
+  const { createRuntime } = await import('../../src/node/index.js');
+  const runtime = createRuntime({ root: tree({ 'root/biome.json': '{}\n' }) });
+  try {
+    const native = (await runtime.doctor()).subprocess.find((s) => s.name.startsWith('biome (native'));
+    assert.ok(native?.available, JSON.stringify(native));
+    assert.match(native.detail, /@biomejs\/cli-[\w-]+\/biome(\.exe)? 2\.4\.15$/);
+  } finally {
+    await runtime.close();
+  }
+});
