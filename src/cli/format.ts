@@ -185,12 +185,13 @@ function namedInside(group: ProjectGroup): string[] {
 }
 
 /** The cache's answers, then native Biome's, for the files of one project. */
-async function answerBeforeStart(prepared: PreparedGroup, options: HandlerOptions): Promise<{ entries: Map<string, PrecheckEntry | undefined>; precheck?: Precheck; misses: string[]; native: NativeOutcome }> {
+async function answerBeforeStart(prepared: PreparedGroup, options: HandlerOptions, say: (line: string) => void): Promise<{ entries: Map<string, PrecheckEntry | undefined>; precheck?: Precheck; misses: string[]; native: NativeOutcome }> {
   const { group, listing, cache, discovered, nativeOptions, early } = prepared;
   const precheck = cache && discovered ? openPrecheck(group.rootReal, cache, discovered, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
   const entries = new Map(precheck ? listing.files.map((path) => [path, precheck.entryOf(path)] as const) : []);
   const misses = precheck ? listing.files.filter((path) => entries.get(path)?.hit !== true) : listing.files;
   let native: NativeOutcome;
+  if ((early && 'running' in early) || (early === undefined && nativeOptions && misses.length > 0)) say(`checking ${misses.length} files (native Biome first)…`);
   if (early && 'running' in early) native = await finishNativeBiomePass(early, misses);
   else if (early !== undefined || !nativeOptions || misses.length === 0) native = early;
   else native = await runNativeBiomePass(group.rootReal, misses, nativeOptions);
@@ -232,7 +233,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     let workers = 1;
     const runtimeNow = (): Promise<Runtime> => (runtime ??= startRuntime({ root: group.rootReal, workers, watchConfig: false, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
     try {
-      const { entries, precheck, misses, native } = await answerBeforeStart(part, options);
+      const { entries, precheck, misses, native } = await answerBeforeStart(part, options, (line) => progress?.say(line));
       if (native) nativeOutcomes.push(native);
       const nativePass = native && 'used' in native ? native.used : undefined;
       // The pool is sized by the files left to format.
@@ -485,8 +486,9 @@ async function listFiles(rootReal: string, named: string[], ignorePaths: string[
 }
 
 /** A progress line on stderr, redrawn at most 10 times a second. */
-function createProgress(total: number): { tick(): void; clear(): void } {
-  const started = performance.now();
+function createProgress(total: number): { tick(): void; clear(): void; say(line: string): void } {
+  // From the first file answered: the set-up before it (a native pass, a worker's start) is not a rate.
+  let started: number | undefined;
   let done = 0;
   let drawnAt = 0;
   let shown = false;
@@ -494,6 +496,7 @@ function createProgress(total: number): { tick(): void; clear(): void } {
     tick() {
       done++;
       const now = performance.now();
+      started ??= now;
       if (now - drawnAt < 100 && done < total) return;
       drawnAt = now;
       const seconds = (now - started) / 1000;
@@ -505,6 +508,11 @@ function createProgress(total: number): { tick(): void; clear(): void } {
     clear() {
       if (shown) process.stderr.write('\r\x1b[K');
       shown = false;
+    },
+    /** A line in the progress line's place until the next tick. */
+    say(line) {
+      process.stderr.write(`\r\x1b[K${line}`);
+      shown = true;
     },
   };
 }
