@@ -108,7 +108,11 @@ export async function checkWithNativeBiome(sandbox: Sandbox, biome: NativeBiome,
   // The sandbox keeps the first bytes of stderr and drops the rest: a report that reached the limit is not whole.
   if (new TextEncoder().encode(result.stderr).length >= MAX_REPORT_BYTES - 4096) return { kind: 'not-used', reason: 'native Biome wrote more diagnostics than are read' };
   const judged = judgeVerboseReport(new TextDecoder().decode(result.stdout), result.stderr, rootReal);
-  if ('reason' in judged) return { kind: 'not-used', reason: `native Biome (exit ${result.code}): ${judged.reason}` };
+  if ('reason' in judged) {
+    // Biome's own first words (a config it rejects, say) say more than the shape of its report.
+    const said = result.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/\s*━+$/, '').trim().slice(0, 200);
+    return { kind: 'not-used', reason: `native Biome (exit ${result.code}): ${judged.reason}${said ? `; it said: ${said}` : ''}` };
+  }
   return { kind: 'checked', ...judged, ms: performance.now() - started };
 }
 
