@@ -177,6 +177,7 @@ function namedFilesOnly(paths: string[]): boolean {
  * change) or 2 (a file failed).
  */
 async function thinFormatFiles(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+  quietOnEpipe(); // `format` left it to the walk's bundle; this path writes too
   const root = resolve(flags.root ?? process.cwd());
   const counts = { formatted: 0, unchanged: 0, skipped: 0, failed: 0 };
   for (const named of flags.positional) {
@@ -269,11 +270,12 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-quietOnEpipe();
-const code = await thinMain(process.argv.slice(2), process.env);
 const [command, ...rest] = process.argv.slice(2);
-if (code === undefined && command === 'format' && !rest.some((arg) => /^(-h|--help|--stdin-file-?path(=.*)?)$/.test(arg))) {
-  // The project-wide walk: its own bundle, without the rest of the CLI.
-  (await import('./format-main.js')).runFormatMain(rest);
-} else if (code === undefined) await import('./main.js');
+// The project-wide walk: its own bundle, without the rest of the CLI (it guards stdout itself, once
+// native Biome has started: creating the stream is work that can wait).
+const projectWide = command === 'format' && !rest.some((arg) => /^(-h|--help|--version|--stdin-file-?path(=.*)?)$/.test(arg));
+if (!projectWide) quietOnEpipe();
+const code = await thinMain(process.argv.slice(2), process.env);
+if (code === undefined && projectWide) (await import('./format-main.js')).runFormatMain(rest);
+else if (code === undefined) await import('./main.js');
 else process.stdout.write('', () => process.exit(code));

@@ -1,10 +1,11 @@
 /** How a CLI run ends: its exit code, or an error mapped through the one exit-code table. */
 import { isFormatboxError } from '../core/errors.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL } from './exit-codes.js';
+import { quietOnEpipe } from './epipe.js';
 
 /** Exits with the run's code once output is flushed; a FormatboxError exits by its code, anything else as internal. */
 export function exitWith(run: Promise<number>): void {
-  run.then(
+  run.finally(quietOnEpipe).then(
     (code) => exitWhenFlushed(code),
     (error: unknown) => {
       if (isFormatboxError(error)) {

@@ -36,6 +36,7 @@ import type { Sandbox } from '../core/sandbox.js';
 import { findNativeBiome } from '../node/biome-native.js';
 import { disagreement, earlyTargets, finishNativeBiomePass, runNativeBiomePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions, type NativeRun } from './format-native.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
+import { quietOnEpipe } from './epipe.js';
 import { formatJsonStatus } from './format-args.js';
 import type { HandlerOptions } from './requests.js';
 import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
@@ -213,6 +214,8 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   const prepared: PreparedGroup[] = [];
   // Native Biome starts early for one project only: several at once would contend for the cores.
   for (const group of groups) prepared.push(await prepareGroup(group, groups.length === 1, options, formatOptions, cacheState));
+  // Native Biome has started: now the output streams (created on first use, ~6 ms on a pipe).
+  quietOnEpipe();
   const total = prepared.reduce((sum, { listing }) => sum + listing.files.length, 0);
   const walk: WalkResult = { files: [], skipped: [], ignoredCount: 0, ignoreProblems: [] };
   for (const { listing } of prepared) mergeWalk(walk, listing.walk);
