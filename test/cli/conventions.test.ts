@@ -118,3 +118,15 @@ test('EPIPE ends quietly; serve --socket into a missing directory is a clear err
   assert.match(serve.stderr, /cannot listen on .*s\.sock: the directory .*dir does not exist/);
   assert.doesNotMatch(serve.stderr, /\n\s+at /);
 });
+
+test('the built format bundle: a YAML config is read (its parser loads on first use), and a tree native Biome answers loads no runtime', async () => {
+  const yamlProject = tracked({ '.git/HEAD': 'ref: refs/heads/main\n', '.prettierrc.yaml': 'semi: false\nsingleQuote: true\n', 'a.ts': "const a = 'x'\n", 'b.ts': 'const b = "y";\n' });
+  const yaml = await run(['format', '--check', '--json', '--no-cache', yamlProject], '', yamlProject);
+  assert.equal(yaml.code, 1, yaml.stderr);
+  const statuses = yaml.stdout.trim().split('\n').map((l) => JSON.parse(l) as { path?: string; status?: string }).filter((l) => l.path);
+  assert.deepEqual(statuses.map((l) => [l.path, l.status]), [['.prettierrc.yaml', 'unchanged'], ['a.ts', 'unchanged'], ['b.ts', 'would-change']], 'semi: false and singleQuote from the YAML file');
+  // The bundle the bin loads for `format` holds no YAML parser and no runtime: both load on demand.
+  const bundle = readFileSync(join(built.dir, 'dist', 'cli-format-main.js'), 'utf8');
+  assert.ok(!bundle.includes('// node_modules/yaml/'), 'yaml is not bundled');
+  assert.ok(!bundle.includes('// src/node/runtime.ts') && !bundle.includes('// src/core/engine.ts'), 'the runtime and engine are not bundled');
+});
