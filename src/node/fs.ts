@@ -7,7 +7,7 @@
  * Another process can still write in the few microseconds between the check and the rename;
  * closing that gap needs renameat2(RENAME_EXCHANGE), which Node does not expose.
  */
-import { close, closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { close, closeSync, constants, fchmodSync, fchownSync, fdatasync, fdatasyncSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
@@ -255,6 +255,17 @@ export interface StageOptions {
   keep?: Pick<FileSnapshot, 'mode' | 'uid' | 'gid'>;
   /** Create missing directories (a new file). */
   create?: boolean;
+  /**
+   * Finish the flush on this thread, at `commit`: `fill` starts the fdatasync in the thread pool and
+   * returns; `commit` calls fdatasync again, through a second descriptor of the temp file opened at
+   * staging, and it returns as soon as the disk has the bytes (the journal commit the first call
+   * started, or one it starts itself when the pool thread has not run yet). For an edit's F, whose
+   * receipt is built in the meantime: the rename then does not wait for a pool thread to be
+   * scheduled, twice, under load. A descriptor's fdatasync reports a writeback error once; the
+   * second descriptor, open since before any byte was written, reports it even when the first
+   * call already did.
+   */
+  flushAtCommit?: boolean;
 }
 
 /**
@@ -265,7 +276,10 @@ export interface StageOptions {
  * temp file unless it was committed, and must always be called.
  */
 export interface StagedWrite {
-  /** Writes the bytes and flushes them (fdatasync in the thread pool), unless `syncLater`. Once. */
+  /**
+   * Writes the bytes and flushes them (fdatasync in the thread pool), unless `syncLater`; with
+   * `flushAtCommit` it starts the flush and `commit` waits for it. Once.
+   */
   fill(bytes: Uint8Array, options?: { syncLater?: boolean }): Promise<void>;
   /**
    * The directory is checked to be where it was, the disk against `expect` (MODIFIED_SINCE_READ
@@ -290,35 +304,56 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
   const name = basename(abs);
   const temp = dir.at(tempNameFor(name));
   let fd: number | undefined;
+  let syncFd: number | undefined;
   try {
     // Small synchronous calls (page cache); only the flush to disk goes to the thread pool.
     fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, options.keep?.mode ?? 0o666);
     if (options.keep) keepModeAndOwner(fd, options.keep);
+    if (options.flushAtCommit) syncFd = reopenSame(temp, fd);
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
+    if (syncFd !== undefined) closeQuietly(syncFd);
     unlinkQuietly(temp);
     dir.close();
     throw writeFailed(shown, error);
   }
   const file = fd;
   let flushed = false;
+  /** With `flushAtCommit`: the pool's fdatasync started by `fill` (the fd stays open until it is done). */
+  let started: Promise<unknown> | undefined;
   let state: 'staged' | 'committed' | 'released' = 'staged';
+  const closeFiles = (): void => {
+    if (syncFd !== undefined) closeQuietly(syncFd);
+    if (started) closeAfter(file, started);
+    else closeQuietly(file);
+  };
   return {
     async fill(bytes, fillOptions = {}) {
       try {
         let written = 0;
         while (written < bytes.byteLength) written += writeSync(file, bytes, written, bytes.byteLength - written);
         // fdatasync: the data and the size reach the disk before the rename makes them visible.
-        if (!fillOptions.syncLater) {
-          await datasync(file);
-          flushed = true;
+        if (fillOptions.syncLater) return;
+        if (syncFd !== undefined) {
+          started = datasync(file).catch(() => undefined); // its error, if any, is the commit's fdatasync's too
+          return;
         }
+        await datasync(file);
+        flushed = true;
       } catch (error) {
         throw writeFailed(shown, error);
       }
     },
     commit(expect, holdOpenUntil) {
       if (state !== 'staged') throw new Error('stageWrite: commit after commit or release');
+      if (started && syncFd !== undefined) {
+        try {
+          fdatasyncSync(syncFd);
+        } catch (error) {
+          throw writeFailed(shown, error);
+        }
+        flushed = true;
+      }
       // Compare-and-swap: synchronous from here to the rename.
       try {
         dir.recheck();
@@ -334,20 +369,35 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
         throw new FormatboxError('WRITE_FAILED', `cannot replace ${shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
       }
       state = 'committed';
+      if (syncFd !== undefined) closeSync(syncFd);
       // Wrapped in an object: returned bare, an async caller would wait for the flush.
-      const done = { flushed: flushed ? (closeSync(file), Promise.resolve()) : flushLater(file, holdOpenUntil) };
+      const done = { flushed: flushed ? (started ? closeAfter(file, started) : closeSync(file), Promise.resolve()) : flushLater(file, holdOpenUntil) };
       syncDirectoryLater(dir);
       return done;
     },
     release() {
       if (state === 'staged') {
-        closeQuietly(file);
+        closeFiles();
         unlinkQuietly(temp);
         dir.close();
       }
       state = 'released';
     },
   };
+}
+
+/**
+ * A second open file description of the file just created at `path` (through the pinned
+ * directory, never through a symlink), checked to be the same file as `fd`.
+ */
+function reopenSame(path: string, fd: number): number {
+  const again = openSync(path, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const [a, b] = [fstatSync(fd), fstatSync(again)];
+  if (a.ino !== b.ino || a.dev !== b.dev) {
+    closeSync(again);
+    throw Object.assign(new Error('the temp file was replaced while it was staged'), { code: 'EEXIST' });
+  }
+  return again;
 }
 
 function keepModeAndOwner(fd: number, keep: Pick<FileSnapshot, 'mode' | 'uid' | 'gid'>): void {

@@ -690,7 +690,8 @@ class FinalWrite {
   stage(): void {
     if (this.settled && this.pendingContent === undefined) return;
     try {
-      this.staged = stageWrite(this.target.abs, { shown: this.target.shown, ...(this.keep ? { keep: this.keep } : {}) });
+      // The flush starts when the bytes are written and is finished on this thread at the rename (see StageOptions).
+      this.staged = stageWrite(this.target.abs, { shown: this.target.shown, flushAtCommit: true, ...(this.keep ? { keep: this.keep } : {}) });
     } catch {
       return;
     }
