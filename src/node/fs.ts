@@ -321,6 +321,7 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
   let flushed = false;
   /** With `flushAtCommit`: the pool's fdatasync started by `fill` (the fd stays open until it is done). */
   let started: Promise<unknown> | undefined;
+  let poolFlushed = false;
   let state: 'staged' | 'committed' | 'released' = 'staged';
   const closeFiles = (): void => {
     if (syncFd !== undefined) closeQuietly(syncFd);
@@ -335,7 +336,8 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
         // fdatasync: the data and the size reach the disk before the rename makes them visible.
         if (fillOptions.syncLater) return;
         if (syncFd !== undefined) {
-          started = datasync(file).catch(() => undefined); // its error, if any, is the commit's fdatasync's too
+          // Its error, if any, is reported again by the commit's own fdatasync (the second descriptor).
+          started = datasync(file).then(() => void (poolFlushed = true), () => undefined);
           return;
         }
         await datasync(file);
@@ -348,7 +350,9 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
       if (state !== 'staged') throw new Error('stageWrite: commit after commit or release');
       if (started && syncFd !== undefined) {
         try {
-          fdatasyncSync(syncFd);
+          // Not again when the pool's flush is known done: on ext4 a second fdatasync after a
+          // finished journal commit still flushes the disk's cache (0.03 ms here, quiet machine).
+          if (!poolFlushed) fdatasyncSync(syncFd);
         } catch (error) {
           throw writeFailed(shown, error);
         }

@@ -714,6 +714,9 @@ class FinalWrite {
   async commit(content: string, expect: Uint8Array): Promise<boolean> {
     if (!this.staged || this.filled?.content !== content) return false;
     await this.filled.done;
+    // One turn of the event loop first: a flush the thread pool has finished is then known, and
+    // the commit does not flush again (see StageOptions.flushAtCommit).
+    await new Promise((resolve) => setImmediate(resolve));
     this.staged.commit(expect);
     return true;
   }
