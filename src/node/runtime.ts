@@ -726,7 +726,7 @@ class FinalWrite {
   }
 
   private fill(content: string): void {
-    const done = this.staged!.fill(encoder.encode(content));
+    const done = this.staged!.fill(content);
     done.catch(() => undefined); // awaited by commit
     this.filled = { content, done };
   }

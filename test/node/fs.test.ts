@@ -164,6 +164,7 @@ test('full disk: a write into a 64 KiB tmpfs fails with WRITE_FAILED and the ori
   console.log(`  full disk: ${report.error}`);
   assert.equal(report.code, 'WRITE_FAILED');
   assert.match(report.error, /no space left on device \(ENOSPC\); the file is unchanged/);
+  assert.equal(report.stagedCode, 'WRITE_FAILED');
   assert.equal(report.intact, true);
   assert.deepEqual(report.leftovers, []);
   rmSync(mount, { recursive: true, force: true });
