@@ -58,12 +58,20 @@ export function normaliseEol(text: string): string {
 export interface NormalisedText {
   text: string;
   bom: boolean;
-  eol: EolProfile;
+  readonly eol: EolProfile;
 }
 
 export function normaliseForFormatter(original: string): NormalisedText {
   const { bom, body } = splitBom(original);
-  return { text: normaliseEol(body), bom, eol: detectEol(body) };
+  let eol: EolProfile | undefined;
+  // Counted on demand: the engine sends `text` and never asks (a scan of every line of each file).
+  return {
+    text: normaliseEol(body),
+    bom,
+    get eol() {
+      return (eol ??= detectEol(body));
+    },
+  };
 }
 
 /**

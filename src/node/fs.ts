@@ -7,7 +7,7 @@
  * Another process can still write in the few microseconds between the check and the rename;
  * closing that gap needs renameat2(RENAME_EXCHANGE), which Node does not expose.
  */
-import { close, closeSync, constants, fchmodSync, fchownSync, fdatasync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { close, closeSync, constants, fchmodSync, fchownSync, fdatasync, fdatasyncSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
@@ -255,6 +255,17 @@ export interface StageOptions {
   keep?: Pick<FileSnapshot, 'mode' | 'uid' | 'gid'>;
   /** Create missing directories (a new file). */
   create?: boolean;
+  /**
+   * Finish the flush on this thread, at `commit`: `fill` starts the fdatasync in the thread pool and
+   * returns; `commit` calls fdatasync again, through a second descriptor of the temp file opened at
+   * staging, and it returns as soon as the disk has the bytes (the journal commit the first call
+   * started, or one it starts itself when the pool thread has not run yet). For an edit's F, whose
+   * receipt is built in the meantime: the rename then does not wait for a pool thread to be
+   * scheduled, twice, under load. A descriptor's fdatasync reports a writeback error once; the
+   * second descriptor, open since before any byte was written, reports it even when the first
+   * call already did.
+   */
+  flushAtCommit?: boolean;
 }
 
 /**
@@ -265,8 +276,11 @@ export interface StageOptions {
  * temp file unless it was committed, and must always be called.
  */
 export interface StagedWrite {
-  /** Writes the bytes and flushes them (fdatasync in the thread pool), unless `syncLater`. Once. */
-  fill(bytes: Uint8Array, options?: { syncLater?: boolean }): Promise<void>;
+  /**
+   * Writes the bytes and flushes them (fdatasync in the thread pool), unless `syncLater`; with
+   * `flushAtCommit` it starts the flush and `commit` waits for it. Once.
+   */
+  fill(data: Uint8Array | string, options?: { syncLater?: boolean }): Promise<void>;
   /**
    * The directory is checked to be where it was, the disk against `expect` (MODIFIED_SINCE_READ
    * when it differs), then the rename; the directory is fsync'ed in the background.
@@ -290,35 +304,59 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
   const name = basename(abs);
   const temp = dir.at(tempNameFor(name));
   let fd: number | undefined;
+  let syncFd: number | undefined;
   try {
     // Small synchronous calls (page cache); only the flush to disk goes to the thread pool.
     fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, options.keep?.mode ?? 0o666);
     if (options.keep) keepModeAndOwner(fd, options.keep);
+    if (options.flushAtCommit) syncFd = reopenSame(temp, fd);
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
+    if (syncFd !== undefined) closeQuietly(syncFd);
     unlinkQuietly(temp);
     dir.close();
     throw writeFailed(shown, error);
   }
   const file = fd;
   let flushed = false;
+  /** With `flushAtCommit`: the pool's fdatasync started by `fill` (the fd stays open until it is done). */
+  let started: Promise<unknown> | undefined;
+  let poolFlushed = false;
   let state: 'staged' | 'committed' | 'released' = 'staged';
+  const closeFiles = (): void => {
+    if (syncFd !== undefined) closeQuietly(syncFd);
+    if (started) closeAfter(file, started);
+    else closeQuietly(file);
+  };
   return {
-    async fill(bytes, fillOptions = {}) {
+    async fill(data, fillOptions = {}) {
       try {
-        let written = 0;
-        while (written < bytes.byteLength) written += writeSync(file, bytes, written, bytes.byteLength - written);
+        writeWhole(file, data);
         // fdatasync: the data and the size reach the disk before the rename makes them visible.
-        if (!fillOptions.syncLater) {
-          await datasync(file);
-          flushed = true;
+        if (fillOptions.syncLater) return;
+        if (syncFd !== undefined) {
+          // Its error, if any, is reported again by the commit's own fdatasync (the second descriptor).
+          started = datasync(file).then(() => void (poolFlushed = true), () => undefined);
+          return;
         }
+        await datasync(file);
+        flushed = true;
       } catch (error) {
         throw writeFailed(shown, error);
       }
     },
     commit(expect, holdOpenUntil) {
       if (state !== 'staged') throw new Error('stageWrite: commit after commit or release');
+      if (started && syncFd !== undefined) {
+        try {
+          // Not again when the pool's flush is known done: on ext4 a second fdatasync after a
+          // finished journal commit still flushes the disk's cache (0.03 ms here, quiet machine).
+          if (!poolFlushed) fdatasyncSync(syncFd);
+        } catch (error) {
+          throw writeFailed(shown, error);
+        }
+        flushed = true;
+      }
       // Compare-and-swap: synchronous from here to the rename.
       try {
         dir.recheck();
@@ -334,20 +372,51 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
         throw new FormatboxError('WRITE_FAILED', `cannot replace ${shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
       }
       state = 'committed';
+      if (syncFd !== undefined) closeSync(syncFd);
       // Wrapped in an object: returned bare, an async caller would wait for the flush.
-      const done = { flushed: flushed ? (closeSync(file), Promise.resolve()) : flushLater(file, holdOpenUntil) };
+      const done = { flushed: flushed ? (started ? closeAfter(file, started) : closeSync(file), Promise.resolve()) : flushLater(file, holdOpenUntil) };
       syncDirectoryLater(dir);
       return done;
     },
     release() {
       if (state === 'staged') {
-        closeQuietly(file);
+        closeFiles();
         unlinkQuietly(temp);
         dir.close();
       }
       state = 'released';
     },
   };
+}
+
+/**
+ * A second open file description of the file just created at `path` (through the pinned
+ * directory, never through a symlink), checked to be the same file as `fd`.
+ */
+function reopenSame(path: string, fd: number): number {
+  const again = openSync(path, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const [a, b] = [fstatSync(fd), fstatSync(again)];
+  if (a.ino !== b.ino || a.dev !== b.dev) {
+    closeSync(again);
+    throw Object.assign(new Error('the temp file was replaced while it was staged'), { code: 'EEXIST' });
+  }
+  return again;
+}
+
+/**
+ * Writes all of `data` at the file's position. A string is written as UTF-8 without a copy made
+ * here first (Node encodes it on the way: 10 µs less on 60 KB than TextEncoder and a write).
+ */
+function writeWhole(fd: number, data: Uint8Array | string): void {
+  let bytes: Uint8Array;
+  let written = 0;
+  if (typeof data === 'string') {
+    written = writeSync(fd, data, null, 'utf8');
+    const total = Buffer.byteLength(data, 'utf8');
+    if (written === total) return;
+    bytes = Buffer.from(data, 'utf8'); // a short write (a full disk says why on the next one)
+  } else bytes = data;
+  while (written < bytes.byteLength) written += writeSync(fd, bytes, written, bytes.byteLength - written);
 }
 
 function keepModeAndOwner(fd: number, keep: Pick<FileSnapshot, 'mode' | 'uid' | 'gid'>): void {

@@ -416,8 +416,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       let pending = eng.afterEdit({ ...request, onFormatted: (outcome) => final.formatted(outcome) });
       pending.catch(() => undefined);
       await requestsSent();
+      // F's temp file is made first (W's own write makes a new file's directories): its creation goes
+      // into the journal commit W's flush starts, instead of waiting behind it (measured on ext4 under
+      // load: 0.1-0.3 ms less per edit), and the formatter's answer does not find this thread in it.
+      if (snapshot) final.stage();
       await writeW();
-      final.stage();
+      if (!snapshot) final.stage();
       if (options.watchConfig !== false && configWatch.changed(target.realRel)) {
         // That call used the config as it was: format again with the config now on disk.
         await pending.catch(() => undefined);
@@ -672,8 +676,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
 /**
  * F's write, started before the receipt is ready: its temp file is made while the formatter runs
- * (`stage`, once W is on disk), its bytes written and flushed as soon as the formatter's output is
- * known (`formatted`), and the compare-and-swap and rename done once the receipt is built (`commit`).
+ * (`stage`, before W is written, or after it for a new file), its bytes written and their flush
+ * started as soon as the formatter's output is known (`formatted`), and the flush finished, the
+ * compare-and-swap and the rename done once the receipt is built (`commit`).
  */
 class FinalWrite {
   private staged: StagedWrite | undefined;
@@ -688,11 +693,12 @@ class FinalWrite {
     private readonly written: string,
   ) {}
 
-  /** W is on disk: make F's temp file. A failure here is left to the ordinary write of F. */
+  /** Make F's temp file (while the formatter runs). A failure here is left to the ordinary write of F. */
   stage(): void {
     if (this.settled && this.pendingContent === undefined) return;
     try {
-      this.staged = stageWrite(this.target.abs, { shown: this.target.shown, ...(this.keep ? { keep: this.keep } : {}) });
+      // The flush starts when the bytes are written and is finished on this thread at the rename (see StageOptions).
+      this.staged = stageWrite(this.target.abs, { shown: this.target.shown, flushAtCommit: true, ...(this.keep ? { keep: this.keep } : {}) });
     } catch {
       return;
     }
@@ -710,6 +716,9 @@ class FinalWrite {
   async commit(content: string, expect: Uint8Array): Promise<boolean> {
     if (!this.staged || this.filled?.content !== content) return false;
     await this.filled.done;
+    // One turn of the event loop first: a flush the thread pool has finished is then known, and
+    // the commit does not flush again (see StageOptions.flushAtCommit).
+    await new Promise((resolve) => setImmediate(resolve));
     this.staged.commit(expect);
     return true;
   }
@@ -719,7 +728,7 @@ class FinalWrite {
   }
 
   private fill(content: string): void {
-    const done = this.staged!.fill(encoder.encode(content));
+    const done = this.staged!.fill(content);
     done.catch(() => undefined); // awaited by commit
     this.filled = { content, done };
   }

@@ -15,10 +15,10 @@ import { fileRecord, type Sha256Port } from '../core/text.js';
 import type {
   ApplyPatchInput, FormatOutcome, Limits, Receipt, SingleFileInput, ToolInput, Utf16Range,
 } from '../core/types.js';
-import { applyInput, applyParsedPatch, applyTracked, parsePatch, toolKind, wrapPatch } from '../tools/index.js';
+import { applyParsedPatch, applyTracked, parsePatch, toolKind, wrapPatch } from '../tools/index.js';
 import { renderNote } from './note.js';
 import { reconcilePatchFile } from './patch.js';
-import { reconcile } from './reconcile.js';
+import { reconcileTracked } from './reconcile.js';
 
 export type Report = 'receipt' | 'line' | 'none';
 
@@ -102,12 +102,14 @@ async function afterSingle(deps: AfterEditDeps, request: AfterEditRequest & { in
   let diff: string | undefined;
   let replayed: string;
   if (report === 'receipt') {
-    const result = reconcile({ prior, input: request.input, written, final, path: request.path });
+    // The edit as applied above is reused, and the replay reconcile verified is the receipt's.
+    const tracked = reconcileTracked({ prior, input: request.input, written, final, path: request.path }, applied);
+    const { result } = tracked;
     input = result.input;
     reconciled = result.reconciled;
     reason = result.reason;
     diff = result.diff;
-    replayed = kind === 'write' ? final : applyInput(prior, input);
+    replayed = tracked.replayed;
   } else {
     // The annotation is withheld; the receipt still carries the truth.
     replayed = applied.text;

@@ -15,7 +15,7 @@
 import { applyUnifiedDiff, unifiedDiff } from '../core/diff.js';
 import { FormatboxError, messageOf } from '../core/errors.js';
 import type { EditInput, SingleFileInput } from '../core/types.js';
-import { applyTracked, occurrences, toolKind, type EditSite } from '../tools/index.js';
+import { applyTracked, occurrences, toolKind, type AppliedEdits, type EditSite } from '../tools/index.js';
 import { formatterHunks, type Hunk } from './hunks.js';
 
 /** At most this many characters of context are added to an oldText when a hunk straddles its edge. */
@@ -54,26 +54,41 @@ interface EditPlan {
 }
 
 export function reconcile(request: ReconcileRequest): ReconcileResult {
+  return reconcileTracked(request).result;
+}
+
+/**
+ * `reconcile` for a caller that already applied the input (`applied`, from `applyTracked(prior,
+ * input)`; computed when absent), also giving `replayed`: `replay(prior, result.input)`, the text
+ * the diff applies to. A receipt applies the edit once this way, instead of again for each step.
+ */
+export function reconcileTracked(request: ReconcileRequest, applied?: AppliedEdits): { result: ReconcileResult; replayed: string } {
   const { prior, input, final } = request;
-  const path = request.path ?? 'file';
   const kind = toolKind(input);
   if (kind === 'applyPatch') throw new FormatboxError('INVALID_REQUEST', 'reconcile takes one file; use afterEdit or reconcilePatchFile for a patch');
-  if (kind === 'write') return { input: { ...input, content: final }, reconciled: true };
+  if (kind === 'write') return { result: { input: { ...input, content: final }, reconciled: true }, replayed: final };
+  const tracked = applied ?? applyTracked(prior, input);
+  const rewritten = rewriteInput(request, tracked, kind);
+  // Only a rewrite that replayed changes the replay; every other result keeps the input as given.
+  return { result: rewritten.result, replayed: rewritten.replayed ?? tracked.text };
+}
 
-  const applied = applyTracked(prior, input);
+function rewriteInput(request: ReconcileRequest, applied: AppliedEdits, kind: 'edit' | 'multiEdit'): { result: ReconcileResult; replayed?: string } {
+  const { prior, input, final } = request;
+  const path = request.path ?? 'file';
   const written = applied.text;
   if (request.written !== undefined && request.written !== written) {
-    return unreconciled(input, written, final, path,
-      'the written file is not the prior with the input applied (changed by someone else?); the edited region cannot be located');
+    return { result: unreconciled(input, written, final, path,
+      'the written file is not the prior with the input applied (changed by someone else?); the edited region cannot be located') };
   }
-  if (written === final) return { input, reconciled: true };
+  if (written === final) return { result: { input, reconciled: true } };
 
   // Fast path: the text between the regions is untouched in F, so each region maps to what lies
   // between the same anchors in F (the stable-anchor idea of code-assistant, made exact).
   const anchored = anchoredPlans(written, final, applied.sites, applied.effective);
   if (anchored) {
     const attempt = tryRewrite(prior, input, written, final, anchored);
-    if (!('error' in attempt) && attempt.replayed === final) return { input: attempt.input, reconciled: true };
+    if (!('error' in attempt) && attempt.replayed === final) return { result: { input: attempt.input, reconciled: true }, replayed: final };
   }
 
   // The formatter left every edited line as it was (each appears once in W and once in F, in order):
@@ -81,7 +96,7 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
   // reformatted file badly could fold far-away changes into an edit the formatter never touched.
   if (untouchedLines(written, final, applied.sites)) {
     const diff = unifiedDiff(written, final, { path });
-    if (applyUnifiedDiff(written, diff) === final) return { input, reconciled: true, ...(diff !== '' ? { diff } : {}) };
+    if (applyUnifiedDiff(written, diff) === final) return { result: { input, reconciled: true, ...(diff !== '' ? { diff } : {}) } };
   }
 
   const multi = kind === 'multiEdit';
@@ -106,17 +121,17 @@ export function reconcile(request: ReconcileRequest): ReconcileResult {
     result = tryRewrite(prior, input, written, final, accepted);
   }
   if ('error' in result) {
-    return unreconciled(input, written, final, path, 'the rewritten input did not replay; kept the original');
+    return { result: unreconciled(input, written, final, path, 'the rewritten input did not replay; kept the original') };
   }
   const failures = [...new Set(plans.filter((plan) => plan.failure !== undefined).map((plan) => plan.failure as string))];
   const diff = unifiedDiff(result.replayed, final, { path });
   if (applyUnifiedDiff(result.replayed, diff) !== final) {
-    return unreconciled(input, written, final, path, 'the diff did not apply; kept the original input');
+    return { result: unreconciled(input, written, final, path, 'the diff did not apply; kept the original input') };
   }
   const out: ReconcileResult = { input: result.input, reconciled: failures.length === 0 };
   if (failures.length > 0) out.reason = failures.join('; ');
   if (diff !== '') out.diff = diff;
-  return out;
+  return { result: out, replayed: result.replayed };
 }
 
 /** True when the whole lines holding each edited region are unique in W and appear once, in the same order, in F. */
@@ -152,7 +167,7 @@ function anchoredPlans(written: string, final: string, sites: readonly EditSite[
   gaps.push(written.slice(cursor));
   const head = gaps[0] as string;
   const tail = gaps[gaps.length - 1] as string;
-  if (!final.startsWith(head) || !final.endsWith(tail) || head.length + tail.length > final.length) return undefined;
+  if (head.length + tail.length > final.length || !startsWithText(final, head) || !endsWithText(final, tail)) return undefined;
   const spans: Array<{ fs: number; fe: number }> = [];
   let hunks: Hunk[] | undefined;
   let pos = head.length;
@@ -190,6 +205,19 @@ function anchoredPlans(written: string, final: string, sites: readonly EditSite[
     plan.replacements = mine.map((x) => ({ ws: x.site.start, we: x.site.end, fs: x.span.fs, fe: x.span.fe }));
   }
   return plans.filter((plan) => plan.rewritten !== undefined);
+}
+
+/**
+ * `text.startsWith(prefix)` / `text.endsWith(suffix)` as a comparison of two strings, which V8 does
+ * as one block compare; its startsWith/endsWith compare character by character (15 µs against
+ * 0.5 µs on a 40 KB file, and every edit receipt does both).
+ */
+function startsWithText(text: string, prefix: string): boolean {
+  return prefix.length <= text.length && text.slice(0, prefix.length) === prefix;
+}
+
+function endsWithText(text: string, suffix: string): boolean {
+  return suffix.length <= text.length && text.slice(text.length - suffix.length) === suffix;
 }
 
 /** Where W offset `at` lands in F by the hunks (the start of the F side when `at` is inside a hunk). */

@@ -34,14 +34,35 @@ export function editsOf(input: SingleFileInput): EditInput[] {
   throw new FormatboxError('INVALID_REQUEST', `a ${kind} input has no edits`);
 }
 
-/** Applies an edit/multiEdit and tells where each replacement landed in W. */
+/**
+ * Applies an edit/multiEdit and tells where each replacement landed in W. The result is shared
+ * (see `lastApplied`): read it, never change it.
+ */
 export function applyTracked(prior: string, input: SingleFileInput): AppliedEdits {
   const kind = toolKind(input);
   if (kind === 'write') {
     const text = applyWrite(prior, input as { content: string });
     return { text, sites: [{ edit: 0, start: 0, end: text.length }], effective: [] };
   }
-  return applyEdits(prior, editsOf(input), { multi: kind === 'multiEdit' });
+  const edits = editsOf(input);
+  const multi = kind === 'multiEdit';
+  if (lastApplied && lastApplied.multi === multi && lastApplied.prior === prior && sameEdits(lastApplied.edits, edits)) return lastApplied.applied;
+  const applied = applyEdits(prior, edits, { multi });
+  // Copies: the result must not change when a caller later changes its own input objects.
+  applied.effective = applied.effective.map((edit) => ({ ...edit }));
+  lastApplied = { prior, multi, edits: edits.map((edit) => ({ oldText: edit.oldText, newText: edit.newText, replaceAll: edit.replaceAll })), applied };
+  return applied;
+}
+
+/**
+ * The last edit applied, kept by value (a copy of the edits, so a caller that changes its input
+ * object afterwards gets a fresh result): the Node runtime applies an edit to write W, and the
+ * engine applies the same edit to the same text for the receipt (a scan of the whole file each).
+ */
+let lastApplied: { prior: string; multi: boolean; edits: EditInput[]; applied: AppliedEdits } | undefined;
+
+function sameEdits(a: readonly EditInput[], b: readonly EditInput[]): boolean {
+  return a.length === b.length && a.every((edit, i) => edit.oldText === b[i]!.oldText && edit.newText === b[i]!.newText && edit.replaceAll === b[i]!.replaceAll);
 }
 
 /**

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isFormatboxError } from '../../src/core/errors.js';
-import { readSnapshot, resolveInside, resolveRoot, sweepTemps, tempPathFor, writeAtomic } from '../../src/node/fs.js';
+import { readSnapshot, resolveInside, resolveRoot, stageWrite, sweepTemps, tempPathFor, writeAtomic } from '../../src/node/fs.js';
 
 function tempRoot(): string {
   return resolveRoot(mkdtempSync(join(tmpdir(), 'fb-fs-')));
@@ -91,6 +91,38 @@ test('atomic write keeps the mode, refuses when the disk is not what was read, a
   rmSync(root, { recursive: true, force: true });
 });
 
+test('a staged write whose flush finishes at the commit (an edit\'s F): written, mode kept, refused on a changed disk, no temp file or descriptor left', async () => {
+  const root = tempRoot();
+  const file = join(root, 'run.sh');
+  writeFileSync(file, 'echo 1\n');
+  chmodSync(file, 0o751);
+  const snapshot = (await readSnapshot(file, 'run.sh'))!;
+  const openFds = () => readdirSync('/proc/self/fd').length;
+  const fdsBefore = openFds();
+
+  const staged = stageWrite(file, { shown: 'run.sh', keep: snapshot, flushAtCommit: true });
+  await staged.fill(new TextEncoder().encode('echo 2\n'));
+  staged.commit(snapshot.bytes);
+  staged.release();
+  assert.equal(readFileSync(file, 'utf8'), 'echo 2\n');
+  assert.equal(statSync(file).mode & 0o7777, 0o751);
+
+  // Compare-and-swap at the commit: the disk no longer holds what was read; nothing is replaced.
+  const again = stageWrite(file, { shown: 'run.sh', keep: snapshot, flushAtCommit: true });
+  await again.fill(new TextEncoder().encode('echo 3\n'));
+  assert.throws(() => again.commit(snapshot.bytes), (error: unknown) => isFormatboxError(error) && error.code === 'MODIFIED_SINCE_READ');
+  again.release();
+  assert.equal(readFileSync(file, 'utf8'), 'echo 2\n');
+
+  // Released before its bytes were written (the formatter failed): nothing is left either.
+  stageWrite(file, { shown: 'run.sh', flushAtCommit: true }).release();
+  assert.deepEqual(readdirSync(root), ['run.sh']);
+  // The first descriptor is closed once the thread pool's flush is done; the second at once.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(openFds(), fdsBefore);
+  rmSync(root, { recursive: true, force: true });
+});
+
 test('stale temp files of dead processes are swept; live ones and lookalikes without a valid mac are kept', () => {
   const root = tempRoot();
   const file = join(root, 'a.ts');
@@ -132,6 +164,7 @@ test('full disk: a write into a 64 KiB tmpfs fails with WRITE_FAILED and the ori
   console.log(`  full disk: ${report.error}`);
   assert.equal(report.code, 'WRITE_FAILED');
   assert.match(report.error, /no space left on device \(ENOSPC\); the file is unchanged/);
+  assert.equal(report.stagedCode, 'WRITE_FAILED');
   assert.equal(report.intact, true);
   assert.deepEqual(report.leftovers, []);
   rmSync(mount, { recursive: true, force: true });

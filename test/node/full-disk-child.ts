@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRuntime } from '../../src/node/index.js';
+import { stageWrite } from '../../src/node/fs.js';
 import { isFormatboxError } from '../../src/core/errors.js';
 
 const root = process.argv[2]!;
@@ -24,7 +25,17 @@ try {
   error = caught instanceof Error ? caught.message : String(caught);
   code = isFormatboxError(caught) ? caught.code : '';
 }
+// An edit's F is written as a string (staged, its flush finished at the commit): the same refusal.
+let stagedCode = '';
+const staged = stageWrite(join(root, 'notes.txt'), { shown: 'notes.txt', flushAtCommit: true });
+try {
+  await staged.fill('formatted contents\n'.repeat(2000));
+} catch (caught) {
+  stagedCode = isFormatboxError(caught) && /ENOSPC/.test(caught.message) ? caught.code : String(caught);
+} finally {
+  staged.release();
+}
 const intact = readFileSync(join(root, 'notes.txt'), 'utf8') === original;
 const leftovers = readdirSync(root).filter((name) => name.includes('.formatbox-'));
 await runtime.close();
-console.log(JSON.stringify({ error, code, intact, leftovers }));
+console.log(JSON.stringify({ error, code, stagedCode, intact, leftovers }));

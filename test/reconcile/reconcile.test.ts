@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { reconcile } from '../../src/reconcile/index.js';
+import { reconcileTracked } from '../../src/reconcile/reconcile.js';
 import { applyInput, applyTracked, occurrences } from '../../src/tools/index.js';
 import { applyUnifiedDiff } from '../../src/core/diff.js';
 import type { SingleFileInput } from '../../src/core/types.js';
@@ -126,6 +127,28 @@ test('property: any rewrite of W keeps the invariant', () => {
     }),
     settings,
   );
+});
+
+test('property: reconcile on the edit as already applied (one apply per receipt) gives the same result, and its replay', () => {
+  fc.assert(
+    fc.property(editArb, fc.nat(), fc.constantFrom('lf', 'crlf'), fc.boolean(), ({ file, at, len, seed, count }, fseed, eol, otherWritten) => {
+      let prior = sources[file % sources.length] as string;
+      if (eol === 'crlf') prior = prior.replace(/\n/g, '\r\n');
+      const input = makeInput(prior, at, len, seed, count);
+      if (!input) return;
+      const applied = applyTracked(prior, input);
+      // Half the cases give a W that is not P + input (someone else's bytes): the unreconciled path.
+      const written = otherWritten ? `${applied.text}// changed\n` : applied.text;
+      const final = rewrite(written, fseed);
+      const request = { prior, input, written, final, path: 'f' };
+      const tracked = reconcileTracked(request, applied);
+      assert.deepEqual(tracked.result, reconcile(request));
+      assert.equal(tracked.replayed, applyInput(prior, tracked.result.input));
+    }),
+    settings,
+  );
+  const write = reconcileTracked({ prior: 'a', input: { content: 'b=1' }, final: 'b = 1\n' });
+  assert.equal(write.replayed, 'b = 1\n');
 });
 
 test('property: formatter changes only inside the edited regions are absorbed completely', () => {

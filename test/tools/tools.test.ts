@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import {
-  applyInput, applyPatchText, editedRegions, parsePatch, renderFilePatch, toolKind, wrapPatch, applyChunks,
+  applyInput, applyPatchText, applyTracked, editedRegions, parsePatch, renderFilePatch, toolKind, wrapPatch, applyChunks,
 } from '../../src/tools/index.js';
 import { unifiedDiff, splitLines } from '../../src/core/diff.js';
 
@@ -53,6 +53,24 @@ test('multiEdit: in order, all or nothing; overlapping or adjacent blocks refuse
     message: /^edit 2: oldText not found/,
   });
   assert.throws(() => applyInput(prior, { edits: [] }), { code: 'EDIT_NOT_APPLICABLE' });
+});
+
+test('the same edit applied twice to the same text is applied once; a changed input object, text or edit is applied afresh', () => {
+  const input = { edits: [{ oldText: 'def decode', newText: 'def decode_' }, { oldText: 'class JSONDecoder', newText: 'class Decoder' }] };
+  const first = applyTracked(decoder, input);
+  const again = applyTracked(decoder, { edits: input.edits.map((edit) => ({ ...edit })) });
+  assert.equal(again, first);
+  assert.equal(again.text, applyInput(decoder, input));
+  // The caller changes its own input object: the result is that of the new input, and the first result did not change.
+  input.edits[1]!.newText = 'class Other';
+  const changed = applyTracked(decoder, input);
+  assert.notEqual(changed, first);
+  assert.match(changed.text, /class Other/);
+  assert.match(first.text, /class Decoder/);
+  assert.equal(first.effective[1]!.newText, 'class Decoder');
+  assert.equal(applyTracked(`${decoder}\n`, input).text, `${changed.text}\n`);
+  assert.throws(() => applyTracked(decoder, { oldText: 'return ', newText: 'x', replaceAll: false }), /matches \d+ times/);
+  assert.equal(applyTracked(decoder, { oldText: 'return ', newText: 'x', replaceAll: true }).text, decoder.replaceAll('return ', 'x'));
 });
 
 test('editedRegions: where each replacement landed in W', () => {
