@@ -155,6 +155,8 @@ interface PreparedGroup {
   nativeOptions?: NativePassOptions;
   /** Native Biome started before the walk (a single project with nothing cached yet). */
   early?: NativeRun | NativeOutcome;
+  /** The early start was tried (its outcome may be `undefined`: no Biome file to check). */
+  earlyTried: boolean;
 }
 
 /** Opens the cache, reads the config, starts native Biome when it may start early, and lists the files. */
@@ -175,9 +177,10 @@ async function prepareGroup(group: ProjectGroup, startEarly: boolean, options: H
       ? { projectFiles: discovered.files, trust: options.trust ?? 'untrusted', ...(options.config ? { config: options.config } : {}), sandbox: nativeSandbox, biome: () => findNativeBiome() }
       : undefined;
   // With nothing cached yet, native Biome starts now and runs while formatbox walks and hashes.
-  const early = nativeOptions && startEarly && (!cache || cache.size === 0) ? startNativeBiomePass(group.rootReal, nativeOptions, (project) => earlyTargets(group.rootReal, namedInside(group), project)) : undefined;
+  const earlyTried = nativeOptions !== undefined && startEarly && (!cache || cache.size === 0);
+  const early = earlyTried ? startNativeBiomePass(group.rootReal, nativeOptions, (project) => earlyTargets(group.rootReal, namedInside(group), project)) : undefined;
   const listing = await listFiles(group.rootReal, group.named, formatOptions.ignorePaths);
-  return { group, listing, ...(cache ? { cache } : {}), ...(discovered ? { discovered } : {}), ...(nativeOptions ? { nativeOptions } : {}), ...(early !== undefined ? { early } : {}) };
+  return { group, listing, earlyTried, ...(cache ? { cache } : {}), ...(discovered ? { discovered } : {}), ...(nativeOptions ? { nativeOptions } : {}), ...(early !== undefined ? { early } : {}) };
 }
 
 /** The named paths of `group` inside its root, relative to it (`''`: the root). */
@@ -187,14 +190,14 @@ function namedInside(group: ProjectGroup): string[] {
 
 /** The cache's answers, then native Biome's, for the files of one project. */
 async function answerBeforeStart(prepared: PreparedGroup, options: HandlerOptions, say: (line: string) => void): Promise<{ entries: Map<string, PrecheckEntry | undefined>; precheck?: Precheck; misses: string[]; native: NativeOutcome }> {
-  const { group, listing, cache, discovered, nativeOptions, early } = prepared;
+  const { group, listing, cache, discovered, nativeOptions, early, earlyTried } = prepared;
   const precheck = cache && discovered ? openPrecheck(group.rootReal, cache, discovered, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
   const entries = new Map(precheck ? listing.files.map((path) => [path, precheck.entryOf(path)] as const) : []);
   const misses = precheck ? listing.files.filter((path) => entries.get(path)?.hit !== true) : listing.files;
   let native: NativeOutcome;
-  if ((early && 'running' in early) || (early === undefined && nativeOptions && misses.length > 0)) say(`checking ${misses.length} files (native Biome first)…`);
+  if (early && 'running' in early) say(`checking ${misses.length} files (native Biome first)…`);
   if (early && 'running' in early) native = await finishNativeBiomePass(early, misses);
-  else if (early !== undefined || !nativeOptions || misses.length === 0) native = early;
+  else if (earlyTried || !nativeOptions || misses.length === 0) native = early;
   else native = await runNativeBiomePass(group.rootReal, misses, nativeOptions);
   return { entries, ...(precheck ? { precheck } : {}), misses, native };
 }
