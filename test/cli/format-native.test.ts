@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -188,4 +188,31 @@ test('doctor says whether formatbox format can use native Biome, and where the b
   } finally {
     await runtime.close();
   }
+});
+
+test('on a terminal: the native pass is announced, then a progress line, then the summary', (t) => {
+  if (missing()) return t.skip('no sandbox');
+  const scriptBin = ['/usr/bin/script', '/bin/script'].find((path) => existsSync(path));
+  if (!scriptBin) {
+    if (process.env.CI) assert.fail('CI has util-linux script (Debian bsdutils)');
+    console.log('# skipped: no `script` to give the CLI a terminal');
+    return t.skip('no script');
+  }
+  const { base, root } = rxjsProject({});
+  const command = [process.execPath, ...CLI, 'format', '--check', '--no-cache', '--root', root, root].map((arg) => `'${arg.replace(/'/g, "'\\''")}'`).join(' ');
+  const run = spawnSync(scriptBin, ['-qec', command, '/dev/null'], {
+    cwd: REPO,
+    encoding: 'utf8',
+    timeout: 180_000,
+    env: { ...process.env, FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(base, 'no-config'), XDG_CACHE_HOME: join(base, 'cache') },
+  });
+  const out = run.stdout;
+  if (/pseudo-terminal|openpty|\/dev\/pts/i.test(`${run.stderr}${out}`) && !/files:/.test(out)) {
+    console.log(`# skipped: no terminal can be made here (${run.stderr.trim().split('\n')[0]})`);
+    return t.skip('no pty');
+  }
+  assert.match(out, /checking \d+ files \(native Biome first\)…/, out.slice(-600));
+  assert.match(out, /\[\d+\/\d+\] \d+ files\/s, ETA \d+ s/);
+  assert.match(out, /\d+ files: \d+ would change, \d+ already formatted/);
+  assert.ok(out.indexOf('native Biome first') < out.search(/\[\d+\/\d+\]/), 'announced before the progress line');
 });
