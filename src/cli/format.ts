@@ -1,5 +1,5 @@
 /**
- * `formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--ignore-path FILE] PATHS…`:
+ * `formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--no-native] [--ignore-path FILE] PATHS…`:
  * the project-wide mode.
  *
  * - Files and directories are listed by the shared walker (src/node/walk.ts): dependency, VCS and
@@ -11,6 +11,8 @@
  *   selection, sandbox and compare-and-swap writes as an edit; results are printed in path order
  *   whatever order they finish in.
  * - A cache of files known formatted (src/node/format-cache.ts) skips the formatter for them.
+ * - In a Biome project, formatbox's own native Biome checks the files first, once, in the sandbox
+ *   (format-native.ts); only the files it does not find formatted go on to the pool.
  * - On a TTY, a progress line (done/total, files/s, ETA); then a summary; `--json` prints one JSON
  *   line per file and a final `{"summary": …}` line.
  * Exit 0: ok. 1: `--check` found files that would change. 2: a file could not be formatted (syntax
