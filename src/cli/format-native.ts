@@ -33,6 +33,8 @@ export interface NativePass {
   /** Files handed to native Biome. */
   files: number;
   seconds: number;
+  /** Wall clock (ms) when native Biome started: it read no file before. */
+  startedAtMs: number;
   version: string;
 }
 
@@ -163,7 +165,7 @@ export async function finishNativeBiomePass(run: NativeRun, files: readonly stri
   const checked = await run.running;
   if (candidates.length === 0) return undefined;
   if (checked.kind === 'not-used') return { notUsed: checked.reason };
-  const pass: NativePass = { formatted: new Set(), flagged: new Map(), notProcessed: 0, files: candidates.length, seconds: checked.ms / 1000, version: run.version };
+  const pass: NativePass = { formatted: new Set(), flagged: new Map(), notProcessed: 0, files: candidates.length, seconds: checked.ms / 1000, startedAtMs: checked.startedAtMs, version: run.version };
   for (const path of candidates) {
     const message = checked.flagged.get(path);
     if (message !== undefined) pass.flagged.set(path, message);

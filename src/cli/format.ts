@@ -197,9 +197,10 @@ async function answerBeforeStart(prepared: PreparedGroup, options: HandlerOption
   const entries = new Map(precheck ? listing.files.map((path) => [path, precheck.entryOf(path)] as const) : []);
   const misses = precheck ? listing.files.filter((path) => entries.get(path)?.hit !== true) : listing.files;
   let native: NativeOutcome;
-  if (early && 'running' in early) say(`checking ${misses.length} files (native Biome first)…`);
-  if (early && 'running' in early) native = await finishNativeBiomePass(early, misses);
-  else if (earlyTried || !nativeOptions || misses.length === 0) native = early;
+  if (early && 'running' in early) {
+    say(`checking ${misses.length} files (native Biome first)…`);
+    native = await finishNativeBiomePass(early, misses);
+  } else if (earlyTried || !nativeOptions || misses.length === 0) native = early;
   else native = await runNativeBiomePass(group.rootReal, misses, nativeOptions);
   return { entries, ...(precheck ? { precheck } : {}), misses, native };
 }
@@ -351,7 +352,8 @@ async function formatOne(runtime: () => Promise<Runtime>, path: string, entry: P
   }
   const { native } = options;
   if (native?.formatted.has(path)) {
-    if (entry) options.precheck!.confirmUnchangedSince(entry, path);
+    // Native Biome may have read the file before this run hashed it (it starts before the walk).
+    if (entry) options.precheck!.confirmUnchangedSince(entry, path, native.startedAtMs);
     const formatter = { name: 'biome', version: native.version, via: 'sandbox' as const };
     return { kind: 'unchanged', path, receipt: { status: 'unchanged', formatter, line: `already formatted (biome ${native.version}, native): ${shownPath(path)}` }, cached: false };
   }

@@ -5,8 +5,8 @@
  *
  * The binary is formatbox's own `@biomejs/cli-<platform>` package (an optional dependency pinned to
  * the version of the wasm build, checked here), never anything from the project. It runs as
- * `biome format --reporter=json` on the files named, with the project visible read-only, no network,
- * a cleared environment and a time limit (the `Sandbox` port). It reads the project's Biome config
+ * `biome format --verbose` on the directories or files named, with the project visible read-only, no
+ * network, a cleared environment and a time limit (the `Sandbox` port). It reads the project's Biome config
  * itself: what it says is what Biome's own CLI says.
  *
  * Its answer is used one way only: a file it lists as processed and no diagnostic names is formatted.
@@ -21,6 +21,7 @@ import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { Sandbox } from '../core/sandbox.js';
 import { messageOf } from '../core/errors.js';
 import { BIOME_VERSION } from '../formatters/biome.js';
+import { isInside } from './fs.js';
 
 /** formatbox's native Biome build. */
 export interface NativeBiome {
@@ -75,7 +76,14 @@ export interface NativeCheckOptions {
 
 /** What one run found: the files it processed, and those a diagnostic names (with the first one). */
 export type NativeCheck =
-  | { kind: 'checked'; processed: Set<string>; flagged: Map<string, string>; ms: number }
+  | {
+      kind: 'checked';
+      processed: Set<string>;
+      flagged: Map<string, string>;
+      ms: number;
+      /** Wall clock (ms) just before the run started: no file it read was read earlier. */
+      startedAtMs: number;
+    }
   | { kind: 'not-used'; reason: string };
 
 /** Default wall-clock limit of one run over many files. */
@@ -95,25 +103,26 @@ export async function checkWithNativeBiome(sandbox: Sandbox, biome: NativeBiome,
   if (sandbox.unavailable) return { kind: 'not-used', reason: `no sandbox: ${sandbox.unavailable}` };
   if (targets.reduce((n, t) => n + t.length + 1, 0) > MAX_ARG_CHARS) return { kind: 'not-used', reason: 'too many paths to name' };
   const started = performance.now();
+  const startedAtMs = Date.now();
   const result = await sandbox.run({
     argv: [biome.binary, 'format', '--verbose', '--colors=off', '--max-diagnostics=none', '--no-errors-on-unmatched', '--', ...targets],
     root: rootReal,
     cwd: rootReal,
-    readOnlyPaths: isInsideDir(biome.packageDir, rootReal) ? [] : [biome.packageDir],
+    readOnlyPaths: isInside(biome.packageDir, rootReal) ? [] : [biome.packageDir],
     timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
     maxStdoutBytes: MAX_REPORT_BYTES,
     maxStderrBytes: MAX_REPORT_BYTES,
   });
   if (result.kind !== 'exit') return { kind: 'not-used', reason: `native Biome ${describeFailure(result)}` };
   // The sandbox keeps the first bytes of stderr and drops the rest: a report that reached the limit is not whole.
-  if (new TextEncoder().encode(result.stderr).length >= MAX_REPORT_BYTES - 4096) return { kind: 'not-used', reason: 'native Biome wrote more diagnostics than are read' };
+  if (Buffer.byteLength(result.stderr) >= MAX_REPORT_BYTES - 4096) return { kind: 'not-used', reason: 'native Biome wrote more diagnostics than are read' };
   const judged = judgeVerboseReport(new TextDecoder().decode(result.stdout), result.stderr, rootReal);
   if ('reason' in judged) {
     // Biome's own first words (a config it rejects, say) say more than the shape of its report.
     const said = result.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/\s*━+$/, '').trim().slice(0, 200);
     return { kind: 'not-used', reason: `native Biome (exit ${result.code}): ${judged.reason}${said ? `; it said: ${said}` : ''}` };
   }
-  return { kind: 'checked', ...judged, ms: performance.now() - started };
+  return { kind: 'checked', ...judged, ms: performance.now() - started, startedAtMs };
 }
 
 /** A diagnostic's header: `path[:line:column] category[  SEVERITY]  ━━━…` at column 0. */
@@ -196,9 +205,4 @@ function describeFailure(result: Exclude<Awaited<ReturnType<Sandbox['run']>>, { 
     case 'error':
       return `could not start: ${result.message}`;
   }
-}
-
-function isInsideDir(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }

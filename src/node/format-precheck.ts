@@ -57,11 +57,12 @@ export interface Precheck {
   confirm(entry: PrecheckEntry, record: { sha256: string } | undefined, via: string | undefined): void;
   /**
    * Records an entry after another judge (native Biome, which reads the file itself) found the file
-   * formatted, when the file provably still holds the bytes hashed here: same inode, size and times
-   * now as when read, and its last change well before the read (a change in the same clock tick as
-   * the read would leave the times equal: git's "racily clean" rule).
+   * formatted, when the judge provably read the bytes hashed here: same inode, size and times now as
+   * when hashed, and the last change well before both the hash and `judgeStartedAtMs` (wall clock:
+   * when the judge could first have read the file, which may be before this hash). A change in the
+   * same clock tick as a read leaves the times equal: git's "racily clean" rule.
    */
-  confirmUnchangedSince(entry: PrecheckEntry, path: string): boolean;
+  confirmUnchangedSince(entry: PrecheckEntry, path: string, judgeStartedAtMs: number): boolean;
 }
 
 export interface PrecheckOptions {
@@ -70,7 +71,7 @@ export interface PrecheckOptions {
   config?: UserConfig;
 }
 
-/** Margin between a file's last change and the read, beyond the file system clock's tick. */
+/** Margin between a file's last change and the first read of it, beyond the file system clock's tick. */
 const RACY_NS = 100_000_000n;
 
 /** Fingerprints the project's config files (`discovered`, as the runtime reads them) with the build and user config. */
@@ -95,9 +96,12 @@ export function openPrecheck(rootReal: string, cache: FormatCache, discovered: D
     confirm(entry, record, via) {
       if ((via === 'js' || via === 'wasm') && record !== undefined && entry.sha256 !== undefined && record.sha256 === entry.sha256) cache.add(entry.key);
     },
-    confirmUnchangedSince(entry, path) {
+    confirmUnchangedSince(entry, path, judgeStartedAtMs) {
       const before = entry.stat;
-      if (!before || before.ctimeNs > before.readAtNs - RACY_NS || before.mtimeNs > before.readAtNs - RACY_NS) return false;
+      if (!before) return false;
+      const judgeNs = BigInt(Math.floor(judgeStartedAtMs)) * 1_000_000n;
+      const firstReadNs = judgeNs < before.readAtNs ? judgeNs : before.readAtNs;
+      if (before.ctimeNs > firstReadNs - RACY_NS || before.mtimeNs > firstReadNs - RACY_NS) return false;
       let now: BigIntStats | undefined;
       try {
         now = lstatSync(root + path, { bigint: true });
