@@ -13,6 +13,7 @@ import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
+import { hasStdinFilepath } from './flags.js';
 import { COMMAND_HELP } from './help.js';
 import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
 import { formatboxBuildId, formatboxVersion } from './version.js';
@@ -273,7 +274,7 @@ async function readStdin(): Promise<string> {
 const [command, ...rest] = process.argv.slice(2);
 // The project-wide walk: its own bundle, without the rest of the CLI (it guards stdout itself, once
 // native Biome has started: creating the stream is work that can wait).
-const projectWide = command === 'format' && !rest.some((arg) => /^(-h|--help|--version|--stdin-file-?path(=.*)?)$/.test(arg));
+const projectWide = command === 'format' && !rest.some((arg) => arg === '-h' || arg === '--help' || arg === '--version') && !hasStdinFilepath(rest);
 if (!projectWide) quietOnEpipe();
 const code = await thinMain(process.argv.slice(2), process.env);
 if (code === undefined && projectWide) (await import('./format-main.js')).runFormatMain(rest);

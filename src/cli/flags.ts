@@ -43,3 +43,8 @@ export function parseFlags(args: string[]): Flags {
   if (flags.check && flags.write) throw new FormatboxError('INVALID_REQUEST', '--check and --write exclude each other');
   return flags;
 }
+
+/** True when `format` is asked to read stdin (`--stdin-filepath`), which the full CLI handles, not the project-wide walk. */
+export function hasStdinFilepath(args: readonly string[]): boolean {
+  return args.some((arg) => /^--stdin-file-?path(=|$)/.test(arg));
+}

@@ -16,11 +16,6 @@ export function runFormatMain(args: string[]): void {
   exitWith(formatCommand(args));
 }
 
-/** True when `format` is asked to read stdin (`--stdin-filepath`), which the full CLI handles. */
-export function hasStdinFilepath(args: readonly string[]): boolean {
-  return args.some((arg) => /^--stdin-file-?path(=|$)/.test(arg));
-}
-
 /** `format` without `--stdin-filepath`: parses its options and runs the walk. */
 export async function formatCommand(args: string[]): Promise<number> {
   // On 2,000 files the optimising tier's compile cost more than it won (bench project); the
