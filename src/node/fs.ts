@@ -372,9 +372,15 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
         throw new FormatboxError('WRITE_FAILED', `cannot replace ${shown}: ${describeErrno(error)}; the file is unchanged`, { errno: codeOf(error) });
       }
       state = 'committed';
-      if (syncFd !== undefined) closeSync(syncFd);
       // Wrapped in an object: returned bare, an async caller would wait for the flush.
-      const done = { flushed: flushed ? (started ? closeAfter(file, started) : closeSync(file), Promise.resolve()) : flushLater(file, holdOpenUntil) };
+      let done: { flushed: Promise<void> };
+      if (flushed) {
+        closeFiles();
+        done = { flushed: Promise.resolve() };
+      } else {
+        if (syncFd !== undefined) closeQuietly(syncFd);
+        done = { flushed: flushLater(file, holdOpenUntil) };
+      }
       syncDirectoryLater(dir);
       return done;
     },
