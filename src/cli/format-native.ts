@@ -141,12 +141,13 @@ export function startNativeBiomePass(rootReal: string, options: NativePassOption
 export function earlyTargets(rootReal: string, namedRel: readonly string[], project: ProjectConfig): string[] {
   const targets = new Set<string>();
   for (const rel of namedRel) {
+    const abs = rel === '' ? rootReal : join(rootReal, rel);
     let entries: Dirent[];
     try {
-      const stat = lstatSync(rel === '' ? rootReal : join(rootReal, rel));
+      const stat = lstatSync(abs);
       if (stat.isFile()) targets.add(rel);
       if (!stat.isDirectory()) continue;
-      entries = readdirSync(rel === '' ? rootReal : join(rootReal, rel), { withFileTypes: true });
+      entries = readdirSync(abs, { withFileTypes: true });
     } catch {
       continue; // missing: the listing reports it
     }

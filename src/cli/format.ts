@@ -388,17 +388,22 @@ function nativeSummary(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>
     nativeBiome: {
       files: used.reduce((n, u) => n + u.files, 0),
       formatted: used.reduce((n, u) => n + u.formatted.size, 0),
-      leftToWasm: used.reduce((n, u) => n + u.flagged.size + u.notProcessed, 0),
+      leftToWasm: used.reduce((n, u) => n + leftToWasm(u), 0),
       seconds: Math.round(used.reduce((n, u) => n + u.seconds, 0) * 1000) / 1000,
       ...(notUsed.length > 0 ? { notUsed } : {}),
     },
   };
 }
 
+/** The files of a native pass that go on to the per-file path: flagged, or not processed. */
+function leftToWasm(pass: NativePass): number {
+  return pass.flagged.size + pass.notProcessed;
+}
+
 function nativeLines(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>>): string[] {
   return outcomes.map((o) =>
     'used' in o
-      ? `native Biome ${o.used.version} (sandboxed) checked ${o.used.files} files in ${o.used.seconds.toFixed(2)} s; ${o.used.flagged.size + o.used.notProcessed} went on to Biome's wasm build`
+      ? `native Biome ${o.used.version} (sandboxed) checked ${o.used.files} files in ${o.used.seconds.toFixed(2)} s; ${leftToWasm(o.used)} went on to Biome's wasm build`
       : `native Biome not used (${o.notUsed}); Biome's wasm build formats its files`,
   );
 }
