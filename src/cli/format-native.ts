@@ -16,9 +16,9 @@ import type { ProjectConfig } from '../config/project.js';
 import type { NormalisedUserConfig } from '../config/user.js';
 import { loadDprintConfigs } from '../config/dprint.js';
 import type { Sandbox } from '../core/sandbox.js';
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { isIgnoredBy } from '../config/ignore-file.js';
+import { isIgnoredBy, parseIgnoreFile, type IgnoreFile } from '../config/ignore-file.js';
 import { SKIPPED_DIRS } from '../node/discover.js';
 import { checkWithNativeBiome, type NativeBiome, type NativeCheck } from '../node/biome-native.js';
 
@@ -121,7 +121,18 @@ export interface NativeRun {
  * the rest of the run's set-up goes on. Returns the final outcome instead when it cannot start
  * (`undefined`: the project has no Biome config, or nothing to walk).
  */
-export function startNativeBiomePass(rootReal: string, options: NativePassOptions, targetsFor: (project: ProjectConfig, user: NormalisedUserConfig) => string[]): NativeRun | NativeOutcome {
+export function startNativeBiomePass(
+  rootReal: string,
+  options: NativePassOptions,
+  targetsFor: (project: ProjectConfig, user: NormalisedUserConfig) => string[],
+  guessed?: GuessedNativeRun,
+): NativeRun | NativeOutcome {
+  const started = startOrAdopt(rootReal, options, targetsFor, guessed);
+  if (guessed && !(started && 'running' in started && started.running === guessed.running)) guessed.stop.abort();
+  return started;
+}
+
+function startOrAdopt(rootReal: string, options: NativePassOptions, targetsFor: (project: ProjectConfig, user: NormalisedUserConfig) => string[], guessed: GuessedNativeRun | undefined): NativeRun | NativeOutcome {
   const eligible = nativeBiomeProject(options);
   if (!eligible) return undefined;
   if ('reason' in eligible) return { notUsed: eligible.reason };
@@ -129,7 +140,60 @@ export function startNativeBiomePass(rootReal: string, options: NativePassOption
   if (targets.length === 0) return undefined;
   const biome = options.biome();
   if ('unavailable' in biome) return { notUsed: biome.unavailable };
-  return { running: checkWithNativeBiome(options.sandbox(), biome, rootReal, targets), project: eligible.project, user: eligible.user, version: biome.version };
+  // The guess is kept only when it is the run this would start: the same binary on the same targets.
+  const running = guessed && guessed.binary === biome.binary && sameList(guessed.targets, targets) ? guessed.running : checkWithNativeBiome(options.sandbox(), biome, rootReal, targets);
+  return { running, project: eligible.project, user: eligible.user, version: biome.version };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
+/** Native Biome started before the project's config was discovered; `startNativeBiomePass` adopts it or stops it. */
+export interface GuessedNativeRun {
+  binary: string;
+  targets: string[];
+  running: Promise<NativeCheck>;
+  stop: AbortController;
+}
+
+/** Root `.gitignore` files larger than this are not read for a guess (the discovered one decides). */
+const MAX_GUESS_GITIGNORE_BYTES = 256 * 1024;
+
+/**
+ * Starts native Biome before config discovery (which walks every directory for config files) when
+ * the root has a Biome config file, on the targets `earlyTargets` gives from the root `.gitignore`
+ * alone. Only a guess: `startNativeBiomePass` keeps it when the discovered project qualifies and
+ * gives the same targets, and stops it otherwise. `undefined`: nothing was started.
+ */
+export function guessNativeBiomePass(rootReal: string, namedRel: readonly string[], options: Pick<NativePassOptions, 'sandbox' | 'biome'>): GuessedNativeRun | undefined {
+  if (!['biome.json', 'biome.jsonc'].some((name) => isPlainFile(join(rootReal, name)))) return undefined;
+  const gitignore: IgnoreFile[] = [];
+  const gitignorePath = join(rootReal, '.gitignore');
+  if (isPlainFile(gitignorePath)) {
+    if (lstatSync(gitignorePath).size > MAX_GUESS_GITIGNORE_BYTES) return undefined;
+    try {
+      gitignore.push(parseIgnoreFile(readFileSync(gitignorePath, 'utf8'), '.gitignore', '', []));
+    } catch {
+      return undefined;
+    }
+  }
+  const targets = earlyTargets(rootReal, namedRel, gitignore);
+  if (targets.length === 0) return undefined;
+  const biome = options.biome();
+  if ('unavailable' in biome) return undefined;
+  const sandbox = options.sandbox();
+  if (sandbox.unavailable) return undefined;
+  const stop = new AbortController();
+  return { binary: biome.binary, targets, running: checkWithNativeBiome(sandbox, biome, rootReal, targets, { signal: stop.signal }), stop };
+}
+
+function isPlainFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -138,7 +202,7 @@ export function startNativeBiomePass(rootReal: string, options: NativePassOption
  * directory, nothing the root's .gitignore lists, no symlink). Biome may still walk files formatbox
  * does not list (deeper ignores); their verdicts are never used.
  */
-export function earlyTargets(rootReal: string, namedRel: readonly string[], project: ProjectConfig): string[] {
+export function earlyTargets(rootReal: string, namedRel: readonly string[], gitignore: readonly IgnoreFile[]): string[] {
   const targets = new Set<string>();
   for (const rel of namedRel) {
     const abs = rel === '' ? rootReal : join(rootReal, rel);
@@ -153,8 +217,8 @@ export function earlyTargets(rootReal: string, namedRel: readonly string[], proj
     }
     for (const entry of entries) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isFile() && !isIgnoredBy(project.gitignore, path)) targets.add(path);
-      else if (entry.isDirectory() && !entry.name.startsWith('.') && !SKIPPED_DIRS.has(entry.name) && !isIgnoredBy(project.gitignore, `${path}/.formatbox-probe`)) targets.add(path);
+      if (entry.isFile() && !isIgnoredBy(gitignore, path)) targets.add(path);
+      else if (entry.isDirectory() && !entry.name.startsWith('.') && !SKIPPED_DIRS.has(entry.name) && !isIgnoredBy(gitignore, `${path}/.formatbox-probe`)) targets.add(path);
     }
   }
   return [...targets].sort();

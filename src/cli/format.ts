@@ -36,7 +36,7 @@ import { bwrapSandbox, detectSandbox, noSandbox } from '../node/sandbox/index.js
 import { findBwrap } from '../node/sandbox/bwrap.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { findNativeBiome } from '../node/biome-native.js';
-import { disagreement, earlyTargets, finishNativeBiomePass, runNativeBiomePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions, type NativeRun } from './format-native.js';
+import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions, type NativeRun } from './format-native.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { quietOnEpipe } from './epipe.js';
 import { formatJsonStatus } from './format-args.js';
@@ -173,14 +173,17 @@ async function prepareGroup(group: ProjectGroup, startEarly: boolean, options: H
     }
   }
   const useNative = formatOptions.native !== false;
+  // With nothing cached yet, native Biome starts now and runs while formatbox walks and hashes;
+  // with a root Biome config, even before discovery, as a guess that the project qualifies.
+  const earlyTried = useNative && startEarly && (!cache || cache.size === 0);
+  const guessed = earlyTried ? guessNativeBiomePass(group.rootReal, namedInside(group), { sandbox: nativeSandbox, biome: () => findNativeBiome() }) : undefined;
   const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal) : undefined;
   const nativeOptions: NativePassOptions | undefined =
     useNative && discovered
       ? { projectFiles: discovered.files, trust: options.trust ?? 'untrusted', ...(options.config ? { config: options.config } : {}), sandbox: nativeSandbox, biome: () => findNativeBiome() }
       : undefined;
-  // With nothing cached yet, native Biome starts now and runs while formatbox walks and hashes.
-  const earlyTried = nativeOptions !== undefined && startEarly && (!cache || cache.size === 0);
-  const early = earlyTried ? startNativeBiomePass(group.rootReal, nativeOptions, (project) => earlyTargets(group.rootReal, namedInside(group), project)) : undefined;
+  const early = earlyTried && nativeOptions ? startNativeBiomePass(group.rootReal, nativeOptions, (project) => earlyTargets(group.rootReal, namedInside(group), project.gitignore), guessed) : undefined;
+  if (!nativeOptions) guessed?.stop.abort();
   const listing = await listFiles(group.rootReal, group.named, formatOptions.ignorePaths);
   return { group, listing, earlyTried, ...(cache ? { cache } : {}), ...(discovered ? { discovered } : {}), ...(nativeOptions ? { nativeOptions } : {}), ...(early !== undefined ? { early } : {}) };
 }

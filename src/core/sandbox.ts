@@ -53,6 +53,8 @@ export interface SandboxRequest {
    * past it fails inside the formatter, which then exits with an error. Absent: no limit.
    */
   maxMemoryBytes?: number;
+  /** Ends the run early: the whole process tree is killed and the result is `aborted`. */
+  signal?: AbortSignal;
 }
 
 /** Paths as the sandboxed process sees them. */
@@ -81,6 +83,8 @@ export type SandboxResult =
   | { kind: 'timeout'; ms: number; stderr: string }
   | { kind: 'output-limit'; ms: number; bytes: number; stderr: string }
   | { kind: 'refused'; reason: string }
+  /** The request's `signal` ended the run. */
+  | { kind: 'aborted'; ms: number }
   | { kind: 'error'; message: string; ms: number };
 
 export interface Sandbox {

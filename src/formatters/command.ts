@@ -150,6 +150,8 @@ export function commandFormatter(spec: CommandSpec, options: CommandAdapterOptio
           return { kind: 'error', message: `output passed ${maxOutput} bytes; the formatter was stopped` };
         case 'error':
           return { kind: 'error', message: `sandbox: ${result.message}` };
+        case 'aborted': // this adapter passes no signal
+          return { kind: 'error', message: 'sandbox: the run was aborted' };
         case 'exit': {
           const stdoutText = new TextDecoder().decode(result.stdout);
           if (!okExitCodes.includes(result.code)) {

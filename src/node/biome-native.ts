@@ -72,6 +72,8 @@ export function findNativeBiome(from: string = import.meta.url): NativeBiome | {
 
 export interface NativeCheckOptions {
   timeoutMs?: number;
+  /** Stops the run (the result is then `not-used`). */
+  signal?: AbortSignal;
 }
 
 /** What one run found: the files it processed, and those a diagnostic names (with the first one). */
@@ -112,6 +114,7 @@ export async function checkWithNativeBiome(sandbox: Sandbox, biome: NativeBiome,
     timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
     maxStdoutBytes: MAX_REPORT_BYTES,
     maxStderrBytes: MAX_REPORT_BYTES,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   if (result.kind !== 'exit') return { kind: 'not-used', reason: `native Biome ${describeFailure(result)}` };
   // The sandbox keeps the first bytes of stderr and drops the rest: a report that reached the limit is not whole.
@@ -202,6 +205,8 @@ function describeFailure(result: Exclude<Awaited<ReturnType<Sandbox['run']>>, { 
       return `wrote more than ${MAX_REPORT_BYTES} bytes of report`;
     case 'refused':
       return `was refused by the sandbox: ${result.reason}`;
+    case 'aborted':
+      return 'was stopped';
     case 'error':
       return `could not start: ${result.message}`;
   }

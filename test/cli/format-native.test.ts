@@ -14,7 +14,8 @@ import { noSandbox } from '../../src/node/sandbox/index.js';
 import { discoverProjectFiles } from '../../src/node/discover.js';
 import { openFormatCache } from '../../src/node/format-cache.js';
 import { openPrecheck } from '../../src/node/format-precheck.js';
-import { nativeBiomeCandidates, walkTargets } from '../../src/cli/format-native.js';
+import { earlyTargets, guessNativeBiomePass, nativeBiomeCandidates, startNativeBiomePass, walkTargets } from '../../src/cli/format-native.js';
+import type { Sandbox, SandboxRequest } from '../../src/core/sandbox.js';
 import { tempTree } from './temp-tree.js';
 import { missing } from '../sandbox/helpers.js';
 
@@ -82,6 +83,62 @@ test('candidates: only files the per-file path gives Biome under one root config
   assert.match((extending as { reason: string }).reason, /extends other files/);
   // A user rule that gives TypeScript to Prettier takes those files out.
   assert.deepEqual(nativeBiomeCandidates(files, { projectFiles: plain, trust: 'untrusted', config: { formatters: { typescript: 'prettier' } } }), []);
+});
+
+/**
+ * A recording stand-in for the sandbox port: these cases test which runs are started, kept and
+ * stopped, not what runs (the real bwrap runs native Biome in the tests below). A run ends only when
+ * its signal aborts.
+ */
+function recordingSandbox(): { sandbox: Sandbox; requests: SandboxRequest[] } {
+  const requests: SandboxRequest[] = [];
+  const sandbox: Sandbox = {
+    kind: 'bwrap',
+    describe: () => 'recording',
+    run: (request) => {
+      requests.push(request);
+      return new Promise((resolve) => request.signal?.addEventListener('abort', () => resolve({ kind: 'aborted', ms: 0 })));
+    },
+  };
+  return { sandbox, requests };
+}
+
+test('a native run started before discovery is kept only when the discovered project qualifies with the same targets, and stopped otherwise', async () => {
+  const biome = findNativeBiome();
+  if ('unavailable' in biome) assert.fail(`formatbox's optional native Biome is installed with it here: ${biome.unavailable}`);
+  const guessAndStart = async (files: Record<string, string>, named: string[]) => {
+    const root = join(tree(Object.fromEntries(Object.entries(files).map(([path, text]) => [`root/${path}`, text]))), 'root');
+    const { sandbox, requests } = recordingSandbox();
+    const ports = { sandbox: () => sandbox, biome: () => biome };
+    const guessed = guessNativeBiomePass(root, named, ports);
+    const discovered = await discoverProjectFiles(root);
+    const started = guessed ? startNativeBiomePass(root, { projectFiles: discovered.files, trust: 'untrusted', ...ports }, (project) => earlyTargets(root, named, project.gitignore), guessed) : undefined;
+    const targets = requests.map((r) => (r.argv as string[]).slice((r.argv as string[]).indexOf('--') + 1));
+    return { guessed, started, requests, targets };
+  };
+
+  // Qualifies, same targets: the guess is the run (one start, not stopped).
+  const kept = await guessAndStart({ 'biome.json': '{}\n', '.gitignore': 'build/\n', 'src/a.ts': 'a\n', 'build/b.ts': 'b\n', '.hidden/c.ts': 'c\n' }, ['']);
+  assert.deepEqual(kept.targets, [['.gitignore', 'biome.json', 'src']], 'the root .gitignore already applies to the guess');
+  assert.ok(kept.started && 'running' in kept.started && kept.started.running === kept.guessed!.running);
+  assert.equal(kept.requests[0]!.signal!.aborted, false);
+
+  // A nested config: the project does not qualify, so the guess is stopped and nothing else starts.
+  const nested = await guessAndStart({ 'biome.json': '{}\n', 'pkg/biome.json': '{ "root": false }\n', 'pkg/a.ts': 'a\n' }, ['']);
+  assert.match((nested.started as { notUsed: string }).notUsed, /nested Biome configs/);
+  assert.equal(nested.requests.length, 1);
+  assert.equal(nested.requests[0]!.signal!.aborted, true);
+
+  // A .gitignore below the root changes the targets: the guess is stopped and the right run started.
+  const moved = await guessAndStart({ 'biome.json': '{}\n', 'src/.gitignore': 'gen/\n', 'src/gen/x.ts': 'x\n', 'src/a.ts': 'a\n' }, ['src']);
+  assert.deepEqual(moved.targets, [['src/.gitignore', 'src/a.ts', 'src/gen'], ['src/.gitignore', 'src/a.ts']]);
+  assert.equal(moved.requests[0]!.signal!.aborted, true);
+  assert.equal(moved.requests[1]!.signal, undefined);
+
+  // No Biome config at the root: no guess.
+  const none = await guessAndStart({ '.prettierrc': '{}\n', 'a.ts': 'a\n' }, ['']);
+  assert.equal(none.guessed, undefined);
+  assert.equal(none.requests.length, 0);
 });
 
 test('no sandbox: native Biome is not used, and says why', async () => {

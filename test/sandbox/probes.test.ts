@@ -262,6 +262,31 @@ test('a daemon (setsid) and a fork bomb are killed at the timeout; nothing is le
   assert.deepEqual(leftoverProcesses(), []);
 });
 
+test("a run whose signal aborts is killed at once, with the daemon it left; the result says `aborted`", { skip }, async () => {
+  const daemonTag = `7${ID.slice(-6)}`;
+  const stop = new AbortController();
+  const started = performance.now();
+  const running = sandbox.run({
+    argv: sh(`setsid sleep ${daemonTag} < /dev/null > /dev/null 2>&1 & sleep ${daemonTag}`),
+    timeoutMs: 60_000,
+    maxStdoutBytes: 1024,
+    maxStderrBytes: 1024,
+    signal: stop.signal,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.ok(leftoverProcesses().length > 0, 'the probe is running before the abort');
+  stop.abort();
+  const result = await running;
+  assert.equal(result.kind, 'aborted');
+  assert.ok(performance.now() - started < 5000, 'ended long before its 60 s timeout');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.deepEqual(leftoverProcesses(), []);
+  // Aborted before it starts: nothing runs.
+  const early = await sandbox.run({ argv: sh(`sleep ${daemonTag}`), timeoutMs: 60_000, maxStdoutBytes: 1024, maxStderrBytes: 1024, signal: AbortSignal.abort() });
+  assert.equal(early.kind, 'aborted');
+  assert.deepEqual(leftoverProcesses(), []);
+});
+
 test('an unbounded allocation fails at the memory limit, long before the timeout', { skip }, async () => {
   // 2 GiB in 16 MiB steps, then a long sleep: without the limit this ends as a timeout, not a
   // MemoryError (and stays bounded on a shared machine).

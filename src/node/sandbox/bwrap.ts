@@ -182,6 +182,7 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
     maxStdoutBytes: request.maxStdoutBytes,
     maxStderrBytes: request.maxStderrBytes,
     ...(limit ? { killTree: () => limit.killAll() } : {}),
+    ...(request.signal ? { signal: request.signal } : {}),
     ...(infoIndex >= 0
       ? {
           onSpawn: async (pid: number, control: LaunchControl) => {
@@ -211,6 +212,8 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
       return { kind: 'error', message: result.message, ms };
     case 'timeout':
       return { kind: 'timeout', ms, stderr: result.stderr };
+    case 'aborted':
+      return { kind: 'aborted', ms };
     case 'output-limit':
       return { kind: 'output-limit', ms, bytes: result.bytes, stderr: result.stderr };
     case 'exit': {

@@ -22,8 +22,10 @@ export interface LaunchRequest {
   maxStderrBytes: number;
   /** Called once the process exists (before any data flows), e.g. to move it into a cgroup. May be async. */
   onSpawn?: (pid: number, control: LaunchControl) => void | Promise<void>;
-  /** Extra tree kill on timeout/overflow (e.g. kill everything in a cgroup). */
+  /** Extra tree kill on timeout/overflow/abort (e.g. kill everything in a cgroup). */
   killTree?: () => void;
+  /** Kills the tree when it aborts; the result is then `aborted`. */
+  signal?: AbortSignal;
 }
 
 export type ExtraPipe =
@@ -41,6 +43,7 @@ export type LaunchResult =
   | { kind: 'exit'; code: number; stdout: Uint8Array; stderr: string; extra: (Uint8Array | undefined)[]; ms: number }
   | { kind: 'timeout'; ms: number; stderr: string }
   | { kind: 'output-limit'; ms: number; bytes: number; stderr: string }
+  | { kind: 'aborted'; ms: number }
   | { kind: 'error'; message: string; ms: number };
 
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
@@ -71,7 +74,7 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
 
     let settled = false;
     let setupError: string | undefined;
-    let stopped: 'timeout' | 'output-limit' | undefined;
+    let stopped: 'timeout' | 'output-limit' | 'aborted' | undefined;
     let overflowBytes = 0;
     const stdout = new Collector(request.maxStdoutBytes);
     const stderr = new Collector(request.maxStderrBytes);
@@ -89,20 +92,24 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
         // best effort; the process group kill above already ends the sandbox
       }
     };
-    const stop = (why: 'timeout' | 'output-limit', bytes = 0) => {
+    const stop = (why: 'timeout' | 'output-limit' | 'aborted', bytes = 0) => {
       if (stopped) return;
       stopped = why;
       overflowBytes = bytes;
       kill();
     };
     const timer = setTimeout(() => stop('timeout'), request.timeoutMs);
+    const onAbort = () => stop('aborted');
+    request.signal?.addEventListener('abort', onAbort, { once: true });
 
     const finish = (result: LaunchResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };
+    if (request.signal?.aborted) stop('aborted');
 
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -155,6 +162,7 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
     child.on('close', (code, signal) => {
       const ms = elapsed();
       if (stopped === 'timeout') return finish({ kind: 'timeout', ms, stderr: stderr.text() });
+      if (stopped === 'aborted') return finish({ kind: 'aborted', ms });
       if (setupError) {
         const said = stderr.text().split('\n')[0];
         return finish({ kind: 'error', message: said ? `${setupError} (${said})` : setupError, ms });

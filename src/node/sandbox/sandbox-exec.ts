@@ -84,6 +84,7 @@ async function runInSandboxExec(profile: string, request: SandboxRequest): Promi
       timeoutMs: request.timeoutMs,
       maxStdoutBytes: request.maxStdoutBytes,
       maxStderrBytes: request.maxStderrBytes,
+      ...(request.signal ? { signal: request.signal } : {}),
     });
     const ms = Math.round(performance.now() - started);
     switch (result.kind) {
@@ -91,6 +92,8 @@ async function runInSandboxExec(profile: string, request: SandboxRequest): Promi
         return { kind: 'error', message: result.message, ms };
       case 'timeout':
         return { kind: 'timeout', ms, stderr: result.stderr };
+      case 'aborted':
+        return { kind: 'aborted', ms };
       case 'output-limit':
         return { kind: 'output-limit', ms, bytes: result.bytes, stderr: result.stderr };
       case 'exit': {
