@@ -10,6 +10,7 @@ import { checkFormatArgs } from './format-args.js';
 import { runFormat, takeFormatOptions } from './format.js';
 import { loadUserConfig } from './user-config.js';
 import { exitWith } from './exit-with.js';
+import { FORMAT_V8_FLAGS } from './format-v8-flags.js';
 
 /** The bin's entry into this bundle: runs `format` and exits by the exit-code table (this bundle's FormatboxError). */
 export function runFormatMain(args: string[]): void {
@@ -18,13 +19,7 @@ export function runFormatMain(args: string[]): void {
 
 /** `format` without `--stdin-filepath`: parses its options and runs the walk. */
 export async function formatCommand(args: string[]): Promise<number> {
-  // V8 flags are per process, so the format workers share them. On 2,000 files:
-  // - wasm: the optimising tier's compile cost more than it won;
-  // - JS (Prettier): TurboFan's background compiles took ~3.5 s of a core per worker, which two
-  //   workers on two cores cannot spare; tiering up ~12× later cut a run from ~8.5 s to ~6.0 s of
-  //   wall time and ~16 s to ~11 s of CPU (bench project). Neither flag changes what code computes.
-  setFlagsFromString('--liftoff-only');
-  setFlagsFromString('--interrupt-budget=800000');
+  for (const flag of FORMAT_V8_FLAGS) setFlagsFromString(flag);
   const formatOnly = takeFormatOptions(args);
   const flags = parseFlags(formatOnly.args);
   const root = resolve(flags.root ?? process.cwd());

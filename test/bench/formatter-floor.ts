@@ -5,8 +5,8 @@
  *   prettier: Prettier's JS API (what one Prettier thread can do at best)
  * Prints `{"files": N, "ms": T}` (formatting only; the load and a first call excluded).
  *
- *   node --liftoff-only --import tsx test/bench/formatter-floor.ts biome|prettier DIR
- * (`--liftoff-only`, as the CLI's `format` runs.)
+ *   node FLAGS --import tsx test/bench/formatter-floor.ts biome|prettier DIR
+ * (FLAGS: FORMAT_V8_FLAGS of src/cli/format-v8-flags.ts, as the CLI's `format` runs; the bench passes them.)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -23,12 +23,15 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSy
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { recordResult } from './report.js';
+import { FORMAT_V8_FLAGS } from '../../src/cli/format-v8-flags.js';
 
 const REPO = resolve('.');
 const CLI = join(REPO, 'dist/cli.js');
 const BIOME = join(REPO, 'node_modules/@biomejs/cli-linux-x64/biome');
 const BIOME_BIN = existsSync(BIOME) ? BIOME : join(REPO, 'node_modules/.bin/biome');
 const PRETTIER = join(REPO, 'node_modules/.bin/prettier');
+/** Prettier's CLI script, to run it under formatbox's V8 flags (`node FLAGS prettier.cjs`). */
+const PRETTIER_SCRIPT = join(REPO, 'node_modules/prettier/bin/prettier.cjs');
 const args = process.argv.slice(2);
 const quick = args.includes('--quick') || process.env.FORMATBOX_BENCH_QUICK === '1';
 const FILES = Number(option('--files') ?? (quick ? 300 : 2000));
@@ -110,8 +113,10 @@ function benchPrettier(corpus: string[]): void {
   console.log(`Prettier project: ${corpus.length - unstable.length} files (${unstable.length} left out: Prettier does not format them stably)`);
   let memory = NaN;
   const parts = splitInParts(root);
-  const { native, parallel, single, plain, cold, warm } = interleaved(RUNS, {
+  const { native, nativeFlags, parallel, single, plain, cold, warm } = interleaved(RUNS, {
     native: () => run(PRETTIER, ['--check', '--log-level=silent', 'src'], root),
+    // How much of formatbox's lead is V8's flags alone: Prettier's own CLI under the same flags.
+    nativeFlags: () => run(process.execPath, [...FORMAT_V8_FLAGS, PRETTIER_SCRIPT, '--check', '--log-level=silent', 'src'], root),
     // What this machine gives two threads: two independent `prettier --check` processes, each on half
     // of the files, at once. No pool of THREADS workers can beat it; a VM whose cores share a host
     // core runs it far below 2× `prettier --check`.
@@ -129,6 +134,7 @@ function benchPrettier(corpus: string[]): void {
   const floorMs = formatterFloorMs('prettier', root);
   print('Prettier project', [
     ['prettier --check (anchor)', native.ms, native.detail],
+    [`prettier --check under formatbox's V8 flags`, nativeFlags.ms, nativeFlags.detail],
     ["Prettier's API alone, in process, one thread (floor)", floorMs, 'formatting only: no I/O, engine or worker'],
     [`${THREADS} × prettier --check on 1/${THREADS} each, at once`, parallel.ms, parallel.detail],
     ['formatbox format --check, 1 thread, no cache', single.ms, single.detail],
@@ -138,6 +144,7 @@ function benchPrettier(corpus: string[]): void {
   ]);
   recordResult({ group: 'project', name: 'Prettier project, checked again with the cache: vs the first run', value: warm.ms / 1000, unit: 's', anchor: 'first run (cold cache)', anchorValue: cold.ms / 1000, ratio: warm.ms / cold.ms, goal: '≤ 0.05', note: '≥ 20× faster' });
   recordResult({ group: 'project', name: `Prettier project: ${THREADS} prettier --check processes on 1/${THREADS} of the files each, at once (the machine's parallel ceiling), files/s`, value: n / (parallel.ms / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), note: `what this machine gives ${THREADS} threads of Prettier` });
+  recordResult({ group: 'project', name: "Prettier project: prettier --check under formatbox's V8 flags (what the flags alone give), files/s", value: n / (nativeFlags.ms / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), note: FORMAT_V8_FLAGS.join(' ') });
   recordResult({ group: 'project', name: "Prettier project: Prettier's API alone, formatting only, one thread (the most one Prettier thread does), files/s", value: n / (floorMs / 1000), unit: 'files/s', anchor: 'prettier --check', anchorValue: n / (native.ms / 1000), note: 'test/bench/formatter-floor.ts' });
   recordResult({ group: 'project', name: 'Prettier project, format --check: the default pool vs 1 thread, files/s', value: n / (plain.ms / 1000), unit: 'files/s', anchor: 'formatbox --threads 1', anchorValue: n / (single.ms / 1000), note: `formatbox's own scaling (the pool: ${/(\d+) threads?\b/.exec(plain.detail)?.[1] ?? '?'} threads); compare with the ceiling above` });
   // Files per second against files per second: the same files, so the inverse ratio of the times.
@@ -152,7 +159,7 @@ function benchPrettier(corpus: string[]): void {
 function formatterFloorMs(formatter: 'biome' | 'prettier', root: string): number {
   const times: number[] = [];
   for (let round = 0; round < RUNS; round++) {
-    const result = spawnSync(process.execPath, ['--liftoff-only', '--import', 'tsx', join(REPO, 'test/bench/formatter-floor.ts'), formatter, root], { cwd: REPO, env, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [...FORMAT_V8_FLAGS, '--import', 'tsx', join(REPO, 'test/bench/formatter-floor.ts'), formatter, root], { cwd: REPO, env, encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`formatter-floor failed: ${result.stderr.slice(-400)}`);
     times.push((JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { ms: number }).ms);
   }
