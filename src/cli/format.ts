@@ -177,7 +177,10 @@ async function prepareGroup(group: ProjectGroup, startEarly: boolean, options: H
   // with a root Biome config, even before discovery, as a guess that the project qualifies.
   const earlyTried = useNative && startEarly && (!cache || cache.size === 0);
   const guessed = earlyTried ? guessNativeBiomePass(group.rootReal, namedInside(group), { sandbox: nativeSandbox, biome: () => findNativeBiome() }) : undefined;
-  const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal) : undefined;
+  const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal).catch((error: unknown) => {
+    guessed?.stop.abort();
+    throw error;
+  }) : undefined;
   const nativeOptions: NativePassOptions | undefined =
     useNative && discovered
       ? { projectFiles: discovered.files, trust: options.trust ?? 'untrusted', ...(options.config ? { config: options.config } : {}), sandbox: nativeSandbox, biome: () => findNativeBiome() }
