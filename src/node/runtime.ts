@@ -734,7 +734,6 @@ class FinalWrite {
   }
 }
 
-/** Settles once the requests started so far (a formatter call) have been sent: after the pending microtasks. */
 /** formatbox's native Biome build, which `formatbox format` runs once per run in the sandbox (src/cli/format-native.ts). */
 function nativeBiomeStatus(sandbox: Sandbox): SubprocessStatus {
   const biome = findNativeBiome();
@@ -744,6 +743,7 @@ function nativeBiomeStatus(sandbox: Sandbox): SubprocessStatus {
   return { name, available: true, detail: `${biome.binary} ${biome.version}` };
 }
 
+/** Settles once the requests started so far (a formatter call) have been sent: after the pending microtasks. */
 function requestsSent(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
