@@ -16,10 +16,11 @@ import type { ProjectConfig } from '../config/project.js';
 import type { NormalisedUserConfig } from '../config/user.js';
 import { loadDprintConfigs } from '../config/dprint.js';
 import type { Sandbox } from '../core/sandbox.js';
-import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { isIgnoredBy, parseIgnoreFile, type IgnoreFile } from '../config/ignore-file.js';
 import { SKIPPED_DIRS } from '../node/discover.js';
+import { readSmallFile } from '../node/walk.js';
 import { checkWithNativeBiome, type NativeBiome, type NativeCheck } from '../node/biome-native.js';
 
 /** What the pass found, for `format` to use and report. */
@@ -171,12 +172,11 @@ export function guessNativeBiomePass(rootReal: string, namedRel: readonly string
   const gitignore: IgnoreFile[] = [];
   const gitignorePath = join(rootReal, '.gitignore');
   if (isPlainFile(gitignorePath)) {
-    if (lstatSync(gitignorePath).size > MAX_GUESS_GITIGNORE_BYTES) return undefined;
-    try {
-      gitignore.push(parseIgnoreFile(readFileSync(gitignorePath, 'utf8'), '.gitignore', '', []));
-    } catch {
-      return undefined;
-    }
+    // Read as discovery reads files (no FIFO, no final symlink, bounded): swapped for a FIFO after
+    // the check above, it is refused instead of blocking the run.
+    const text = readSmallFile(gitignorePath, MAX_GUESS_GITIGNORE_BYTES);
+    if (typeof text !== 'string') return undefined;
+    gitignore.push(parseIgnoreFile(text, '.gitignore', '', []));
   }
   const targets = earlyTargets(rootReal, namedRel, gitignore);
   if (targets.length === 0) return undefined;

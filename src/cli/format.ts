@@ -176,17 +176,19 @@ async function prepareGroup(group: ProjectGroup, startEarly: boolean, options: H
   // With nothing cached yet, native Biome starts now and runs while formatbox walks and hashes;
   // with a root Biome config, even before discovery, as a guess that the project qualifies.
   const earlyTried = useNative && startEarly && (!cache || cache.size === 0);
-  const guessed = earlyTried ? guessNativeBiomePass(group.rootReal, namedInside(group), { sandbox: nativeSandbox, biome: () => findNativeBiome() }) : undefined;
+  let biome: ReturnType<typeof findNativeBiome> | undefined;
+  const ports = { sandbox: nativeSandbox, biome: () => (biome ??= findNativeBiome()) }; // the guess and the run find one binary
+  const guessed = earlyTried ? guessNativeBiomePass(group.rootReal, namedInside(group), ports) : undefined;
   const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal).catch((error: unknown) => {
     guessed?.stop.abort();
     throw error;
   }) : undefined;
   const nativeOptions: NativePassOptions | undefined =
     useNative && discovered
-      ? { projectFiles: discovered.files, trust: options.trust ?? 'untrusted', ...(options.config ? { config: options.config } : {}), sandbox: nativeSandbox, biome: () => findNativeBiome() }
+      ? { projectFiles: discovered.files, trust: options.trust ?? 'untrusted', ...(options.config ? { config: options.config } : {}), ...ports }
       : undefined;
+  // A guess is either adopted or stopped here (nativeOptions exists whenever native Biome may run).
   const early = earlyTried && nativeOptions ? startNativeBiomePass(group.rootReal, nativeOptions, (project) => earlyTargets(group.rootReal, namedInside(group), project.gitignore), guessed) : undefined;
-  if (!nativeOptions) guessed?.stop.abort();
   const listing = await listFiles(group.rootReal, group.named, formatOptions.ignorePaths);
   return { group, listing, earlyTried, ...(cache ? { cache } : {}), ...(discovered ? { discovered } : {}), ...(nativeOptions ? { nativeOptions } : {}), ...(early !== undefined ? { early } : {}) };
 }
