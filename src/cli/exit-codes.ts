@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../core/errors.js';
 
 /**
- * The one table from error codes to CLI exit codes (documented in the README).
+ * The one table from error codes to CLI exit codes (documented in docs/cli.md).
  * 0 ok · 1 `format --check` found files that would change · 2 usage/config error ·
  * 3 the edit could not be applied · 4 file system refusal or failure · 70 internal error (a bug).
  */

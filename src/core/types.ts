@@ -1,6 +1,6 @@
 /**
  * The public and internal contracts of formatbox. Everything here is pure data:
- * no `node:` import, no I/O. See DESIGN.md (README "Contract") for the receipt shape.
+ * no `node:` import, no I/O. The receipt shape is the public contract (docs/receipts.md).
  */
 
 /** How a formatter run ended. `refused` is used when policy (no OS sandbox, untrusted command, a code config in untrusted mode, the config budget) forbids running it. */

@@ -4,7 +4,7 @@
  * formatbox's EditorConfig normaliser).
  *
  * The host side is a small preview1 shim written here, chosen over `node:wasi`,
- * `@bjorn3/browser_wasi_shim` and `@wasmer/wasi` by measurement (README, test/bench/wasi-choice.ts):
+ * `@bjorn3/browser_wasi_shim` and `@wasmer/wasi` by measurement (docs/formatters.md, test/bench/wasi-choice.ts):
  * it runs unchanged in Node, browsers, Deno and workerd, and it gives a module nothing but
  *   - stdin (the file), stdout and stderr (both capped),
  *   - the args and environment variables the config lists,

@@ -195,7 +195,7 @@ export async function readSnapshot(abs: string, shown: string, options: ReadOpti
   return snapshot;
 }
 
-/** Untrusted mode's answer to a file with several hard links (see README, "Untrusted repositories"). */
+/** Untrusted mode's answer to a file with several hard links (see docs/security.md). */
 export function hardLinkRefusal(shown: string, links: number): FormatboxError {
   return refused(shown, `it has ${links} hard links, and another of its names may be a file outside the project; untrusted mode does not read it (trust the project to allow hard-linked files)`);
 }

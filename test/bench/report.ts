@@ -1,7 +1,7 @@
 /**
  * The benchmark report: `bench/results.json` (one record per measurement, with its anchor and
  * ratio), `bench/results.md` (a table) and `bench/results.svg` (a bar chart of the ratios,
- * hand-written SVG). The README shows the last two.
+ * hand-written SVG). The README links them.
  *
  * A benchmark adds a row with one call:
  *

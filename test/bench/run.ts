@@ -6,7 +6,7 @@
  * shared machines are noisy.
  *
  * Each records its measurements with `recordResult` (report.ts) in bench/results.json; at the end
- * this writes bench/results.md (table) and bench/results.svg (chart), which the README shows.
+ * this writes bench/results.md (table) and bench/results.svg (chart), which docs and the README link.
  *
  *   npm run bench [-- name …] [-- --quick]
  *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice,

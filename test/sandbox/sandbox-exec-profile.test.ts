@@ -1,7 +1,7 @@
 /**
  * The macOS profile cannot run here (no sandbox-exec on Linux); this checks what can be checked:
  * it is well-formed, denies by default, closes network and fork, and uses exactly the parameters
- * the backend passes. The README says the backend itself is untested.
+ * the backend passes. docs/security.md says the backend itself is untested.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 /**
  * The macOS backend of the `Sandbox` port: `sandbox-exec` with the profile in `formatbox.sb`.
  * UNTESTED: formatbox is built and tested on Linux; this backend is written carefully but has
- * never run. The README says so.
+ * never run. docs/security.md says so.
  *
  * Differences from bubblewrap, by necessity: there are no mount namespaces, so the project and
  * system keep their real paths and the scratch space is a private host directory (mkdtemp, 0700,

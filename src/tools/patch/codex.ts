@@ -11,7 +11,7 @@
  *   a trailing empty old line may stand for the end of the file;
  * - a chunk without old lines (a pure addition) goes at the end of the file (before a final blank
  *   line) and leaves the search position where it was; replacements are then sorted.
- * Where formatbox differs, and why, is in README.md ("apply_patch and unified diffs").
+ * Where formatbox differs, and why, is in docs/receipts.md ("apply_patch and unified diffs").
  */
 import { shownPath } from '../../core/shown.js';
 import { bad, type AppliedChunk, type FilePatch, type PatchChunk } from './model.js';

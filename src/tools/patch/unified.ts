@@ -12,7 +12,7 @@
  *   whitespace only (`x` matches `x\n`); git then writes the hunk's bytes in its place;
  * - an added file must not exist, a deleted file must be exactly what the hunks remove, a rename
  *   must not overwrite; `diff --git` headers give pure renames and empty added or deleted files.
- * One leniency, documented in README.md: when a patch with no CR at all does not apply to a CRLF file,
+ * One leniency, documented in docs/receipts.md: when a patch with no CR at all does not apply to a CRLF file,
  *   it is tried again as if its lines had the file's CRs (git refuses it); lines it writes then take CRLF.
  */
 import { shownPath } from '../../core/shown.js';
