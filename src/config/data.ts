@@ -33,17 +33,6 @@ export const DATA_LIMITS: DataLimits = { maxChars: 1024 * 1024, maxDepth: 64, ma
 /** A failed parse may say where (1-based line and column) the text went wrong. */
 export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string; line?: number; column?: number };
 
-/** Which parser reads a config file, by its name. */
-export function formatOfName(name: string): DataFormat | undefined {
-  const base = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
-  if (base.endsWith('.json')) return 'json';
-  if (base.endsWith('.jsonc')) return 'jsonc';
-  if (base.endsWith('.json5')) return 'json5';
-  if (base.endsWith('.yaml') || base.endsWith('.yml')) return 'yaml';
-  if (base.endsWith('.toml')) return 'toml';
-  return undefined;
-}
-
 /** Parses `text` as data, within `limits`. Never throws. */
 export function parseData(text: string, format: DataFormat, limits: DataLimits = DATA_LIMITS): Parsed {
   if (text.length > limits.maxChars) return { ok: false, reason: `larger than ${limits.maxChars} characters` };

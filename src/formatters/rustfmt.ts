@@ -8,8 +8,8 @@
  * `binary` must be the real toolchain binary, never the rustup proxy (which reads the repo's
  * rust-toolchain file and can be redirected to any binary); the Node side resolves it.
  */
-import type { AdapterRequest, FormatterAdapter } from '../core/types.js';
-import { commandFormatter, type CommandAdapterOptions, type CommandSpec, type PreparedArgs } from './command.js';
+import type { AdapterRequest } from '../core/types.js';
+import type { CommandSpec, PreparedArgs } from './command.js';
 
 export interface RustfmtLocation {
   /** Absolute path of the real rustfmt binary. */
@@ -35,10 +35,6 @@ export function rustfmtSpec(location: RustfmtLocation): CommandSpec {
       return /rustfmt\s+(\S+)/.exec(out ?? '')?.[1] ?? 'unknown';
     },
   };
-}
-
-export function rustfmtFormatter(location: RustfmtLocation, options: CommandAdapterOptions): FormatterAdapter {
-  return commandFormatter(rustfmtSpec(location), options);
 }
 
 /**
