@@ -13,7 +13,7 @@ import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
-import { hasStdinFilepath } from './flags.js';
+import { hasStdinFilepath, parseFlags, type Flags } from './flags.js';
 import { COMMAND_HELP } from './help.js';
 import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
 import { formatboxBuildId, formatboxVersion } from './version.js';
@@ -46,6 +46,8 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
     return 0;
   }
   if (command === 'daemon' && (rest[0] === 'status' || rest[0] === 'stop')) return daemonCommand(rest[0], env);
+  // The MCP server loads only the SDK before its first tool call (mcp.ts), not the full CLI.
+  if (command === 'mcp') return mcpCommand(rest);
   const noDaemon = rest.includes('--no-daemon') || /^(1|true|yes)$/i.test(env.FORMATBOX_NO_DAEMON ?? '');
   if (noDaemon) return undefined;
   const flags = parseThinFlags(rest);
@@ -57,6 +59,16 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
     return thinFormatFiles(flags, env);
   }
   return undefined;
+}
+
+async function mcpCommand(args: string[]): Promise<number | undefined> {
+  let flags: Flags;
+  try {
+    flags = parseFlags(args);
+  } catch {
+    return undefined; // the full CLI names the bad option
+  }
+  return (await import('./mcp.js')).runMcp(flags);
 }
 
 function parseThinFlags(args: string[]): ThinFlags {
