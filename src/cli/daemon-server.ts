@@ -86,7 +86,10 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     authorize: (token) => grants.find((grant) => sameSecret(token, grant.secret)),
     answer: async (event, grant, projectDir) => {
       const cwd = event && typeof event === 'object' && typeof (event as { cwd?: unknown }).cwd === 'string' ? (event as { cwd: string }).cwd : '/';
-      return (await hook({ v: options.build, op: 'hook', ...(grant.settings ? { settings: grant.settings } : {}), hook: { event, cwd, ...(projectDir ? { projectDir } : {}) } }) as { output?: unknown }).output ?? {};
+      // The command hook gets $CLAUDE_PROJECT_DIR; an http hook gets it only where Claude Code can
+      // interpolate it into the header, else the session's cwd stands for it (files outside: silence).
+      const dir = projectDir ?? (cwd.startsWith('/') && cwd !== '/' ? cwd : undefined);
+      return (await hook({ v: options.build, op: 'hook', ...(grant.settings ? { settings: grant.settings } : {}), hook: { event, cwd, ...(dir ? { projectDir: dir } : {}) } }) as { output?: unknown }).output ?? {};
     },
     busy: (delta) => {
       active += delta;

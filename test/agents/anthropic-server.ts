@@ -100,7 +100,8 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
 /** What the agent was told since its last turn: tool results and the text around them (hook context included). */
 export function lastUserText(request: MessagesRequest): string {
   const lastAssistant = request.messages.map((m) => m.role).lastIndexOf('assistant');
-  return request.messages.slice(lastAssistant + 1).filter((m) => m.role === 'user').map(userText).join('\n');
+  // Claude Code sends hook context as a message of role `system` after the tool result.
+  return request.messages.slice(lastAssistant + 1).map(userText).join('\n');
 }
 
 function userText(message: MessagesRequest['messages'][number]): string {

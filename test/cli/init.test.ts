@@ -43,7 +43,7 @@ test('claude-code: http hook + SessionStart merged into existing settings, secre
   assert.deepEqual(after1.permissions, mine.permissions);
   assert.deepEqual(after1.hooks.PostToolUse[0], mine.hooks.PostToolUse[0], 'the user\'s own hook kept');
   const http = after1.hooks.PostToolUse[1].hooks[0];
-  assert.deepEqual([http.type, http.url, http.headers.Authorization, http.allowedEnvVars], ['http', 'http://127.0.0.1:45678/hook/claude-code', 'Bearer $FORMATBOX_HOOK_SECRET', ['FORMATBOX_HOOK_SECRET']]);
+  assert.deepEqual([http.type, http.url, http.headers.Authorization, http.allowedEnvVars], ['http', 'http://127.0.0.1:45678/hook/claude-code', 'Bearer $FORMATBOX_HOOK_SECRET', ['FORMATBOX_HOOK_SECRET', 'CLAUDE_PROJECT_DIR']]);
   assert.equal(after1.hooks.PostToolUse[1].matcher, 'Edit|MultiEdit|Write');
   assert.equal(after1.hooks.SessionStart[0].hooks[0].command, 'formatbox hook claude-code --http-port 45678');
   // The secret is the daemon's own (its 0600 file in the private daemon directory).

@@ -42,7 +42,7 @@ export function claudeCodeChanges(options: InitOptions): FileChange[] {
     doc.ensureInArray(['hooks', 'SessionStart'], { hooks: [{ type: 'command', command: `${options.bin} hook claude-code --http-port ${port}`, timeout: 20 }] }, (g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')));
     doc.ensureInArray(['hooks', 'PostToolUse'], {
       matcher: MATCHER,
-      hooks: [{ type: 'http', url: `http://127.0.0.1:${port}${HTTP_HOOK_PATH}`, headers: { Authorization: `Bearer $${HOOK_SECRET_ENV}` }, allowedEnvVars: [HOOK_SECRET_ENV], timeout: 60 }],
+      hooks: [{ type: 'http', url: `http://127.0.0.1:${port}${HTTP_HOOK_PATH}`, headers: { Authorization: `Bearer $${HOOK_SECRET_ENV}`, 'X-Formatbox-Project-Dir': '$CLAUDE_PROJECT_DIR' }, allowedEnvVars: [HOOK_SECRET_ENV, 'CLAUDE_PROJECT_DIR'], timeout: 60 }],
     }, ours);
     if (options.mcp) doc.ensureInArray(['permissions', 'allow'], 'mcp__formatbox', (rule) => typeof rule === 'string' && rule.startsWith('mcp__formatbox'));
   };
