@@ -26,12 +26,15 @@ export interface ScriptedModel {
   requests: MessagesRequest[];
   /** The requests that offered tools (the agent's turns). */
   turns: MessagesRequest[];
+  /** Per turn: when its request arrived and when its answer was sent (performance.now()). */
+  times: Array<{ received: number; answered: number }>;
   close(): Promise<void>;
 }
 
 export async function startScriptedModel(script: Script): Promise<ScriptedModel> {
   const requests: MessagesRequest[] = [];
   const turns: MessagesRequest[] = [];
+  const times: Array<{ received: number; answered: number }> = [];
   let ids = 0;
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -54,7 +57,9 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
       }
       requests.push(request);
       let planned: Turn | Turn[] | undefined = { text: 'ok' };
-      if ((request.tools ?? []).length > 0) {
+      const offersTools = (request.tools ?? []).length > 0;
+      if (offersTools) {
+        times.push({ received: performance.now(), answered: 0 });
         turns.push(request);
         planned = script(request, turns.length - 1) ?? { text: 'done' };
       }
@@ -64,6 +69,7 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
       const message = { id: `msg_${++ids}`, type: 'message', role: 'assistant', model: request.model ?? 'claude-scripted', content, stop_reason: stop, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 10 } };
       if (!request.stream) {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
+        if (offersTools) times[times.length - 1]!.answered = performance.now();
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -82,6 +88,7 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
       send('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 10 } });
       send('message_stop', { type: 'message_stop' });
       res.end();
+      if (offersTools) times[times.length - 1]!.answered = performance.now();
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
@@ -90,6 +97,7 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
     url: `http://127.0.0.1:${port}`,
     requests,
     turns,
+    times,
     close: () => new Promise<void>((done) => {
       server.close(() => done());
       server.closeAllConnections();

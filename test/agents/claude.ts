@@ -31,6 +31,8 @@ export interface ClaudeRun {
   stderr: string;
   /** The agent's turns as the model saw them (turns[i + 1] shows the results of step i). */
   turns: MessagesRequest[];
+  /** Per turn: when its request arrived and its answer went out (performance.now()). */
+  times: Array<{ received: number; answered: number }>;
   ms: number;
 }
 
@@ -59,7 +61,7 @@ export async function runClaude(claude: string, options: { cwd: string; home: st
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
     const code = await new Promise<number>((done) => child.on('close', (c, signal) => done(c ?? (signal ? -1 : -2))));
     clearTimeout(timer);
-    return { code, stdout, stderr, turns: model.turns, ms: performance.now() - started };
+    return { code, stdout, stderr, turns: model.turns, times: model.times, ms: performance.now() - started };
   } finally {
     await model.close();
   }

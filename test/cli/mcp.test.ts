@@ -101,6 +101,15 @@ test('tools/list, and an edit whose receipt replays to the disk (root from --roo
   }
 });
 
+test('the server loads only the MCP SDK before its first tool call', () => {
+  const bundle = readFileSync(join(built.dir, 'dist', 'cli-mcp.js'), 'utf8');
+  const modules = [...bundle.matchAll(/^\/\/ (src\/\S+)$/gm)].map((m) => m[1] as string).sort();
+  assert.deepEqual([...new Set(modules)], ['src/cli/exit-codes.ts', 'src/cli/mcp.ts', 'src/cli/version.ts', 'src/core/errors.ts']);
+  const packages = [...bundle.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1] as string).filter((s) => !s.startsWith('node:'));
+  assert.deepEqual([...new Set(packages.map((p) => p.split('/').slice(0, 2).join('/')))], ['@modelcontextprotocol/sdk']);
+  assert.match(bundle, /import\(["']\.\/cli-mcp-tools\.js["']\)/, 'the tools come in on demand');
+});
+
 test('the root comes from the client\'s roots when it offers them', { timeout: 120_000 }, async () => {
   const fallback = project({ ...BIOME, 'a.ts': 'export const a = 1;\n' });
   const offered = project({ ...BIOME, 'a.ts': 'export const a = 1;\n' });
