@@ -8,12 +8,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastToolFailed, lastUserText, type MessagesRequest } from './anthropic-server.js';
 import { CLAUDE_CODE_VERSION, findClaude, runClaude, type Step } from './claude.js';
-import { cleanUp, installCopy, isolatedEnv, runCli } from '../cli/built-cli.js';
+import { cleanUp, freePort, installCopy, isolatedEnv, runCli } from '../cli/built-cli.js';
 
 const claude = findClaude();
 const missing = claude === undefined ? `Claude Code ${CLAUDE_CODE_VERSION} is not in the agent cache (.ci/run installs it)` : undefined;
@@ -28,13 +27,6 @@ const iso = isolatedEnv();
 const dirs: string[] = [];
 after(() => cleanUp(iso.runtimeDir, ...(built ? [built.dir] : []), ...dirs));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 function bigFile(functions: number): string {
   return Array.from({ length: functions }, (_, i) => `export function f${i}(a: number): number {\n  return a + ${i};\n}\n`).join('');

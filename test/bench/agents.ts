@@ -12,12 +12,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { findClaude, runClaude, type Step } from '../agents/claude.js';
+import { freePort } from '../cli/built-cli.js';
 import { recordResult } from './report.js';
 
 const EDITS = Number(process.argv[2] ?? (process.env.FORMATBOX_BENCH_QUICK === '1' ? 4 : 12));
@@ -65,13 +65,6 @@ function record(name: string, value: number): void {
   recordResult({ group: 'agents', name: `${name} vs node -e 0`, value, unit: 'ms', anchor: 'node -e 0', anchorValue: node });
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 // Per edit inside Claude Code.
 const claude = findClaude();

@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { newSecret } from '../../src/cli/hook-secret.js';
-import { cleanUp, daemonPids, installCopy, isolatedEnv, project, runCli } from './built-cli.js';
+import { cleanUp, freePort, daemonPids, installCopy, isolatedEnv, project, runCli } from './built-cli.js';
 
 const built = await installCopy();
 const iso = isolatedEnv();
@@ -19,13 +19,6 @@ after(() => cleanUp(iso.runtimeDir, built.dir, ...roots));
 
 const BIOME = { 'biome.json': '{ "formatter": { "indentStyle": "space" } }\n' };
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 function post(port: number, body: string, headers: Record<string, string>, path = '/hook/claude-code', method = 'POST'): Promise<{ status: number; body: string }> {
   return new Promise((done, fail) => {
