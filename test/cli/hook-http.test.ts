@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { newSecret } from '../../src/cli/hook-secret.js';
-import { cleanUp, freePort, daemonPids, installCopy, isolatedEnv, project, runCli } from './built-cli.js';
+import { cleanUp, daemonPids, freePort, installCopy, isolatedEnv, project, runCli } from './built-cli.js';
 
 const built = await installCopy();
 const iso = isolatedEnv();
@@ -93,5 +93,24 @@ test('the http hook: started by SessionStart, authenticated, same answer as the 
     assert.match((JSON.parse(busy.stdout) as { systemMessage: string }).systemMessage, new RegExp(`port ${taken} cannot be served`));
   } finally {
     holder.close();
+  }
+});
+
+test('a registered session keeps the daemon up past its idle time while the session\'s process lives', { timeout: 60_000 }, async () => {
+  const { env: idleEnv, runtimeDir } = isolatedEnv({ FORMATBOX_DAEMON_IDLE_MS: '300' });
+  try {
+    // Without a session the daemon goes after 300 ms idle.
+    const plain = await runCli(built.cli, ['format', '--stdin-filepath', 'x.txt'], { env: idleEnv, input: 'x\n' });
+    assert.equal(plain.code, 0, plain.stderr);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(daemonPids(runtimeDir).length, 0, 'an idle daemon without a session exits');
+    // A session names its Claude Code process: this test's process stands for it (the hook's parent).
+    const port = await freePort();
+    const start = await runCli(built.cli, ['hook', 'claude-code', '--http-port', String(port)], { env: { ...idleEnv, FORMATBOX_HOOK_SECRET: newSecret() }, input: JSON.stringify({ hook_event_name: 'SessionStart', cwd: '/' }) });
+    assert.equal(start.code, 0, start.stderr);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(daemonPids(runtimeDir).length, 1, 'still up after 5× its idle time: the session lives');
+  } finally {
+    await cleanUp(runtimeDir);
   }
 });
