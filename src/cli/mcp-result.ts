@@ -40,7 +40,8 @@ export function mcpReply(tool: string, sent: ToolInput | undefined, result: Rece
   return { text: single.text, structured: single.structured };
 }
 
-function fileReply(receipt: Receipt, sent: SingleFileInput | undefined, options: McpReplyOptions): McpReply {
+/** `hintInPlace`: whether a file formatted in place (no input of its own here) gets a reread hint. */
+function fileReply(receipt: Receipt, sent: SingleFileInput | undefined, options: McpReplyOptions, hintInPlace = true): McpReply {
   const budget = options.maxDiffChars;
   const line = clip(receipt.line, MAX_LINE_CHARS);
   const isWrite = sent === undefined || 'content' in sent;
@@ -70,7 +71,8 @@ function fileReply(receipt: Receipt, sent: SingleFileInput | undefined, options:
       hint = rereadHint(receipt.path, sent.content, receipt.content) || rereadWhole(receipt.path);
     }
   } else if (receipt.status === 'formatted' && sent === undefined) {
-    hint = `formatted in place; reread ${shownPath(receipt.path)} before editing it`;
+    if (hintInPlace) hint = `formatted in place; reread ${shownPath(receipt.path)} before editing it`;
+    else if (rest) parts.push(rest);
   } else if (!isWrite) {
     const edits = receipt.status === 'formatted' ? changedEdits(sent, receipt.input) : [];
     const blocks = edits.map((e) => editBlock(e.label, e.newText)).join('\n');
@@ -97,9 +99,17 @@ function fileReply(receipt: Receipt, sent: SingleFileInput | undefined, options:
   return { text: [line, ...parts].join('\n'), structured };
 }
 
+/**
+ * A patch: each file's line (and its changes outside the patch), then the rewritten patch, which is
+ * the patch's text as it is on disk, when it fits; when it does not, each formatted file gets a
+ * reread hint instead.
+ */
 function patchReply(result: PatchReceipt, sent: ToolInput | undefined, options: McpReplyOptions): McpReply {
-  const share = Math.max(200, Math.floor(options.maxDiffChars / Math.max(1, result.receipts.length)));
-  const files = result.receipts.map((r) => fileReply(r, undefined, { ...options, maxDiffChars: share }));
+  const rewritten = result.input.patch;
+  const changed = !sent || !('patch' in sent) || sent.patch !== rewritten;
+  const showPatch = changed && rewritten.length <= options.maxDiffChars;
+  const share = Math.max(200, Math.floor((options.maxDiffChars - (showPatch ? rewritten.length : 0)) / Math.max(1, result.receipts.length)));
+  const files = result.receipts.map((r) => fileReply(r, undefined, { ...options, maxDiffChars: share }, !showPatch && changed));
   const texts = files.map((f) => f.text);
   const structured: Record<string, unknown> = {
     reconciled: result.reconciled,
@@ -107,9 +117,7 @@ function patchReply(result: PatchReceipt, sent: ToolInput | undefined, options: 
     receipts: files.map((f) => f.structured),
     ms: result.ms,
   };
-  const rewritten = result.input.patch;
-  const changed = !sent || !('patch' in sent) || sent.patch !== rewritten;
-  if (changed && rewritten.length <= options.maxDiffChars) {
+  if (showPatch) {
     texts.push(`the patch as it is on disk now (exactly the text between the <<< and >>> lines):\n<<<\n${rewritten.replace(/\n$/, '')}\n>>>`);
     structured.input = result.input;
   }

@@ -89,6 +89,10 @@ test('tools/list, and an edit whose receipt replays to the disk (root from --roo
     const patch = (await client.callTool({ name: 'apply_patch', arguments: { patch: '*** Begin Patch\n*** Add File: src/p.ts\n+const p={p:1}\n*** End Patch\n' } })) as CallToolResult;
     assert.ok(!patch.isError, JSON.stringify(patch.content));
     assert.equal(readFileSync(join(root, 'src/p.ts'), 'utf8'), 'const p = { p: 1 };\n');
+    // The patch as it is on disk now, delimited; no reread hint beside it.
+    const patchText = (patch.content[0] as { text: string }).text;
+    assert.ok(patchText.includes('<<<\n*** Begin Patch\n*** Add File: src/p.ts\n+const p = { p: 1 };\n*** End Patch\n>>>'), patchText);
+    assert.doesNotMatch(patchText, /reread/);
     const doctor = (await client.callTool({ name: 'doctor', arguments: {} })) as CallToolResult;
     assert.match((doctor.content[0] as { text: string }).text, /typescript: biome/);
 
