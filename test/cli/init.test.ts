@@ -76,8 +76,13 @@ test('claude-code: http hook + SessionStart merged into existing settings, secre
 
 test('claude-code --command: the command hook alone', { timeout: 60_000 }, async () => {
   const { root, env } = fresh();
-  const run = await init(env, root, 'claude-code', '--project', '--command');
+  const run = await init({ ...env, PATH: '/nonexistent' }, root, 'claude-code', '--project', '--command');
   assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /note: formatbox is not on PATH.*--bin "/, 'npx users learn how the agent can run it');
+  const bin = mkdtempSync(join(tmpdir(), 'fb-bin-'));
+  dirs.push(bin);
+  writeFileSync(join(bin, 'formatbox'), '#!/bin/sh\n', { mode: 0o755 });
+  assert.doesNotMatch((await init({ ...env, PATH: bin }, root, 'claude-code', '--project', '--command')).stdout, /not on PATH/);
   const settings = JSON.parse(readFileSync(join(root, '.claude', 'settings.json'), 'utf8'));
   assert.deepEqual(settings.hooks, { PostToolUse: [{ matcher: 'Edit|MultiEdit|Write', hooks: [{ type: 'command', command: 'formatbox hook claude-code', timeout: 60 }] }] });
 });

@@ -4,8 +4,9 @@
  * the user set, showing each change as a diff; a second run changes nothing. `detectAgents` is
  * what `formatbox doctor` shows.
  */
+import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { FormatboxError } from '../../core/errors.js';
 import { preparePrivateDir, daemonPaths } from '../daemon-paths.js';
 import { readOrCreateSecret } from '../hook-secret.js';
@@ -85,7 +86,21 @@ export function runInit(args: string[], out: (text: string) => void = (t) => pro
     ? `${agent.name}: already set up (${options.scope}); nothing changed\n`
     : `${agent.name}: ${write ? 'wrote' : 'would write'} ${changed.map((c) => c.path).join(', ')}\n`);
   for (const note of agent.notes(options)) out(`note: ${note}\n`);
+  if (options.bin === 'formatbox' && !onPath('formatbox')) {
+    out(`note: formatbox is not on PATH, so the agent cannot run it: npm install -g formatbox, or run init again with --bin "${process.execPath} ${process.argv[1] ?? 'path/to/dist/cli.js'}"\n`);
+  }
   return 0;
+}
+
+function onPath(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  return (env.PATH ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Per agent, where it is set up to use formatbox (empty: not set up). */
