@@ -32,9 +32,8 @@ const groupHas = (group: unknown, test: (hook: unknown) => boolean) => Array.isA
 export function claudeCodeChanges(options: InitOptions): FileChange[] {
   const files = settingsFiles(options);
   const port = options.port ?? defaultHookPort();
-  const changes: FileChange[] = [];
-  const hooks = (doc: JsonDocument) => {
-    const ours = (group: unknown) => groupHas(group, (h) => isOurCommand(h, 'hook claude-code') || isOurUrl(h));
+  const ours = (group: unknown) => groupHas(group, (h) => isOurCommand(h, 'hook claude-code') || isOurUrl(h));
+  const addHooks = (doc: JsonDocument) => {
     if (options.command) {
       doc.ensureInArray(['hooks', 'PostToolUse'], { matcher: MATCHER, hooks: [{ type: 'command', command: `${options.bin} hook claude-code`, timeout: 60 }] }, ours);
       return;
@@ -42,24 +41,24 @@ export function claudeCodeChanges(options: InitOptions): FileChange[] {
     doc.ensureInArray(['hooks', 'SessionStart'], { hooks: [{ type: 'command', command: `${options.bin} hook claude-code --http-port ${port}`, timeout: 20 }] }, (g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')));
     doc.ensureInArray(['hooks', 'PostToolUse'], {
       matcher: MATCHER,
-      hooks: [{ type: 'http', url: `http://127.0.0.1:${port}${HTTP_HOOK_PATH}`, headers: { Authorization: `Bearer $${HOOK_SECRET_ENV}`, 'X-Formatbox-Project-Dir': '$CLAUDE_PROJECT_DIR' }, allowedEnvVars: [HOOK_SECRET_ENV, 'CLAUDE_PROJECT_DIR'], timeout: 60 }],
+      hooks: [{
+        type: 'http',
+        url: `http://127.0.0.1:${port}${HTTP_HOOK_PATH}`,
+        headers: { Authorization: `Bearer $${HOOK_SECRET_ENV}`, 'X-Formatbox-Project-Dir': '$CLAUDE_PROJECT_DIR' },
+        allowedEnvVars: [HOOK_SECRET_ENV, 'CLAUDE_PROJECT_DIR'],
+        timeout: 60,
+      }],
     }, ours);
-    if (options.mcp) doc.ensureInArray(['permissions', 'allow'], 'mcp__formatbox', (rule) => typeof rule === 'string' && rule.startsWith('mcp__formatbox'));
   };
-  if (options.command && options.mcp) {
-    changes.push(jsonChange(files.settings, (doc) => {
-      hooks(doc);
-      doc.ensureInArray(['permissions', 'allow'], 'mcp__formatbox', (rule) => typeof rule === 'string' && rule.startsWith('mcp__formatbox'));
-    }));
-  } else if (files.secrets === files.settings) {
-    changes.push(jsonChange(files.settings, (doc) => {
-      hooks(doc);
-      if (!options.command) doc.ensure(['env', HOOK_SECRET_ENV], options.secret(), `env.${HOOK_SECRET_ENV}`);
-    }, 0o600));
-  } else {
-    changes.push(jsonChange(files.settings, hooks));
-    if (!options.command) changes.push(jsonChange(files.secrets, (doc) => doc.ensure(['env', HOOK_SECRET_ENV], options.secret(), `env.${HOOK_SECRET_ENV}`), 0o600));
-  }
+  const addSecret = (doc: JsonDocument) => doc.ensure(['env', HOOK_SECRET_ENV], options.secret(), `env.${HOOK_SECRET_ENV}`);
+  const secretHere = !options.command && files.secrets === files.settings;
+  const changes = [jsonChange(files.settings, (doc) => {
+    addHooks(doc);
+    // `acceptEdits` does not cover MCP tools.
+    if (options.mcp) doc.ensureInArray(['permissions', 'allow'], 'mcp__formatbox', (rule) => typeof rule === 'string' && rule.startsWith('mcp__formatbox'));
+    if (secretHere) addSecret(doc);
+  }, secretHere ? 0o600 : undefined)];
+  if (!options.command && !secretHere) changes.push(jsonChange(files.secrets, addSecret, 0o600));
   if (options.mcp && files.mcp) {
     changes.push(jsonChange(files.mcp, (doc) => doc.ensure(['mcpServers', 'formatbox'], { command: options.binArgv[0], args: [...options.binArgv.slice(1), 'mcp'] }, 'mcpServers.formatbox')));
   }
