@@ -83,6 +83,10 @@ test('claude-code --command: the command hook alone', { timeout: 60_000 }, async
   dirs.push(bin);
   writeFileSync(join(bin, 'formatbox'), '#!/bin/sh\n', { mode: 0o755 });
   assert.doesNotMatch((await init({ ...env, PATH: bin }, root, 'claude-code', '--project', '--command')).stdout, /not on PATH/);
+  // Switching to the http hook over an existing command hook: said, not done (two hooks would race).
+  const switched = await init(env, root, 'claude-code', '--project');
+  assert.match(switched.stdout, /a formatbox command hook is set up already; left as it is/);
+  assert.equal(JSON.parse(readFileSync(join(root, '.claude', 'settings.json'), 'utf8')).hooks.PostToolUse.length, 1);
   const settings = JSON.parse(readFileSync(join(root, '.claude', 'settings.json'), 'utf8'));
   assert.deepEqual(settings.hooks, { PostToolUse: [{ matcher: 'Edit|MultiEdit|Write', hooks: [{ type: 'command', command: 'formatbox hook claude-code', timeout: 60 }] }] });
 });

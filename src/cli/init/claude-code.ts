@@ -34,6 +34,14 @@ export function claudeCodeChanges(options: InitOptions): FileChange[] {
   const port = options.port ?? defaultHookPort();
   const ours = (group: unknown) => groupHas(group, (h) => isOurCommand(h, 'hook claude-code') || isOurUrl(h));
   const addHooks = (doc: JsonDocument) => {
+    // One formatbox PostToolUse hook only: two would format the same file at once.
+    const post = doc.get(['hooks', 'PostToolUse']);
+    const groups = Array.isArray(post) ? post : [];
+    const other = options.command ? groups.some((g) => groupHas(g, isOurUrl)) : groups.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')));
+    if (other) {
+      doc.kept.push(`a formatbox ${options.command ? 'http' : 'command'} hook is set up already; left as it is (remove it first to switch)`);
+      return;
+    }
     if (options.command) {
       doc.ensureInArray(['hooks', 'PostToolUse'], { matcher: MATCHER, hooks: [{ type: 'command', command: `${options.bin} hook claude-code`, timeout: 60 }] }, ours);
       return;
