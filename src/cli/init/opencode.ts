@@ -38,7 +38,10 @@ export const opencode: AgentSetup = {
       }
     })];
   },
-  notes: () => ['opencode takes its project from the directory it starts in ($PWD)'],
+  notes: () => [
+    'opencode takes its project from the directory it starts in ($PWD)',
+    ...(existsSync(pluginPath()) ? [] : [`the plugin file ${pluginPath()} is missing from this install (npm run build makes it)`]),
+  ],
   detect(options) {
     const found: string[] = [];
     for (const scope of ['user', 'project'] as const) {
