@@ -7,7 +7,7 @@
 //                         The build FAILS if anything in their graph imports a `node:` module or a Node builtin.
 //   dist/node.js          formatbox/node (dependencies external, resolved from node_modules)
 //   dist/format-worker.js the worker thread that hosts formatters for formatbox/node
-//   dist/cli.js           the `formatbox` bin: a thin entry (daemon client); dist/cli-{main,local,mcp}.js load on demand
+//   dist/cli.js           the `formatbox` bin: a thin entry (daemon client); dist/cli-{main,local,mcp,mcp-tools}.js load on demand
 //   dist/types/**         declarations (tsc --emitDeclarationOnly)
 //   wasm/*.wasm           every wasm module the built-ins load, copied from its package under the name
 //                         the code expects (BUILTIN_WASM_FILES); not committed. editorconfig.wasm comes
@@ -86,6 +86,7 @@ export const NODE_ENTRIES = {
   'cli-main': 'src/cli/main.ts',
   'cli-local': 'src/cli/local.ts',
   'cli-mcp': 'src/cli/mcp.ts',
+  'cli-mcp-tools': 'src/cli/mcp-tools.ts',
   'cli-format-main': 'src/cli/format-main.ts',
   'cli-runtime': 'src/node/runtime.ts',
   'shipped-prettier-plugin-xml': 'src/formatters/shipped/prettier-plugin-xml.ts',
@@ -124,7 +125,7 @@ export const forbidNodeBuiltins = {
 const cliChunks = {
   name: 'cli-chunks',
   setup(build) {
-    build.onResolve({ filter: /^\.\/(main|local|mcp|format-main)\.js$/ }, (args) =>
+    build.onResolve({ filter: /^\.\/(main|local|mcp|mcp-tools|format-main)\.js$/ }, (args) =>
       args.kind === 'dynamic-import' ? { path: `./cli-${args.path.slice(2, -3)}.js`, external: true } : undefined,
     );
     // format.ts starts a runtime only for files the cache and native Biome leave: a separate file.

@@ -26,7 +26,7 @@ export interface DaemonSettings {
 export interface DaemonEnvelope {
   /** The client's formatbox version; a daemon of another version does not act on the request. */
   v: string;
-  op: 'status' | 'stop' | 'request' | 'hook';
+  op: 'status' | 'stop' | 'request' | 'hook' | 'session';
   settings?: DaemonSettings;
   /** The caller's --root or cwd (requests arrive placed in their root by the thin entry: request-root.ts). */
   root?: string;
@@ -34,6 +34,8 @@ export interface DaemonEnvelope {
   request?: unknown;
   /** op 'hook': a Claude Code hook event, and the caller's cwd and $CLAUDE_PROJECT_DIR. */
   hook?: { event: unknown; cwd: string; projectDir?: string };
+  /** op 'session': a Claude Code session that uses the http hook (daemon-http.ts): its port, its secret, its process. */
+  session?: { port?: number; secret?: string; pid?: number };
 }
 
 /** One line from daemon to client. */

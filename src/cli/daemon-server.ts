@@ -7,6 +7,12 @@
  * It exits after `idleMs` without a request (default 15 minutes, `$FORMATBOX_DAEMON_IDLE_MS`), on
  * SIGTERM/SIGINT, on `daemon stop`, and when a client of another version asks (that client then
  * starts its own). It removes its socket only while the file is still the one it created.
+ *
+ * It also answers Claude Code's `http` hook on a loopback port (daemon-http.ts), once a session
+ * asks for it: the SessionStart command hook sends `op: 'session'` with the port, the secret its
+ * settings hand the http hook and the Claude Code process's pid. The daemon then accepts that
+ * secret (with that caller's settings) besides its own (hook-secret.ts), and does not exit idle
+ * while a registered session's process lives, so the http hook never finds the port closed.
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, unlinkSync } from 'node:fs';
@@ -17,8 +23,10 @@ import { DEFAULT_LIMITS } from '../core/engine.js';
 import { FormatboxError, messageOf } from '../core/errors.js';
 import type { UserConfig } from '../core/types.js';
 import { createWorkerPool, type WorkerPool } from '../node/index.js';
-import type { DaemonEnvelope, DaemonReply, DaemonSettings } from './daemon-client.js';
+import { settingsFor, type DaemonEnvelope, type DaemonReply, type DaemonSettings } from './daemon-client.js';
+import { createHttpHooks, type HttpHooks } from './daemon-http.js';
 import { checkPrivateDir } from './daemon-paths.js';
+import { isSecretShaped, readOrCreateSecret, sameSecret } from './hook-secret.js';
 import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
 import { createRequestHandler, errorReply, type RequestHandler } from './requests.js';
 import { listenPrivately, reachable } from './socket.js';
@@ -28,6 +36,8 @@ import { parseUserConfig } from './user-config.js';
 export const DEFAULT_IDLE_MS = 15 * 60 * 1000;
 /** Most (config, trust) combinations kept at once; the least recently used is closed first. */
 const MAX_SETTINGS = 8;
+/** Most http-hook secrets registered at once (sessions with their own settings). */
+const MAX_GRANTS = 32;
 
 export interface DaemonOptions {
   socket: string;
@@ -41,6 +51,13 @@ export interface DaemonOptions {
 interface SettingsState {
   handler: RequestHandler;
   config?: UserConfig;
+}
+
+/** What an http-hook secret grants: the settings of the session that registered it, and its processes. */
+interface Grant {
+  secret: string;
+  settings: DaemonSettings | undefined;
+  pids: Set<number>;
 }
 
 /** Runs until idle, stopped or replaced. Resolves once the socket is closed and removed. */
@@ -62,6 +79,25 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));
 
+  const grants: Grant[] = [];
+  const ownSecret = readOrCreateSecret(dirname(options.socket));
+  grants.push({ secret: ownSecret, settings: settingsFor({}), pids: new Set() });
+  const http: HttpHooks = createHttpHooks<Grant>({
+    authorize: (token) => grants.find((grant) => sameSecret(token, grant.secret)),
+    answer: async (event, grant, projectDir) => {
+      const cwd = event && typeof event === 'object' && typeof (event as { cwd?: unknown }).cwd === 'string' ? (event as { cwd: string }).cwd : '/';
+      // The command hook gets $CLAUDE_PROJECT_DIR; an http hook gets it only where Claude Code can
+      // interpolate it into the header, else the session's cwd stands for it (files outside: silence).
+      const dir = projectDir ?? (cwd.startsWith('/') && cwd !== '/' ? cwd : undefined);
+      return (await hook({ v: options.build, op: 'hook', ...(grant.settings ? { settings: grant.settings } : {}), hook: { event, cwd, ...(dir ? { projectDir: dir } : {}) } }) as { output?: unknown }).output ?? {};
+    },
+    busy: (delta) => {
+      active += delta;
+      if (delta === 1) requests++;
+      armIdle();
+    },
+  });
+
   const server: Server = createServer((socket) => serve(socket));
   await listenPrivately(server, options.socket);
   const ownInode = lstatSync(options.socket).ino;
@@ -72,8 +108,49 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
 
   function armIdle(): void {
     if (idleTimer) clearTimeout(idleTimer);
-    idleTimer = active === 0 ? setTimeout(() => void stop(`idle for ${options.idleMs} ms`), options.idleMs) : undefined;
+    idleTimer = active === 0 ? setTimeout(idleFor, options.idleMs) : undefined;
     idleTimer?.unref();
+  }
+
+  function idleFor(): void {
+    // A Claude Code session that uses the http hook has no process to start the daemon again.
+    if (sessionsAlive()) return armIdle();
+    void stop(`idle for ${options.idleMs} ms`);
+  }
+
+  function sessionsAlive(): boolean {
+    let alive = false;
+    for (const grant of grants) {
+      for (const pid of grant.pids) {
+        try {
+          process.kill(pid, 0);
+          alive = true;
+        } catch {
+          grant.pids.delete(pid);
+        }
+      }
+    }
+    return alive;
+  }
+
+  /** `op: 'session'`: accept the session's secret (with its settings), serve its port, watch its process. */
+  async function session(envelope: DaemonEnvelope): Promise<unknown> {
+    const { port, secret, pid } = envelope.session ?? {};
+    let grant = grants[0]!;
+    if (secret !== undefined) {
+      if (!isSecretShaped(secret)) throw new FormatboxError('INVALID_REQUEST', 'the hook secret is not one formatbox made (64 hex digits)');
+      const known = grants.find((g) => sameSecret(secret, g.secret));
+      if (known) {
+        known.settings = envelope.settings;
+        grant = known;
+      } else {
+        grant = { secret, settings: envelope.settings, pids: new Set() };
+        grants.push(grant);
+        while (grants.length > MAX_GRANTS) grants.splice(1, 1); // the oldest registered, never the daemon's own
+      }
+    }
+    if (typeof pid === 'number' && Number.isInteger(pid) && pid > 1) grant.pids.add(pid);
+    return { http: port === undefined ? { ports: http.ports() } : await http.listen(port) };
   }
 
   function serve(socket: Socket): void {
@@ -118,6 +195,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
           return { ok: { stopping: true, pid: process.pid } };
         case 'hook':
           return { ok: await hook(envelope) };
+        case 'session':
+          return { ok: await session(envelope) };
         case 'request': {
           const state = stateFor(envelope.settings);
           const request = envelope.request && typeof envelope.request === 'object' && !Array.isArray(envelope.request)
@@ -185,6 +264,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       requests,
       settings: states.size,
       pools: pools.size,
+      httpPorts: http.ports(),
     };
   }
 
@@ -193,6 +273,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       process.stderr.write(`formatbox daemon (pid ${process.pid}): stopping: ${why}\n`);
       if (idleTimer) clearTimeout(idleTimer);
       removeOwnSocket();
+      await http.close();
       // In-flight requests finish; a client that never hangs up does not keep the daemon alive.
       await Promise.race([new Promise<void>((resolve) => server.close(() => resolve())), new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref())]);
       for (const state of states.values()) await state.handler.close();

@@ -5,7 +5,7 @@
  * daemon (started on first use), and `daemon status|stop` only talk to it. Everything else, and
  * these with --no-daemon or FORMATBOX_NO_DAEMON=1, runs the full CLI (main.ts) in this process.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { askRunningDaemon, callDaemon, DaemonUnavailable, settingsFor, type DaemonEnvelope, type DaemonReply } from './daemon-client.js';
@@ -13,7 +13,7 @@ import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
-import { hasStdinFilepath } from './flags.js';
+import { hasStdinFilepath, parseFlags, type Flags } from './flags.js';
 import { COMMAND_HELP } from './help.js';
 import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
 import { formatboxBuildId, formatboxVersion } from './version.js';
@@ -29,6 +29,8 @@ interface ThinFlags {
   config?: string;
   socket?: string;
   stdinFilepath?: string;
+  /** `hook claude-code` on SessionStart: the loopback port the session's http hook posts to. */
+  httpPort?: string;
 }
 
 const HOOK_TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
@@ -46,6 +48,8 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
     return 0;
   }
   if (command === 'daemon' && (rest[0] === 'status' || rest[0] === 'stop')) return daemonCommand(rest[0], env);
+  // The MCP server loads only the SDK before its first tool call (mcp.ts), not the full CLI.
+  if (command === 'mcp') return mcpCommand(rest);
   const noDaemon = rest.includes('--no-daemon') || /^(1|true|yes)$/i.test(env.FORMATBOX_NO_DAEMON ?? '');
   if (noDaemon) return undefined;
   const flags = parseThinFlags(rest);
@@ -57,6 +61,16 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
     return thinFormatFiles(flags, env);
   }
   return undefined;
+}
+
+async function mcpCommand(args: string[]): Promise<number | undefined> {
+  let flags: Flags;
+  try {
+    flags = parseFlags(args);
+  } catch {
+    return undefined; // the full CLI names the bad option
+  }
+  return (await import('./mcp.js')).runMcp(flags);
 }
 
 function parseThinFlags(args: string[]): ThinFlags {
@@ -73,6 +87,7 @@ function parseThinFlags(args: string[]): ThinFlags {
     else if (name === '--root') flags.root = value();
     else if (name === '--config') flags.config = value();
     else if (name === '--socket') flags.socket = value();
+    else if (name === '--http-port') flags.httpPort = value();
     else if (name === '--stdin-filepath' || name === '--stdin-file-path') flags.stdinFilepath = value() ?? '';
     else if (arg.startsWith('-') && arg !== '-') flags.unknown.push(arg);
     else flags.positional.push(arg);
@@ -102,6 +117,7 @@ async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<numbe
     } catch {
       return 0; // Not a hook event: say nothing, never fail the edit.
     }
+    if (event && typeof event === 'object' && (event as { hook_event_name?: unknown }).hook_event_name === 'SessionStart') return await sessionStart(flags, env);
     if (!event || typeof event !== 'object' || !HOOK_TOOLS.has((event as { tool_name?: unknown }).tool_name as string)) return 0;
     const hook = { event, cwd: process.cwd(), ...(env.CLAUDE_PROJECT_DIR ? { projectDir: env.CLAUDE_PROJECT_DIR } : {}) };
     let output: unknown;
@@ -120,6 +136,44 @@ async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<numbe
     process.stderr.write(`formatbox: hook: ${describe(error)}${typeof code === 'string' ? ` (${code})` : ''}\n`);
   }
   return 0;
+}
+
+/**
+ * SessionStart: start the daemon now (the http hook cannot), have it serve the session's port and
+ * accept the secret the session's settings hand the http hook. Nothing goes to the model; a port
+ * that cannot be served is told to the user (`systemMessage`).
+ */
+async function sessionStart(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+  const port = flags.httpPort === undefined ? undefined : Number(flags.httpPort);
+  const secret = env.FORMATBOX_HOOK_SECRET || undefined;
+  const session = { ...(port !== undefined ? { port } : {}), ...(secret ? { secret } : {}), pid: sessionPid() };
+  try {
+    const reply = unwrap(await callDaemon(envelope('session', flags, env, { session }), callOptions(env, { startTimeoutMs: 10_000 }))) as { http?: { listening?: boolean; error?: string } };
+    if (port !== undefined && reply.http?.listening === false) {
+      const message = `formatbox: the http hook's port ${port} cannot be served (${reply.http.error ?? 'unknown'}); edits are not formatted until it can (or use the command hook: formatbox init claude-code --command)`;
+      process.stdout.write(JSON.stringify({ systemMessage: message }) + '\n');
+    }
+  } catch (error) {
+    process.stdout.write(JSON.stringify({ systemMessage: `formatbox: the daemon did not start (${describe(error)}); the http hook cannot format` }) + '\n');
+  }
+  return 0;
+}
+
+/**
+ * The Claude Code process that ran this hook: the parent, or the parent's parent when a shell ran
+ * the command (Claude Code runs hook commands through one). The daemon stays up while it lives.
+ */
+function sessionPid(): number {
+  const parent = process.ppid;
+  try {
+    const comm = readFileSync(`/proc/${parent}/comm`, 'utf8').trim();
+    if (!/^(sh|bash|dash|zsh|ash)$/.test(comm)) return parent;
+    const stat = readFileSync(`/proc/${parent}/stat`, 'utf8');
+    const grand = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return Number.isInteger(grand) && grand > 1 ? grand : parent;
+  } catch {
+    return parent;
+  }
 }
 
 function hookTimeoutMs(env: NodeJS.ProcessEnv): number {

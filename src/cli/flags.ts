@@ -12,6 +12,8 @@ export interface Flags {
   socket?: string;
   stdinFilepath?: string;
   idleMs?: number;
+  /** `hook claude-code` on SessionStart: the http hook's loopback port. */
+  httpPort?: number;
 }
 
 export function parseFlags(args: string[]): Flags {
@@ -34,6 +36,7 @@ export function parseFlags(args: string[]): Flags {
     else if (arg === '--stdin-filepath' || arg === '--stdin-file-path') flags.stdinFilepath = value();
     else if (arg.startsWith('--stdin-filepath=') || arg.startsWith('--stdin-file-path=')) flags.stdinFilepath = arg.slice(arg.indexOf('=') + 1);
     else if (arg === '--idle-ms') flags.idleMs = Number(value());
+    else if (arg === '--http-port') flags.httpPort = Number(value());
     else if (arg.startsWith('--socket=')) flags.socket = arg.slice('--socket='.length);
     else if (arg.startsWith('--root=')) flags.root = arg.slice('--root='.length);
     else if (arg.startsWith('--config=')) flags.config = arg.slice('--config='.length);

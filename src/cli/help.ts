@@ -40,11 +40,12 @@ per-user daemon.
 result, as prettier and biome do; exit 2 when it cannot be formatted (syntax error).
 
 ${COMMON}`,
-  hook: `usage: formatbox hook claude-code [--socket PATH]
+  hook: `usage: formatbox hook claude-code [--socket PATH] [--http-port N]
 
-A PostToolUse hook for Claude Code's Edit, MultiEdit and Write. It reads the event on stdin and
-prints hookSpecificOutput.additionalContext when the formatter changed the file. It always exits 0:
-problems go to stderr. The per-user daemon formats (started on first use); with --socket (or
+A PostToolUse hook for Claude Code's Edit and Write (and MultiEdit, in versions that have it). It
+reads the event on stdin and prints hookSpecificOutput.additionalContext when the formatter changed
+the file. It always exits 0: problems go to stderr. On a SessionStart event it starts the daemon,
+which then serves Claude Code's http hook on 127.0.0.1:N for the session ($FORMATBOX_HOOK_SECRET). The per-user daemon formats (started on first use); with --socket (or
 $FORMATBOX_SOCKET) a server started with serve --socket does.
 
 ${COMMON}`,
@@ -65,9 +66,15 @@ nearest VCS root, else the nearest formatter config).
 ${COMMON}`,
   doctor: `usage: formatbox doctor [--json]
 
-Which formatter each language would use and why, sandbox status, ignored config.
+Which formatter each language would use and why, sandbox status, ignored config, and which agents
+(Claude Code, Codex, opencode, Cursor) are set up to use formatbox, where and how.
 
 ${COMMON}`,
+  init: `usage: formatbox init claude-code|codex|opencode|cursor [--user|--project] [--dry-run] [--bin CMD]
+       formatbox init claude-code [--command] [--port N] [--mcp]
+
+Writes the setup the agent needs, merged into its config files: nothing the user set is replaced,
+each change is shown as a diff, and a second run changes nothing. See docs/agents.md.`,
   demo: `usage: formatbox demo
 
 Runs the main job on an embedded example.`,

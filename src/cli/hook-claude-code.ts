@@ -19,6 +19,7 @@ import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
 import { rereadHint } from '../reconcile/index.js';
 import { applyInput, occurrences } from '../tools/index.js';
 import type { RequestHandler } from './requests.js';
+import { changedEdits, clip, editBlock, MAX_LINE_CHARS } from './agent-context.js';
 
 /** What Claude Code sends on stdin (the fields formatbox reads). */
 export interface ClaudeCodeHookInput {
@@ -34,8 +35,6 @@ export interface HookOutput {
 }
 
 const TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
-/** Longest receipt line or failure line kept in the context. */
-const MAX_LINE_CHARS = 500;
 
 export interface HookOptions {
   /** The budget for everything after the receipt line (edit blocks, diff, hints). Default: DEFAULT_LIMITS.maxDiffChars. */
@@ -135,13 +134,7 @@ export function contextFor(receipt: Receipt, input: SingleFileInput, written: st
   const head = clip(`formatbox: ${receipt.line}. The file on disk differs from what you wrote.`, MAX_LINE_CHARS);
   const parts: string[] = [];
   if (typeof prior === 'string' && !('content' in input)) {
-    const sent = 'edits' in input ? input.edits : [input as EditInput];
-    const now = 'edits' in receipt.input ? (receipt.input as { edits: EditInput[] }).edits : [receipt.input as EditInput];
-    sent.forEach((edit, i) => {
-      const after = now[i];
-      if (!after || (after.newText === edit.newText && after.oldText === edit.oldText)) return;
-      parts.push(editBlock(sent.length > 1 ? `edit ${i + 1}` : 'your edit', after.newText));
-    });
+    for (const edit of changedEdits(input, receipt.input)) parts.push(editBlock(edit.label, edit.newText));
     if (receipt.diff) parts.push(`other formatter changes:\n${receipt.diff.replace(/\n$/, '')}`);
   } else {
     parts.push(`the formatter changed:\n${unifiedDiff(written, receipt.content, { path }).replace(/\n$/, '')}`);
@@ -149,17 +142,4 @@ export function contextFor(receipt: Receipt, input: SingleFileInput, written: st
   let body = parts.join('\n');
   if (body.length > budget) body = clip(rereadHint(path, written, receipt.content) || `the formatter changed more than fits here; reread ${shownPath(path)}`, budget);
   return body === '' ? head : `${head}\n${body}`;
-}
-
-/**
- * One edit's new text as it is on disk, between marker lines, so its first and last characters
- * (a trailing newline included) are unambiguous: the text is everything between the line after
- * `<<<` and the newline before `>>>`.
- */
-function editBlock(label: string, text: string): string {
-  return `${label}: new_string is now on disk as (exactly the text between the <<< and >>> lines):\n<<<\n${text}\n>>>`;
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }

@@ -35,12 +35,16 @@ usage:
                                  Walks honour .gitignore files; one worker per core; a cache of formatted files
   formatbox format --stdin-filepath PATH
                                  format stdin as if it were PATH, print the result (as prettier and biome do)
-  formatbox hook claude-code [--socket PATH]
-                                 PostToolUse hook for Claude Code's Edit, MultiEdit and Write; with a socket
+  formatbox hook claude-code [--socket PATH] [--http-port N]
+                                 PostToolUse hook for Claude Code's Edit and Write (and MultiEdit where it has one); on
+                                 SessionStart, starts the daemon for the http hook on port N; with a socket
                                  (or $FORMATBOX_SOCKET) that a serve answers on, the warm server formats
   formatbox daemon status|stop   the per-user daemon that apply, hook and --stdin-filepath start on first use
   formatbox mcp [--root DIR]     an MCP server on stdio: edit, multi_edit, write, apply_patch, format, doctor
-  formatbox doctor [--json]      which formatter each language would use and why, sandbox status, ignored config
+  formatbox doctor [--json]      which formatter each language would use and why, sandbox status, ignored config,
+                                 and which agents are set up to use formatbox, and how
+  formatbox init AGENT [--user|--project]
+                                 set up claude-code, codex, opencode or cursor (merges into its config, shows the diff)
   formatbox demo                 run the main job on an embedded example
   formatbox --version            the version; formatbox COMMAND --help: that command's usage
 
@@ -73,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'hook') return runHookNeverFailing(rest);
   if (command === 'daemon' && rest[0] === 'run') return runDaemonCommand(parseFlags(rest.slice(1)));
   if (command === 'mcp') return (await import('./mcp.js')).runMcp(parseFlags(rest));
+  if (command === 'init') return (await import('./init/index.js')).runInit(rest);
   if (command === 'apply' || command === 'format') {
     // `format` too: on 2,000 files the optimising tier's compile cost more than it won (bench project).
     // One edit per process: V8's optimising tier would compile the large formatter modules (Biome is
@@ -91,7 +96,8 @@ async function main(argv: string[]): Promise<number> {
       const handler = createRequestHandler(handlerOptions);
       try {
         const report = (await handler.handle({ method: 'doctor' })) as DoctorReport;
-        process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report) + '\n');
+        const agents = (await import('./init/index.js')).detectAgents();
+        process.stdout.write(flags.json ? JSON.stringify({ ...report, agents }, null, 2) + '\n' : `${formatDoctor(report)}\n\n${formatAgents(agents)}\n`);
         return 0;
       } finally {
         await handler.close();
@@ -221,6 +227,15 @@ async function runClaudeCodeHook(options: HandlerOptions, socket: string | undef
   } finally {
     await handler.close();
   }
+}
+
+function formatAgents(agents: Array<{ agent: string; setup: string[] }>): string {
+  const lines = ['agents:'];
+  for (const { agent, setup } of agents) {
+    if (setup.length === 0) lines.push(`  ${agent}: not set up (formatbox init ${agent})`);
+    else for (const where of setup) lines.push(`  ${agent}: ${where}`);
+  }
+  return lines.join('\n');
 }
 
 function formatDoctor(report: DoctorReport): string {

@@ -5,8 +5,8 @@
  * Tools use the argument names models already know from Claude Code and Codex: `edit {path,
  * old_string, new_string, replace_all?}`, `multi_edit {path, edits}`, `write {path, content}`,
  * `apply_patch {patch}`, `format {path}`, `doctor {}` (`file_path` is accepted for `path`, and
- * `input` for `patch`). Each returns the receipt's note as text and the whole receipt as
- * structured content. The root is the client's first root (roots/list) when it offers roots,
+ * `input` for `patch`). Each answers with what is on disk now, bounded, as text and as structured
+ * content (mcp-result.ts). The root is the client's first root (roots/list) when it offers roots,
  * else --root, else each file's project root (request-root.ts); every path is contained in it as
  * in the runtime.
  */
@@ -16,11 +16,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
-import type { Receipt } from '../core/types.js';
-import type { DoctorReport } from '../node/index.js';
-import type { PatchReceipt } from '../reconcile/index.js';
-import { createRequestHandler, type RequestHandler } from './requests.js';
-import { loadUserConfig } from './user-config.js';
+import type { ToolInput } from '../core/types.js';
+import type { RequestHandler } from './requests.js';
+import { EXIT_CODE_BY_ERROR } from './exit-codes.js';
 import { formatboxVersion } from './version.js';
 
 const PATH = { type: 'string', description: 'File path, relative to the project root (or absolute inside it).' } as const;
@@ -33,38 +31,78 @@ const EDIT_ITEM = {
   },
   required: ['old_string', 'new_string'],
 } as const;
+const INCLUDE_CONTENT = { type: 'boolean', description: 'Also return the whole file as it is on disk now (structured content `content`). Default false: the reply says what changed, bounded.' } as const;
+
+const RECORD = { type: 'object', properties: { sha256: { type: 'string' }, bytes: { type: 'number' } }, required: ['sha256', 'bytes'] } as const;
+/** A receipt as the MCP server returns it (mcp-result.ts): no `note`, `content` only when asked for. */
+const RECEIPT_OUTPUT = {
+  type: 'object',
+  properties: {
+    path: { type: 'string' },
+    status: { type: 'string', enum: ['formatted', 'unchanged', 'skipped', 'failed', 'timeout', 'refused'] },
+    formatter: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' }, via: { type: 'string' } } },
+    reconciled: { type: 'boolean' },
+    reason: { type: 'string' },
+    line: { type: 'string' },
+    input: { type: 'object', description: 'The edit as the formatter left it (omitted for a write, and when it does not fit).' },
+    diff: { type: 'string', description: 'The other formatter changes (for a write: from the content sent), when they fit.' },
+    hint: { type: 'string', description: 'What to reread, when the changes do not fit.' },
+    record: RECORD,
+    ignored: { type: 'array' },
+    scopeFallback: { type: 'string' },
+    content: { type: 'string', description: 'The file on disk, only with includeContent.' },
+    ms: { type: 'number' },
+  },
+  required: ['path', 'status', 'reconciled', 'line', 'record'],
+} as const;
+const PATCH_OUTPUT = {
+  type: 'object',
+  properties: { reconciled: { type: 'boolean' }, reason: { type: 'string' }, receipts: { type: 'array', items: RECEIPT_OUTPUT }, input: { type: 'object' }, ms: { type: 'number' } },
+  required: ['reconciled', 'receipts'],
+} as const;
+const DOCTOR_OUTPUT = {
+  type: 'object',
+  properties: { root: { type: 'string' }, trust: { type: 'string' }, languages: { type: 'array' }, sandbox: { type: 'object' }, ignored: { type: 'array' } },
+  required: ['root', 'languages'],
+} as const;
 
 /** The tools, as `tools/list` shows them. */
 export const MCP_TOOLS = [
   {
     name: 'edit',
     description: 'Replace old_string with new_string in a file, then format the file. Returns what is on disk now (the edit as the formatter left it, and any other formatter changes).',
-    inputSchema: { type: 'object', properties: { path: PATH, ...EDIT_ITEM.properties }, required: ['path', 'old_string', 'new_string'] },
+    inputSchema: { type: 'object', properties: { path: PATH, ...EDIT_ITEM.properties, includeContent: INCLUDE_CONTENT }, required: ['path', 'old_string', 'new_string'] },
+    outputSchema: RECEIPT_OUTPUT,
   },
   {
     name: 'multi_edit',
     description: 'Several edits to one file, applied in order, then one format. Returns what is on disk now.',
-    inputSchema: { type: 'object', properties: { path: PATH, edits: { type: 'array', items: EDIT_ITEM, minItems: 1 } }, required: ['path', 'edits'] },
+    inputSchema: { type: 'object', properties: { path: PATH, edits: { type: 'array', items: EDIT_ITEM, minItems: 1 }, includeContent: INCLUDE_CONTENT }, required: ['path', 'edits'] },
+    outputSchema: RECEIPT_OUTPUT,
   },
   {
     name: 'write',
     description: 'Create or overwrite a file with content, then format it. Returns what is on disk now.',
-    inputSchema: { type: 'object', properties: { path: PATH, content: { type: 'string' } }, required: ['path', 'content'] },
+    inputSchema: { type: 'object', properties: { path: PATH, content: { type: 'string' }, includeContent: INCLUDE_CONTENT }, required: ['path', 'content'] },
+    outputSchema: RECEIPT_OUTPUT,
   },
   {
     name: 'apply_patch',
     description: 'Apply a Codex-style patch (*** Begin Patch … *** End Patch), then format every file it touches.',
-    inputSchema: { type: 'object', properties: { patch: { type: 'string', description: 'The patch text.' } }, required: ['patch'] },
+    inputSchema: { type: 'object', properties: { patch: { type: 'string', description: 'The patch text.' }, includeContent: INCLUDE_CONTENT }, required: ['patch'] },
+    outputSchema: PATCH_OUTPUT,
   },
   {
     name: 'format',
     description: 'Format one file in place with the project’s formatter.',
-    inputSchema: { type: 'object', properties: { path: PATH }, required: ['path'] },
+    inputSchema: { type: 'object', properties: { path: PATH, includeContent: INCLUDE_CONTENT }, required: ['path'] },
+    outputSchema: RECEIPT_OUTPUT,
   },
   {
     name: 'doctor',
     description: 'Which formatter each language would use in this project and why; sandbox status; ignored config.',
     inputSchema: { type: 'object', properties: {} },
+    outputSchema: DOCTOR_OUTPUT,
   },
 ] as const;
 
@@ -76,9 +114,16 @@ export interface McpFlags {
 
 /** Serves MCP on stdin/stdout until the client disconnects. */
 export async function runMcp(flags: McpFlags): Promise<number> {
-  const { config } = loadUserConfig(flags.config);
-  // Without --root or client roots, each tool call runs in its file's project root (request-root.ts).
-  const handler = createRequestHandler({ defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) });
+  // Nothing that formats is loaded before the first tool call (mcp-tools.ts): `initialize` and
+  // `tools/list` need only the SDK. A bad user config makes each tool call an error that says so.
+  let handler: Promise<McpHandler> | undefined;
+  const handlerNow = (): Promise<McpHandler> =>
+    (handler ??= import('./mcp-tools.js').then((tools) => {
+      const { config } = tools.loadUserConfig(flags.config);
+      // Without --root or client roots, each tool call runs in its file's project root (request-root.ts).
+      const requests = tools.createRequestHandler({ defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) });
+      return { requests, ...(config?.maxDiffChars !== undefined ? { maxDiffChars: config.maxDiffChars } : {}) };
+    }));
   const server = new Server({ name: 'formatbox', version: formatboxVersion() }, { capabilities: { tools: {} } });
   const fallbackRoot = flags.root !== undefined ? resolve(flags.root) : undefined;
   let clientRoots: string[] | undefined;
@@ -99,7 +144,14 @@ export async function runMcp(flags: McpFlags): Promise<number> {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     if (server.getClientCapabilities()?.roots && clientRoots === undefined) await refreshRoots();
     const root = clientRoots?.[0] ?? fallbackRoot;
-    return callTool(handler, root, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>);
+    let ready: McpHandler;
+    try {
+      ready = await handlerNow();
+    } catch (error) {
+      handler = undefined; // the user config may be fixed before the next call
+      return errorResult(error);
+    }
+    return callTool(ready, root, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>);
   });
 
   const transport = new StdioServerTransport();
@@ -109,20 +161,33 @@ export async function runMcp(flags: McpFlags): Promise<number> {
   });
   await server.connect(transport);
   await closed;
-  await handler.close();
+  if (handler) await (await handler).requests.close();
   return 0;
 }
 
-/** One tool call: the receipt's note as text, the receipt as structured content; errors as `isError` results. */
-export async function callTool(handler: RequestHandler, root: string | undefined, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+export interface McpHandler {
+  requests: RequestHandler;
+  /** The user config's, else the engine's default. */
+  maxDiffChars?: number;
+}
+
+/** One tool call: the answer as text and as structured content (mcp-result.ts); errors as `isError` results. */
+export async function callTool(handler: McpHandler, root: string | undefined, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   try {
     const request = requestFor(name, args, root);
-    const result = await handler.handle(request);
-    return { content: [{ type: 'text', text: textOf(name, result) }], structuredContent: result as unknown as Record<string, unknown> };
+    const [result, tools] = await Promise.all([handler.requests.handle(request), import('./mcp-tools.js')]);
+    const sent = (request as { input?: ToolInput }).input;
+    const reply = tools.mcpReply(name, sent, result, { maxDiffChars: handler.maxDiffChars ?? tools.DEFAULT_LIMITS.maxDiffChars, includeContent: args.includeContent === true });
+    return { content: [{ type: 'text', text: reply.text }], structuredContent: reply.structured };
   } catch (error) {
-    const code = isFormatboxError(error) ? error.code : 'INTERNAL';
-    return { isError: true, content: [{ type: 'text', text: `formatbox: ${messageOf(error)} (${code})` }] };
+    return errorResult(error);
   }
+}
+
+function errorResult(error: unknown): CallToolResult {
+  // Errors from the tools bundle (mcp-tools.ts) are its own copy of FormatboxError: go by the code.
+  const code = isFormatboxError(error) ? error.code : typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code in EXIT_CODE_BY_ERROR ? (error as { code: string }).code : 'INTERNAL';
+  return { isError: true, content: [{ type: 'text', text: `formatbox: ${messageOf(error)} (${code})` }] };
 }
 
 function requestFor(name: string, args: Record<string, unknown>, given: string | undefined): unknown {
@@ -153,14 +218,4 @@ function requestFor(name: string, args: Record<string, unknown>, given: string |
     default:
       throw new FormatboxError('INVALID_REQUEST', `unknown tool ${JSON.stringify(name)}`);
   }
-}
-
-function textOf(name: string, result: unknown): string {
-  if (name === 'doctor') {
-    const report = result as DoctorReport;
-    return report.languages.map((l) => `${l.language}: ${l.formatter ? `${l.formatter} (${l.because ?? ''})` : `not formatted (${l.skipped ?? ''})`}`).join('\n');
-  }
-  const receipt = result as Receipt | PatchReceipt;
-  const line = 'line' in receipt ? receipt.line : receipt.receipts.map((r) => r.line).join('\n');
-  return receipt.note ? `${line}\n${receipt.note}` : line;
 }

@@ -6,6 +6,7 @@
  * real user daemon or another test's.
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -99,4 +100,13 @@ export function project(files: Record<string, string>): string {
     writeFileSync(join(root, path), content);
   }
   return root;
+}
+
+/** A loopback TCP port that was free a moment ago (for the http hook's port). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
 }

@@ -193,7 +193,7 @@ test('the thin entry loads no formatter and no engine; --no-daemon and FORMATBOX
   assert.ok(staticImports.length > 0);
   assert.deepEqual(staticImports.filter((s) => !s.startsWith('node:')), [], 'only Node builtins are imported statically');
   const dynamicImports = [...new Set([...entry.matchAll(/import\(["']([^"']+)["']\)/g)].map((m) => m[1]))].sort();
-  assert.deepEqual(dynamicImports, ['./cli-format-main.js', './cli-local.js', './cli-main.js', 'node:child_process']);
+  assert.deepEqual(dynamicImports, ['./cli-format-main.js', './cli-local.js', './cli-main.js', './cli-mcp.js', 'node:child_process']);
   // esbuild names each bundled module in a comment: the client, its paths, the error class and the
   // project-root finder (Node builtins only: the request goes to the daemon placed in its root) only.
   const modules = [...entry.matchAll(/^\/\/ (src\/\S+)$/gm)].map((m) => m[1] as string);

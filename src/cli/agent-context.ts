@@ -1,0 +1,59 @@
+/**
+ * What an agent's model is told after an edit, shared by the Claude Code hook and the MCP server so
+ * both say it the same way: each edit's new text as the formatter left it, in a delimited block the
+ * model can copy into its next edit, and a reread hint when that does not fit the budget.
+ */
+import { shownPath } from '../core/shown.js';
+import type { EditInput, SingleFileInput, ToolInput } from '../core/types.js';
+
+/** Longest receipt line or failure line kept in what the model is told. */
+export const MAX_LINE_CHARS = 500;
+
+/**
+ * One edit's new text as it is on disk, between marker lines, so its first and last characters
+ * (a trailing newline included) are unambiguous: the text is everything between the line after
+ * `<<<` and the newline before `>>>`.
+ */
+export function editBlock(label: string, text: string): string {
+  return `${label}: new_string is now on disk as (exactly the text between the <<< and >>> lines):\n<<<\n${text}\n>>>`;
+}
+
+/** The edits whose text the formatter changed: their label and their text on disk now. */
+export function changedEdits(sent: SingleFileInput, now: ToolInput): Array<{ label: string; newText: string }> {
+  if ('content' in sent) return [];
+  const sentEdits = 'edits' in sent ? sent.edits : [sent as EditInput];
+  const nowEdits = 'edits' in now ? (now as { edits: EditInput[] }).edits : 'oldText' in now ? [now as EditInput] : [];
+  const changed: Array<{ label: string; newText: string }> = [];
+  sentEdits.forEach((edit, i) => {
+    const after = nowEdits[i];
+    if (!after || (after.newText === edit.newText && after.oldText === edit.oldText)) return;
+    changed.push({ label: sentEdits.length > 1 ? `edit ${i + 1}` : 'your edit', newText: after.newText });
+  });
+  return changed;
+}
+
+/** Where `text` is in `final` (1-based lines), for a hint when the text itself does not fit. */
+export function linesOf(final: string, text: string): [number, number] | undefined {
+  const at = text === '' ? -1 : final.indexOf(text);
+  if (at < 0) return undefined;
+  const first = countNewlines(final, 0, at) + 1;
+  return [first, first + countNewlines(text, 0, text.length - (text.endsWith('\n') ? 1 : 0))];
+}
+
+/** A hint naming where the edits' text is on disk, for when the blocks are over the budget. */
+export function editsHint(path: string, final: string, edits: Array<{ newText: string }>): string {
+  const ranges = edits.map((e) => linesOf(final, e.newText)).filter((r): r is [number, number] => r !== undefined);
+  if (ranges.length === 0) return `your edit is on disk as the formatter left it; reread ${shownPath(path)} before editing it again`;
+  const named = ranges.map(([s, e]) => (s === e ? `${s}` : `${s}-${e}`)).join(', ');
+  return `your edit is on disk as the formatter left it (too long to show here); reread lines ${named} of ${shownPath(path)} before editing them again`;
+}
+
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+function countNewlines(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}

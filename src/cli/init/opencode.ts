@@ -1,0 +1,60 @@
+/**
+ * `formatbox init opencode`: the plugin the package ships (dist/opencode-plugin.js), which hands the
+ * model the formatted text after edit, write and apply_patch, and opencode's own formatters turned
+ * off for the languages formatbox formats (opencode otherwise runs its own Prettier, Biome, gofmt
+ * and ruff on the same files). In `opencode.json(c)` of the project, or `~/.config/opencode/`.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { jsonChange } from './files.js';
+import { readJson, type AgentSetup, type InitOptions } from './types.js';
+
+/** opencode's built-in formatters that cover what formatbox formats. */
+export const OVERLAPPING_FORMATTERS = ['prettier', 'biome', 'gofmt', 'ruff', 'uv', 'clang-format', 'shfmt', 'rustfmt'];
+
+function configFile(options: Pick<InitOptions, 'home' | 'root'>, scope: 'user' | 'project', env: NodeJS.ProcessEnv = process.env): string {
+  const dir = scope === 'user' ? join(env.XDG_CONFIG_HOME || join(options.home, '.config'), 'opencode') : options.root;
+  const jsonc = join(dir, 'opencode.jsonc');
+  return existsSync(jsonc) ? jsonc : join(dir, 'opencode.json');
+}
+
+/** The plugin file next to this bundle (dist/opencode-plugin.js of the installed package). */
+export function pluginPath(): string {
+  return fileURLToPath(new URL('./opencode-plugin.js', import.meta.url));
+}
+
+const isOurPlugin = (entry: unknown) => typeof entry === 'string' && (entry.includes('formatbox/opencode') || entry.endsWith('opencode-plugin.js'));
+
+export const opencode: AgentSetup = {
+  name: 'opencode',
+  changes(options) {
+    return [jsonChange(configFile(options, options.scope), (doc) => {
+      if (doc.get(['$schema']) === undefined) doc.set(['$schema'], 'https://opencode.ai/config.json');
+      doc.ensureInArray(['plugin'], pluginPath(), isOurPlugin);
+      for (const name of OVERLAPPING_FORMATTERS) {
+        if (doc.get(['formatter']) === false) break; // every opencode formatter is off already
+        doc.ensure(['formatter', name, 'disabled'], true, `formatter.${name}.disabled`);
+      }
+    })];
+  },
+  notes: () => [
+    'opencode takes its project from the directory it starts in ($PWD)',
+    ...(existsSync(pluginPath()) ? [] : [`the plugin file ${pluginPath()} is missing from this install (npm run build makes it)`]),
+  ],
+  detect(options) {
+    const found: string[] = [];
+    for (const scope of ['user', 'project'] as const) {
+      const path = configFile(options, scope);
+      const doc = readJson(path);
+      if (!doc) continue;
+      if (Array.isArray(doc.plugin) && doc.plugin.some(isOurPlugin)) {
+        const formatter = doc.formatter as Record<string, { disabled?: boolean }> | false | undefined;
+        const on = formatter === false ? [] : OVERLAPPING_FORMATTERS.filter((n) => formatter?.[n]?.disabled !== true);
+        found.push(`${path}: the formatbox plugin${on.length ? ` (opencode's own ${on.join(', ')} still on)` : ', opencode\'s overlapping formatters off'}`);
+      }
+      if ((doc.mcp as Record<string, unknown> | undefined)?.formatbox) found.push(`${path}: the MCP server`);
+    }
+    return found;
+  },
+};

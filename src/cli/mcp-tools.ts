@@ -1,0 +1,9 @@
+/**
+ * Everything `formatbox mcp` needs for a tool call and not for `initialize`: its own bundle
+ * (dist/cli-mcp-tools.js), loaded on the first tool call, so the server answers the handshake
+ * having loaded only the MCP SDK.
+ */
+export { DEFAULT_LIMITS } from '../core/engine.js';
+export { mcpReply } from './mcp-result.js';
+export { createRequestHandler } from './requests.js';
+export { loadUserConfig } from './user-config.js';
