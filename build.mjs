@@ -88,6 +88,7 @@ export const NODE_ENTRIES = {
   'cli-mcp': 'src/cli/mcp.ts',
   'cli-format-main': 'src/cli/format-main.ts',
   'cli-runtime': 'src/node/runtime.ts',
+  'opencode-plugin': 'src/agents/opencode-plugin.ts',
   'shipped-prettier-plugin-xml': 'src/formatters/shipped/prettier-plugin-xml.ts',
   'shipped-prettier-plugin-svelte': 'src/formatters/shipped/prettier-plugin-svelte.ts',
 };
