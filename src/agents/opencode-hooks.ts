@@ -21,7 +21,7 @@ import { contextFor } from '../cli/hook-claude-code.js';
 import type { RequestHandler } from '../cli/requests.js';
 import { findProjectRoot } from '../node/project-root.js';
 import { applyInput } from '../tools/index.js';
-import { parseCodexPatch } from '../tools/patch/codex.js';
+import { writtenPathsOfPatch } from '../tools/patch/paths.js';
 
 /** `tool.execute.before`/`after`'s first argument. */
 export interface OpencodeToolCall {
@@ -138,16 +138,7 @@ export function pathsOf(tool: string, args: unknown): string[] {
   if (!args || typeof args !== 'object') return [];
   const raw = args as Record<string, unknown>;
   if (tool === 'edit' || tool === 'write') return typeof raw.filePath === 'string' && usablePath(raw.filePath) ? [raw.filePath] : [];
-  if (tool !== 'apply_patch' || typeof raw.patchText !== 'string') return [];
-  try {
-    const lines = raw.patchText.trim().split('\n').map((line) => line.replace(/\r$/, ''));
-    return parseCodexPatch(lines)
-      .filter((file) => file.kind !== 'delete')
-      .map((file) => (file.kind === 'update' && file.moveTo ? file.moveTo : file.path))
-      .filter(usablePath);
-  } catch {
-    return []; // A patch opencode will reject too.
-  }
+  return tool === 'apply_patch' && typeof raw.patchText === 'string' ? writtenPathsOfPatch(raw.patchText) : [];
 }
 
 function usablePath(path: string): boolean {

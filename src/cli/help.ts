@@ -40,9 +40,10 @@ per-user daemon.
 result, as prettier and biome do; exit 2 when it cannot be formatted (syntax error).
 
 ${COMMON}`,
-  hook: `usage: formatbox hook claude-code [--socket PATH]
+  hook: `usage: formatbox hook claude-code|codex [--socket PATH]
 
-A PostToolUse hook for Claude Code's Edit, MultiEdit and Write. It reads the event on stdin and
+A PostToolUse hook for Claude Code's Edit, MultiEdit and Write, or Codex's apply_patch (Codex's
+hooks share Claude Code's wire format; \`codex\` names the setup). It reads the event on stdin and
 prints hookSpecificOutput.additionalContext when the formatter changed the file. It always exits 0:
 problems go to stderr. The per-user daemon formats (started on first use); with --socket (or
 $FORMATBOX_SOCKET) a server started with serve --socket does.

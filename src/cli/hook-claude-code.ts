@@ -19,6 +19,7 @@ import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
 import { rereadHint } from '../reconcile/index.js';
 import { applyInput, occurrences } from '../tools/index.js';
 import type { RequestHandler } from './requests.js';
+import { codexPatchHook, isCodexPatchEvent } from './hook-codex.js';
 
 /** What Claude Code sends on stdin (the fields formatbox reads). */
 export interface ClaudeCodeHookInput {
@@ -49,6 +50,8 @@ export interface HookOptions {
 export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: RequestHandler, env: NodeJS.ProcessEnv = process.env, options: HookOptions = {}): Promise<HookOutput | undefined> {
   if (!event || typeof event !== 'object' || Array.isArray(event)) return undefined;
   if (event.hook_event_name !== undefined && event.hook_event_name !== 'PostToolUse') return undefined;
+  // Codex's hooks speak this wire format too; its apply_patch is handled apart (hook-codex.ts).
+  if (isCodexPatchEvent(event)) return codexPatchHook({ cwd: process.cwd(), ...event }, handler, options.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars);
   if (typeof event.tool_name !== 'string' || !TOOLS.has(event.tool_name) || !event.tool_input || typeof event.tool_input !== 'object') return undefined;
   const filePath = event.tool_input.file_path;
   if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) return undefined;

@@ -12,7 +12,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 export type ModelTurn =
-  | { tool: string; args: Record<string, unknown> }
+  /** A function call; `namespace` for a tool offered inside a Responses API namespace (Codex's `mcp__<server>`). */
+  | { tool: string; args: Record<string, unknown>; namespace?: string }
   /** A Responses API freeform (custom) tool call, e.g. Codex's apply_patch: `input` is the raw text. */
   | { customTool: string; input: string }
   | { text: string };
@@ -115,11 +116,13 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** Tool names; a tool inside a namespace (Responses API) is named `<namespace>.<name>`. */
 function toolNames(body: Record<string, unknown>): string[] {
   const tools = Array.isArray(body.tools) ? (body.tools as Record<string, unknown>[]) : [];
-  return tools.map((tool) => {
+  return tools.flatMap((tool) => {
+    if (tool.type === 'namespace' && Array.isArray(tool.tools)) return (tool.tools as Record<string, unknown>[]).map((inner) => `${String(tool.name)}.${String(inner.name)}`);
     const fn = tool.function as Record<string, unknown> | undefined;
-    return String(fn?.name ?? tool.name ?? tool.type ?? '');
+    return [String(fn?.name ?? tool.name ?? tool.type ?? '')];
   });
 }
 
@@ -167,7 +170,7 @@ function writeResponses(res: ServerResponse, turn: ModelTurn, id: string, model:
   sse(res, { type: 'response.created', response: base }, 'response.created');
   let item: Record<string, unknown>;
   if ('text' in turn) item = { type: 'message', id: `msg_${id}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
-  else if ('tool' in turn) item = { type: 'function_call', id: `fc_${id}`, call_id: id, name: turn.tool, arguments: JSON.stringify(turn.args), status: 'completed' };
+  else if ('tool' in turn) item = { type: 'function_call', id: `fc_${id}`, call_id: id, name: turn.tool, ...(turn.namespace ? { namespace: turn.namespace } : {}), arguments: JSON.stringify(turn.args), status: 'completed' };
   else item = { type: 'custom_tool_call', id: `ctc_${id}`, call_id: id, name: turn.customTool, input: turn.input, status: 'completed' };
   sse(res, { type: 'response.output_item.added', output_index: 0, item }, 'response.output_item.added');
   sse(res, { type: 'response.output_item.done', output_index: 0, item }, 'response.output_item.done');
