@@ -1,8 +1,9 @@
 /**
- * `formatbox/opencode`: the opencode plugin. In opencode.json:
- *   { "plugin": ["formatbox/opencode"], "formatter": false }
+ * `formatbox/opencode` (also the package's `./server` export, where opencode looks for a plugin
+ * package's server plugin): the opencode plugin. In opencode.json:
+ *   { "plugin": ["formatbox"], "formatter": false }
  * (`formatter: false` keeps opencode's own formatters, which it downloads and runs itself, off the
- * files formatbox formats.) Options, as `["formatbox/opencode", {…}]`: `config` (a formatbox.json
+ * files formatbox formats.) Options, as `["formatbox", {…}]`: `config` (a formatbox.json
  * path; default the user's), `trusted` (load the project's own formatter config code), `maxDiffChars`.
  *
  * It formats in-process (opencode runs plugins in its own Bun), one warm runtime per project root.

@@ -37,7 +37,8 @@ describe('opencode with the formatbox plugin', { skip, timeout: 240_000 }, () =>
   before(async () => {
     base = mkdtempSync(join(tmpdir(), 'fb-opencode-'));
     const copy = await installCopy();
-    pluginUrl = `file://${join(copy.dir, 'dist', 'opencode-plugin.js')}`;
+    // The package directory, as opencode resolves an installed plugin package: its `./server` export.
+    pluginUrl = `file://${copy.dir}`;
   });
   after(() => rmSync(base, { recursive: true, force: true }));
 
