@@ -108,7 +108,8 @@ export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks
       const perFile = Math.floor(budget / files.length);
       const notes: string[] = [];
       for (const file of files) {
-        const note = await noteFor(call, file, perFile).catch((error: unknown) => clip(`formatbox: ${shownPath(file.absolute)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS));
+        // Anything unforeseen is one line too: the tool's result must reach the model.
+        const note = await noteFor(call, file, perFile).catch((error: unknown) => clip(`formatbox: not formatted: ${messageOf(error)}`, MAX_LINE_CHARS));
         if (note) notes.push(note);
       }
       if (notes.length > 0) result.output = `${result.output.replace(/\n+$/, '')}\n\n${notes.join('\n\n')}`;
@@ -126,10 +127,14 @@ export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks
       return undefined; // Deleted or moved away by the tool: nothing to format.
     }
     const input = inputFor(call.tool, call.args, file.prior, written);
-    const receipt = (file.prior === undefined
-      ? await options.handler.handle({ root: found.root, method: 'format', path: found.path })
-      : await options.handler.handle({ root: found.root, path: found.path, input, prior: file.prior })) as Receipt;
-    return contextFor(receipt, input, written, file.prior, found.path, fileBudget);
+    try {
+      const receipt = (file.prior === undefined
+        ? await options.handler.handle({ root: found.root, method: 'format', path: found.path })
+        : await options.handler.handle({ root: found.root, path: found.path, input, prior: file.prior })) as Receipt;
+      return contextFor(receipt, input, written, file.prior, found.path, fileBudget);
+    } catch (error) {
+      return clip(`formatbox: ${shownPath(found.path)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS);
+    }
   }
 }
 
