@@ -131,7 +131,7 @@ export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks
       const receipt = (file.prior === undefined
         ? await options.handler.handle({ root: found.root, method: 'format', path: found.path })
         : await options.handler.handle({ root: found.root, path: found.path, input, prior: file.prior })) as Receipt;
-      return contextFor(receipt, input, written, file.prior, found.path, fileBudget);
+      return contextFor(receipt, input, written, file.prior, found.path, fileBudget, 'newString');
     } catch (error) {
       return clip(`formatbox: ${shownPath(found.path)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS);
     }

@@ -128,9 +128,10 @@ function priorOf(event: ClaudeCodeHookInput, input: SingleFileInput, written: st
 /**
  * The context for the model: one receipt line, then at most `budget` characters: each changed
  * edit's new text in a delimited block, then the other changes as a diff. When that does not fit,
- * a reread hint (which lines changed) replaces it.
+ * a reread hint (which lines changed) replaces it. `newTextName` is the agent's name for an edit's new
+ * text (Claude Code's `new_string`; opencode's `newString`).
  */
-export function contextFor(receipt: Receipt, input: SingleFileInput, written: string, prior: string | null | undefined, path: string, budget: number): string | undefined {
+export function contextFor(receipt: Receipt, input: SingleFileInput, written: string, prior: string | null | undefined, path: string, budget: number, newTextName = 'new_string'): string | undefined {
   if (receipt.status === 'failed' || receipt.status === 'timeout' || receipt.status === 'refused') {
     return clip(`formatbox: ${receipt.line} (your edit is on disk as written)`, MAX_LINE_CHARS);
   }
@@ -143,7 +144,7 @@ export function contextFor(receipt: Receipt, input: SingleFileInput, written: st
     sent.forEach((edit, i) => {
       const after = now[i];
       if (!after || (after.newText === edit.newText && after.oldText === edit.oldText)) return;
-      parts.push(editBlock(sent.length > 1 ? `edit ${i + 1}` : 'your edit', after.newText));
+      parts.push(editBlock(sent.length > 1 ? `edit ${i + 1}` : 'your edit', newTextName, after.newText));
     });
     if (receipt.diff) parts.push(`other formatter changes:\n${receipt.diff.replace(/\n$/, '')}`);
   } else {
@@ -159,8 +160,8 @@ export function contextFor(receipt: Receipt, input: SingleFileInput, written: st
  * (a trailing newline included) are unambiguous: the text is everything between the line after
  * `<<<` and the newline before `>>>`.
  */
-function editBlock(label: string, text: string): string {
-  return `${label}: new_string is now on disk as (exactly the text between the <<< and >>> lines):\n<<<\n${text}\n>>>`;
+function editBlock(label: string, newTextName: string, text: string): string {
+  return `${label}: ${newTextName} is now on disk as (exactly the text between the <<< and >>> lines):\n<<<\n${text}\n>>>`;
 }
 
 function clip(text: string, max: number): string {

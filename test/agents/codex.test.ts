@@ -132,6 +132,7 @@ wire_api = "responses"
 command = "formatbox"
 args = ["mcp"]
 default_tools_approval_mode = "approve"
+required = true
 
 [[hooks.PostToolUse]]
 matcher = "^apply_patch$"

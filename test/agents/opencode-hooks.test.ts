@@ -43,7 +43,7 @@ describe('opencode plugin hooks', () => {
     const file = join(project, 'a.ts');
     writeFileSync(file, 'export const a = 1;\n');
     const out = await call('edit', 'c1', { filePath: file, oldString: 'export const a = 1;', newString: "export const a = {x:'y'}" }, () => writeFileSync(file, "export const a = {x:'y'}\n"));
-    assert.equal(out, 'Edit applied successfully.\n\nformatbox: formatted (biome 2.4.15, wasm): a.ts. The file on disk differs from what you wrote.\nyour edit: new_string is now on disk as (exactly the text between the <<< and >>> lines):\n<<<\nexport const a = { x: "y" };\n>>>');
+    assert.equal(out, 'Edit applied successfully.\n\nformatbox: formatted (biome 2.4.15, wasm): a.ts. The file on disk differs from what you wrote.\nyour edit: newString is now on disk as (exactly the text between the <<< and >>> lines):\n<<<\nexport const a = { x: "y" };\n>>>');
     assert.equal(readFileSync(file, 'utf8'), 'export const a = { x: "y" };\n');
   });
 
