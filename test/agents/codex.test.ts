@@ -113,7 +113,7 @@ describe('Codex with formatbox (MCP server and apply_patch hook)', { skip, timeo
     await cleanUp(runtimeDir, base, codexHome);
   });
 
-  async function session(name: string, model: string, files: Record<string, string>, script: ScriptStep[], configExtra: (project: string) => Promise<void> = async () => undefined): Promise<{ project: string; run: AgentRun; requests: ModelRequest[]; errors: string[] }> {
+  async function session(name: string, model: string, files: Record<string, string>, script: ScriptStep[], configExtra: (project: string) => Promise<void> = async () => undefined, sandbox = 'workspace-write'): Promise<{ project: string; run: AgentRun; requests: ModelRequest[]; errors: string[] }> {
     const project = join(base, name);
     mkdirSync(project, { recursive: true });
     execFileSync('git', ['init', '-q'], { cwd: project });
@@ -142,7 +142,7 @@ command = "formatbox hook codex"
 `);
     await configExtra(project);
     try {
-      const run = await runAgent(bin as string, ['exec', '-s', 'workspace-write', 'make the edits'], { cwd: project, env: { ...baseEnv, HOME: join(base, `${name}-home`) }, timeoutMs: 150_000 });
+      const run = await runAgent(bin as string, ['exec', '-s', sandbox, 'make the edits'], { cwd: project, env: { ...baseEnv, HOME: join(base, `${name}-home`) }, timeoutMs: 150_000 });
       return { project, run, requests: scripted.scripted(), errors: scripted.errors };
     } finally {
       await scripted.close();
@@ -205,6 +205,23 @@ command = "formatbox hook codex"
     for (const [i, result] of mcpResults.entries()) {
       assert.ok(result.length <= MAX_DIFF_CHARS + 1500, `MCP result ${i} is ${result.length} characters`);
     }
+  });
+
+  it('formatbox mcp under -s read-only: the MCP server (outside Codex’s sandbox) edits and formats', async () => {
+    const script: ScriptStep[] = [
+      () => mcp('edit', { path: 'a.ts', old_string: 'export const a = { b: 1 };', new_string: "export const a = {b:1,c:'x'}" }),
+      (r) => {
+        const text = formattedNewText(r.toolResults[0] ?? '');
+        if (!text) throw new Error(`no formatted text in the MCP result: ${r.toolResults[0]}`);
+        return mcp('edit', { path: 'a.ts', old_string: text, new_string: text.replace('"x"', '"y"') });
+      },
+      () => ({ text: 'done' }),
+    ];
+    const { project, run, requests, errors } = await session('read-only', 'formatbox-scripted', { 'biome.json': '{}\n', 'a.ts': 'export const a = { b: 1 };\n' }, script, undefined, 'read-only');
+    assert.deepEqual(errors, [], `the script failed; Codex said:\n${run.stderr.slice(-3000)}`);
+    assert.equal(requests[requests.length - 1]?.toolResults.length, 2);
+    assert.match(outputOf(requests[requests.length - 1]?.toolResults[1] ?? ''), /already formatted|"status":"unchanged"/);
+    assert.equal(readFileSync(join(project, 'a.ts'), 'utf8'), 'export const a = { b: 1, c: "y" };\n');
   });
 
   it('formatbox hook codex on Codex’s own apply_patch: the next request holds the formatted text, a copying patch applies', async () => {
