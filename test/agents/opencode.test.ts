@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { installCopy } from '../cli/built-cli.js';
-import { agentBinary, boundBreach, formatboxNotes, runAgent, type AgentRun } from './agent-cache.js';
+import { agentBinary, agentCache, boundBreach, formatboxNotes, runAgent, type AgentRun } from './agent-cache.js';
 import { formattedEditText, startScriptedModel, type ModelRequest, type ScriptStep } from './openai-server.js';
 
 const MAX_DIFF_CHARS = 2000; // formatbox's default budget
@@ -77,6 +77,9 @@ describe('opencode with the formatbox plugin', { skip, timeout: 240_000 }, () =>
       OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
       OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
       OPENCODE_DISABLE_CLAUDE_CODE: '1',
+      // opencode installs @opencode-ai/plugin into its config directory in the background (from the
+      // npm registry); one cache beside the agents keeps that to one download per machine.
+      npm_config_cache: join(agentCache(), 'npm-cache'),
     };
     try {
       const run = await runAgent(bin as string, ['run', 'make the edits'], { cwd: project, env, timeoutMs: 120_000 });
