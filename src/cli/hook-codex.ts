@@ -30,11 +30,15 @@ export async function codexPatchHook(event: ClaudeCodeHookInput, handler: Reques
   const cwd = event.cwd || process.cwd();
   const paths = writtenPathsOfPatch(String(event.tool_input?.command ?? ''));
   if (paths.length === 0) return undefined;
+  // The session's project: the root a file in its cwd would have. Codex may write elsewhere (its
+  // writable roots include /tmp); such files are not this session's project, and are left alone.
+  const session = findProjectRoot(resolve(cwd, '.formatbox-session-probe'), { cwd });
+  const projectDir = session?.root ?? cwd;
   const perFile = Math.floor(budget / paths.length);
   const notes: string[] = [];
   for (const path of paths) {
-    const found = findProjectRoot(resolve(cwd, path), { cwd });
-    if (!found) continue; // No project for it: not ours.
+    const found = findProjectRoot(resolve(cwd, path), { cwd, projectDir });
+    if (!found) continue; // Outside the session's project: not ours.
     let written: string;
     try {
       written = readFileSync(resolve(found.root, found.path), 'utf8');

@@ -226,10 +226,15 @@ command = "formatbox hook codex"
 
   it('formatbox hook codex on Codex’s own apply_patch: the next request holds the formatted text, a copying patch applies', async () => {
     let trust: { key: string; currentHash: string; trustStatus: string }[] = [];
+    // Codex may write outside the session's project (/tmp is one of its writable roots): not ours.
+    const outsideDir = join(base, 'elsewhere');
+    mkdirSync(join(outsideDir, '.git'), { recursive: true });
+    writeFileSync(join(outsideDir, 'biome.json'), '{}\n');
+    const outsideFile = join(outsideDir, 'o.ts');
     const script: ScriptStep[] = [
       (r) => {
         if (!r.tools.includes('apply_patch')) throw new Error(`Codex offered no apply_patch: ${r.tools.join(', ')}`);
-        return { customTool: 'apply_patch', input: "*** Begin Patch\n*** Update File: a.ts\n@@\n-export const a = { b: 1 };\n+export const a = {b:1,c:'x'}\n*** Add File: c.ts\n+export const c = [1,2,3]\n*** End Patch\n" };
+        return { customTool: 'apply_patch', input: `*** Begin Patch\n*** Update File: a.ts\n@@\n-export const a = { b: 1 };\n+export const a = {b:1,c:'x'}\n*** Add File: c.ts\n+export const c = [1,2,3]\n*** Add File: ${outsideFile}\n+export const o = [1,2,3]\n*** End Patch\n` };
       },
       (r) => {
         const context = developerTexts(r).find((text) => text.includes('formatbox: formatted'));
@@ -260,5 +265,7 @@ command = "formatbox hook codex"
     assert.match(results[1] as string, /Success\. Updated the following files/, results[1]);
     assert.equal(readFileSync(join(project, 'a.ts'), 'utf8'), 'export const a = { b: 1, c: "z" };\n');
     assert.equal(readFileSync(join(project, 'c.ts'), 'utf8'), 'export const c = [1, 2, 3];\n');
+    assert.doesNotMatch(context, /o\.ts/);
+    assert.equal(readFileSync(outsideFile, 'utf8'), 'export const o = [1,2,3]\n', 'a file outside the session\'s project is left as written');
   });
 });
