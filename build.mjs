@@ -89,6 +89,7 @@ export const NODE_ENTRIES = {
   'cli-mcp-tools': 'src/cli/mcp-tools.ts',
   'cli-format-main': 'src/cli/format-main.ts',
   'cli-runtime': 'src/node/runtime.ts',
+  'opencode-plugin': 'src/agents/opencode-plugin.ts',
   'shipped-prettier-plugin-xml': 'src/formatters/shipped/prettier-plugin-xml.ts',
   'shipped-prettier-plugin-svelte': 'src/formatters/shipped/prettier-plugin-svelte.ts',
 };

@@ -12,10 +12,10 @@ export const MAX_LINE_CHARS = 500;
 /**
  * One edit's new text as it is on disk, between marker lines, so its first and last characters
  * (a trailing newline included) are unambiguous: the text is everything between the line after
- * `<<<` and the newline before `>>>`.
+ * `<<<` and the newline before `>>>`. `newTextName` is the agent's own name for an edit's new text.
  */
-export function editBlock(label: string, text: string): string {
-  return `${label}: new_string is now on disk as (exactly the text between the <<< and >>> lines):\n<<<\n${text}\n>>>`;
+export function editBlock(label: string, text: string, newTextName = 'new_string'): string {
+  return `${label}: ${newTextName} is now on disk as (exactly the text between the <<< and >>> lines):\n<<<\n${text}\n>>>`;
 }
 
 /** The edits whose text the formatter changed: their label and their text on disk now. */

@@ -33,7 +33,9 @@ interface ThinFlags {
   httpPort?: string;
 }
 
-const HOOK_TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
+/** Claude Code's Edit, MultiEdit and Write; Codex's apply_patch (its hooks share the wire format). */
+const HOOK_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'apply_patch']);
+const HOOK_AGENTS = new Set(['claude-code', 'codex']);
 
 /** Exit code for the thin path, or undefined: run the full CLI instead. */
 async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
@@ -106,8 +108,8 @@ function envelope(op: DaemonEnvelope['op'], flags: ThinFlags, env: NodeJS.Proces
 /** PostToolUse hook: always exit 0 (Claude Code blocks the session on exit 2); problems go to stderr. */
 async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
   try {
-    if (flags.positional[0] !== 'claude-code') {
-      process.stderr.write('formatbox: usage: formatbox hook claude-code\n');
+    if (!HOOK_AGENTS.has(flags.positional[0] ?? '')) {
+      process.stderr.write('formatbox: usage: formatbox hook claude-code|codex\n');
       return 0; // Still never a blocking error for the agent.
     }
     for (const option of flags.unknown) process.stderr.write(`formatbox: hook: ignoring unknown option ${option}\n`);

@@ -40,12 +40,14 @@ per-user daemon.
 result, as prettier and biome do; exit 2 when it cannot be formatted (syntax error).
 
 ${COMMON}`,
-  hook: `usage: formatbox hook claude-code [--socket PATH] [--http-port N]
+  hook: `usage: formatbox hook claude-code|codex [--socket PATH] [--http-port N]
 
-A PostToolUse hook for Claude Code's Edit and Write (and MultiEdit, in versions that have it). It
+A PostToolUse hook for Claude Code's Edit and Write (and MultiEdit, in versions that have it), or
+Codex's apply_patch (Codex's hooks share Claude Code's wire format; \`codex\` names the setup). It
 reads the event on stdin and prints hookSpecificOutput.additionalContext when the formatter changed
 the file. It always exits 0: problems go to stderr. On a SessionStart event it starts the daemon,
-which then serves Claude Code's http hook on 127.0.0.1:N for the session ($FORMATBOX_HOOK_SECRET). The per-user daemon formats (started on first use); with --socket (or
+which then serves Claude Code's http hook on 127.0.0.1:N for the session ($FORMATBOX_HOOK_SECRET).
+The per-user daemon formats (started on first use); with --socket (or
 $FORMATBOX_SOCKET) a server started with serve --socket does.
 
 ${COMMON}`,

@@ -20,6 +20,7 @@ import { rereadHint } from '../reconcile/index.js';
 import { applyInput, occurrences } from '../tools/index.js';
 import type { RequestHandler } from './requests.js';
 import { changedEdits, clip, editBlock, MAX_LINE_CHARS } from './agent-context.js';
+import { codexPatchHook, isCodexPatchEvent } from './hook-codex.js';
 
 /** What Claude Code sends on stdin (the fields formatbox reads). */
 export interface ClaudeCodeHookInput {
@@ -48,6 +49,8 @@ export interface HookOptions {
 export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: RequestHandler, env: NodeJS.ProcessEnv = process.env, options: HookOptions = {}): Promise<HookOutput | undefined> {
   if (!event || typeof event !== 'object' || Array.isArray(event)) return undefined;
   if (event.hook_event_name !== undefined && event.hook_event_name !== 'PostToolUse') return undefined;
+  // Codex's hooks speak this wire format too; its apply_patch is handled apart (hook-codex.ts).
+  if (isCodexPatchEvent(event)) return codexPatchHook({ cwd: process.cwd(), ...event }, handler, options.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars);
   if (typeof event.tool_name !== 'string' || !TOOLS.has(event.tool_name) || !event.tool_input || typeof event.tool_input !== 'object') return undefined;
   const filePath = event.tool_input.file_path;
   if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) return undefined;
@@ -124,9 +127,10 @@ function priorOf(event: ClaudeCodeHookInput, input: SingleFileInput, written: st
 /**
  * The context for the model: one receipt line, then at most `budget` characters: each changed
  * edit's new text in a delimited block, then the other changes as a diff. When that does not fit,
- * a reread hint (which lines changed) replaces it.
+ * a reread hint (which lines changed) replaces it. `newTextName` is the agent's name for an edit's new
+ * text (Claude Code's `new_string`; opencode's `newString`).
  */
-export function contextFor(receipt: Receipt, input: SingleFileInput, written: string, prior: string | null | undefined, path: string, budget: number): string | undefined {
+export function contextFor(receipt: Receipt, input: SingleFileInput, written: string, prior: string | null | undefined, path: string, budget: number, newTextName = 'new_string'): string | undefined {
   if (receipt.status === 'failed' || receipt.status === 'timeout' || receipt.status === 'refused') {
     return clip(`formatbox: ${receipt.line} (your edit is on disk as written)`, MAX_LINE_CHARS);
   }
@@ -134,7 +138,7 @@ export function contextFor(receipt: Receipt, input: SingleFileInput, written: st
   const head = clip(`formatbox: ${receipt.line}. The file on disk differs from what you wrote.`, MAX_LINE_CHARS);
   const parts: string[] = [];
   if (typeof prior === 'string' && !('content' in input)) {
-    for (const edit of changedEdits(input, receipt.input)) parts.push(editBlock(edit.label, edit.newText));
+    for (const edit of changedEdits(input, receipt.input)) parts.push(editBlock(edit.label, edit.newText, newTextName));
     if (receipt.diff) parts.push(`other formatter changes:\n${receipt.diff.replace(/\n$/, '')}`);
   } else {
     parts.push(`the formatter changed:\n${unifiedDiff(written, receipt.content, { path }).replace(/\n$/, '')}`);

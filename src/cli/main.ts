@@ -39,6 +39,7 @@ usage:
                                  PostToolUse hook for Claude Code's Edit and Write (and MultiEdit where it has one); on
                                  SessionStart, starts the daemon for the http hook on port N; with a socket
                                  (or $FORMATBOX_SOCKET) that a serve answers on, the warm server formats
+  formatbox hook codex           PostToolUse hook for Codex's apply_patch (Codex hooks share that format)
   formatbox daemon status|stop   the per-user daemon that apply, hook and --stdin-filepath start on first use
   formatbox mcp [--root DIR]     an MCP server on stdio: edit, multi_edit, write, apply_patch, format, doctor
   formatbox doctor [--json]      which formatter each language would use and why, sandbox status, ignored config,
@@ -201,7 +202,7 @@ async function runHookNeverFailing(rest: string[]): Promise<number> {
   try {
     setFlagsFromString('--liftoff-only'); // one edit per process (see main)
     const flags = parseFlags(rest);
-    if (flags.positional[0] !== 'claude-code') throw new FormatboxError('INVALID_REQUEST', 'usage: formatbox hook claude-code');
+    if (flags.positional[0] !== 'claude-code' && flags.positional[0] !== 'codex') throw new FormatboxError('INVALID_REQUEST', 'usage: formatbox hook claude-code|codex');
     const { config } = loadUserConfig(flags.config);
     const options = { defaultRoot: resolve(flags.root ?? process.cwd()), ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
     return await runClaudeCodeHook(options, flags.socket ?? process.env.FORMATBOX_SOCKET);

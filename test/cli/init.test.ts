@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
 import { cleanUp, installCopy, isolatedEnv, runCli } from './built-cli.js';
 
@@ -99,7 +100,8 @@ test('codex: the MCP table appended (comments kept), approval added to an existi
   assert.equal((await init(env, root, 'codex')).code, 0);
   const text = readFileSync(config, 'utf8');
   assert.ok(text.startsWith('# my settings\nmodel = "o4"\n'), text);
-  assert.deepEqual(tomlServers(text), { formatbox: { command: 'formatbox', args: ['mcp'], default_tools_approval_mode: 'approve' } });
+  assert.deepEqual(tomlServers(text), { formatbox: { command: 'formatbox', args: ['mcp'], default_tools_approval_mode: 'approve', required: true } });
+  assert.deepEqual(JSON.parse(JSON.stringify((parseToml(text) as { hooks: unknown }).hooks)), { PostToolUse: [{ matcher: '^apply_patch$', hooks: [{ type: 'command', command: 'formatbox hook codex' }] }] });
   assert.match((await init(env, root, 'codex')).stdout, /already set up/);
   assert.equal(readFileSync(config, 'utf8'), text);
 
@@ -127,7 +129,7 @@ test('opencode: the shipped plugin and its overlapping formatters off, comments 
   assert.match(run.stdout, /formatter\.prettier\.disabled is already set \(to false\); left as it is/);
   const { parse } = await import('jsonc-parser');
   const value = parse(text) as { plugin: string[]; formatter: Record<string, { disabled: boolean }> };
-  assert.deepEqual(value.plugin, [join(built.dir, 'dist', 'opencode-plugin.js')]);
+  assert.deepEqual(value.plugin, [pathToFileURL(built.dir).href], 'the package directory, which opencode resolves through its ./server export');
   assert.equal(value.formatter.biome!.disabled, true);
   assert.equal(value.formatter.gofmt!.disabled, true);
   assert.equal(value.formatter.prettier!.disabled, false);

@@ -5,13 +5,13 @@
  * and ruff on the same files). In `opencode.json(c)` of the project, or `~/.config/opencode/`.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { jsonChange } from './files.js';
 import { readJson, type AgentSetup, type InitOptions } from './types.js';
 
 /** opencode's built-in formatters that cover what formatbox formats. */
-export const OVERLAPPING_FORMATTERS = ['prettier', 'biome', 'gofmt', 'ruff', 'uv', 'clang-format', 'shfmt', 'rustfmt'];
+export const OVERLAPPING_FORMATTERS = ['prettier', 'biome', 'oxfmt', 'gofmt', 'ruff', 'uv', 'clang-format', 'shfmt', 'rustfmt'];
 
 function configFile(options: Pick<InitOptions, 'home' | 'root'>, scope: 'user' | 'project', env: NodeJS.ProcessEnv = process.env): string {
   const dir = scope === 'user' ? join(env.XDG_CONFIG_HOME || join(options.home, '.config'), 'opencode') : options.root;
@@ -24,14 +24,24 @@ export function pluginPath(): string {
   return fileURLToPath(new URL('./opencode-plugin.js', import.meta.url));
 }
 
-const isOurPlugin = (entry: unknown) => typeof entry === 'string' && (entry.includes('formatbox/opencode') || entry.endsWith('opencode-plugin.js'));
+/**
+ * The plugin entry: the installed package's directory as a file URL. opencode resolves a package
+ * directory through its `./server` export (the plugin), which is how the end-to-end test loads it;
+ * a bare file path would be taken for a package name.
+ */
+export function pluginEntry(): string {
+  return pathToFileURL(dirname(dirname(pluginPath()))).href;
+}
+
+const isOurPlugin = (entry: unknown) =>
+  typeof entry === 'string' && (entry === 'formatbox' || entry === pluginEntry() || entry.includes('formatbox/opencode') || entry.endsWith('opencode-plugin.js'));
 
 export const opencode: AgentSetup = {
   name: 'opencode',
   changes(options) {
     return [jsonChange(configFile(options, options.scope), (doc) => {
       if (doc.get(['$schema']) === undefined) doc.set(['$schema'], 'https://opencode.ai/config.json');
-      doc.ensureInArray(['plugin'], pluginPath(), isOurPlugin);
+      doc.ensureInArray(['plugin'], pluginEntry(), isOurPlugin);
       for (const name of OVERLAPPING_FORMATTERS) {
         if (doc.get(['formatter']) === false) break; // every opencode formatter is off already
         doc.ensure(['formatter', name, 'disabled'], true, `formatter.${name}.disabled`);

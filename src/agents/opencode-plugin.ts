@@ -1,0 +1,38 @@
+/**
+ * `formatbox/opencode` (also the package's `./server` export, where opencode looks for a plugin
+ * package's server plugin): the opencode plugin. In opencode.json:
+ *   { "plugin": ["formatbox"], "formatter": false }
+ * (`formatter: false` keeps opencode's own formatters, which it downloads and runs itself, off the
+ * files formatbox formats.) Options, as `["formatbox", {…}]`: `config` (a formatbox.json
+ * path; default the user's), `trusted` (load the project's own formatter config code), `maxDiffChars`.
+ *
+ * It formats in-process (opencode runs plugins in its own Bun), one warm runtime per project root.
+ * This module's only export is the plugin: opencode treats every export of a plugin module as one.
+ */
+import { DEFAULT_LIMITS } from '../core/engine.js';
+import { messageOf } from '../core/errors.js';
+import type { UserConfig } from '../core/types.js';
+import { createRequestHandler } from '../cli/requests.js';
+import { loadUserConfig } from '../cli/user-config.js';
+import { createOpencodeHooks, type OpencodeHooks } from './opencode-hooks.js';
+
+interface PluginInput {
+  directory: string;
+}
+
+async function server(input: PluginInput, options: Record<string, unknown> = {}): Promise<OpencodeHooks & { dispose: () => Promise<void> }> {
+  let config: UserConfig | undefined;
+  try {
+    config = loadUserConfig(typeof options.config === 'string' ? options.config : undefined).config;
+  } catch (error) {
+    // A broken formatbox.json must not stop opencode: format with the defaults and say why, once.
+    process.stderr.write(`formatbox: ${messageOf(error)}; using the default settings\n`);
+  }
+  const trusted = options.trusted === true;
+  const handler = createRequestHandler({ defaultRoot: input.directory, findRoot: true, ...(config ? { config } : {}), ...(trusted ? { trust: 'trusted' as const } : {}) });
+  const maxDiffChars = typeof options.maxDiffChars === 'number' && options.maxDiffChars > 0 ? options.maxDiffChars : (config?.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars);
+  const hooks = createOpencodeHooks({ directory: input.directory, handler, maxDiffChars, ...(config?.maxInputBytes ? { maxInputBytes: config.maxInputBytes } : {}) });
+  return { ...hooks, dispose: () => handler.close() };
+}
+
+export default { id: 'formatbox', server };
