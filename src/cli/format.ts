@@ -41,7 +41,7 @@ import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { quietOnEpipe } from './epipe.js';
 import { formatJsonStatus } from './format-args.js';
 import type { HandlerOptions } from './requests.js';
-import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
+import { allowedRoot, placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
 import { formatboxBuildId, formatterBuild } from './version.js';
 
 interface FormatFlags {
@@ -126,7 +126,7 @@ interface ProjectGroup {
 
 function projectGroups(root: string, named: string[], findRoot: boolean): ProjectGroup[] {
   const absolute = named.map((path) => resolve(path));
-  if (!findRoot) return [{ rootReal: resolveRoot(root), named: absolute, noRoot: false }];
+  if (!findRoot) return [{ rootReal: resolveRoot(allowedRoot(root, 'the --root')), named: absolute, noRoot: false }];
   const groups = new Map<string, ProjectGroup>();
   for (const abs of absolute) {
     // A directory's root is the one a file directly inside it would get.
