@@ -22,6 +22,8 @@ import { checkPrivateDir } from './daemon-paths.js';
 import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
 import { createRequestHandler, errorReply, type RequestHandler } from './requests.js';
 import { listenPrivately, reachable } from './socket.js';
+import { serverHandshake } from './socket-auth.js';
+import { readOrCreateUserSecret } from './user-secret.js';
 import { parseUserConfig } from './user-config.js';
 
 /** 15 minutes. */
@@ -46,6 +48,8 @@ interface SettingsState {
 /** Runs until idle, stopped or replaced. Resolves once the socket is closed and removed. */
 export async function runDaemon(options: DaemonOptions): Promise<void> {
   checkPrivateDir(dirname(options.socket));
+  // Clients prove they run as this user before any request is read (socket-auth.ts).
+  const secret = readOrCreateUserSecret(dirname(options.socket));
   if (await reachable(options.socket)) {
     process.stderr.write(`formatbox daemon: one already answers on ${options.socket}\n`);
     return;
@@ -80,9 +84,15 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     active++;
     armIdle();
     const lines = createInterface({ input: socket, crlfDelay: Infinity });
+    const authenticated = serverHandshake(socket, secret, (hello) => {
+      if (hello.v === options.build) return undefined;
+      // Another formatbox install (with or without the handshake): act on nothing, make way for it.
+      setImmediate(() => void stop(`replaced by formatbox ${String(hello.v)}`));
+      return { mismatch: { version: options.build } };
+    });
     let queue = Promise.resolve();
     lines.on('line', (line) => {
-      if (line.trim() === '') return;
+      if (line.trim() === '' || !authenticated(line)) return;
       queue = queue.then(async () => {
         const reply = await answer(line);
         if (!socket.destroyed) socket.write(JSON.stringify(reply) + '\n');
