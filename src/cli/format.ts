@@ -179,7 +179,7 @@ async function prepareGroup(group: ProjectGroup, startEarly: boolean, options: H
   let biome: ReturnType<typeof findNativeBiome> | undefined;
   const ports = { sandbox: nativeSandbox, biome: () => (biome ??= findNativeBiome()) }; // the guess and the run find one binary
   const guessed = earlyTried ? guessNativeBiomePass(group.rootReal, namedInside(group), ports) : undefined;
-  const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal).catch((error: unknown) => {
+  const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal, { refuseHardLinks: options.trust !== 'trusted' }).catch((error: unknown) => {
     guessed?.stop.abort();
     throw error;
   }) : undefined;

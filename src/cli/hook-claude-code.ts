@@ -8,7 +8,7 @@
  * and a bounded diff (or a reread hint) for changes elsewhere. Nothing is printed when the formatter
  * changed nothing. A hook never fails the edit: problems become a short context line, exit code 0.
  */
-import { shownPath } from '../core/shown.js';
+import { shownPath, shownText } from '../core/shown.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decideRoot, type RootDecision } from './request-root.js';
@@ -58,7 +58,7 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
   try {
     decision = decideRoot({ cwd: event.cwd || process.cwd(), path: filePath, ...(env.CLAUDE_PROJECT_DIR ? { root: env.CLAUDE_PROJECT_DIR } : {}) });
   } catch (error) {
-    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(`formatbox: ${shownPath(filePath)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS) } };
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(shownText(`formatbox: ${shownPath(filePath)} was not formatted: ${messageOf(error)}`), MAX_LINE_CHARS) } };
   }
   if (decision.outside || decision.path === undefined) return undefined;
   if (decision.noRoot) {
@@ -82,9 +82,10 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
       ? await handler.handle({ root, method: 'format', path })
       : await handler.handle({ root, path, input, prior })) as Receipt;
     const context = contextFor(receipt, input, written, prior, path, budget);
-    return context ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: context } } : undefined;
+    // Shown to the model: control characters and bidi overrides escaped, whatever their source.
+    return context ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: shownText(context, { multiline: true }) } } : undefined;
   } catch (error) {
-    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(`formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS) } };
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(shownText(`formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}`), MAX_LINE_CHARS) } };
   }
 }
 

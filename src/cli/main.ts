@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { shownPath } from '../core/shown.js';
+import { shownPath, shownText } from '../core/shown.js';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { createInterface } from 'node:readline';
@@ -223,7 +223,12 @@ async function runClaudeCodeHook(options: HandlerOptions, socket: string | undef
   }
 }
 
+/** Doctor's text: every reason and detail escaped (they may quote config or a tool's output: core/shown.ts). */
 function formatDoctor(report: DoctorReport): string {
+  return shownText(doctorLines(report).join('\n'), { multiline: true });
+}
+
+function doctorLines(report: DoctorReport): string[] {
   const lines = [`formatbox doctor — ${report.root} (trust: ${report.trust})`, '', 'languages:'];
   const width = Math.max(...report.languages.map((l) => l.language.length));
   for (const l of report.languages) {
@@ -236,7 +241,7 @@ function formatDoctor(report: DoctorReport): string {
   for (const item of report.ignored) lines.push(`  ${shownPath(item.file)}: ${shownPath(item.item)} — ${item.reason}`);
   if (report.wasm.length > 0) lines.push('', 'wasm modules named by config:');
   for (const m of report.wasm) lines.push(`  ${shownPath(m.namedBy)}: ${shownPath(m.path)} (${m.kind}) ${m.sha256 ? `sha256 ${m.sha256} ${m.bytes} bytes` : ''}${m.refused ? ` — not run: ${m.refused}` : ''}`);
-  return lines.join('\n');
+  return lines;
 }
 
 quietOnEpipe();

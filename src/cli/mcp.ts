@@ -16,6 +16,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
+import { shownText } from '../core/shown.js';
 import type { Receipt } from '../core/types.js';
 import type { DoctorReport } from '../node/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
@@ -118,10 +119,10 @@ export async function callTool(handler: RequestHandler, root: string | undefined
   try {
     const request = requestFor(name, args, root);
     const result = await handler.handle(request);
-    return { content: [{ type: 'text', text: textOf(name, result) }], structuredContent: result as unknown as Record<string, unknown> };
+    return { content: [{ type: 'text', text: shownText(textOf(name, result), { multiline: true }) }], structuredContent: result as unknown as Record<string, unknown> };
   } catch (error) {
     const code = isFormatboxError(error) ? error.code : 'INTERNAL';
-    return { isError: true, content: [{ type: 'text', text: `formatbox: ${messageOf(error)} (${code})` }] };
+    return { isError: true, content: [{ type: 'text', text: shownText(`formatbox: ${messageOf(error)} (${code})`, { multiline: true }) }] };
   }
 }
 

@@ -14,7 +14,7 @@ import type {
   Utf16Range,
   WasmCheck,
 } from './types.js';
-import { shownPath } from './shown.js';
+import { shownPath, shownText } from './shown.js';
 import { FormatboxError, messageOf } from './errors.js';
 import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { ConfigBudgetReport, NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
@@ -157,7 +157,9 @@ export function createEngine(options: EngineOptions): Engine {
   async function format(request: FormatRequest): Promise<FormatOutcome> {
     const started = now();
     const { path } = request;
-    const done = (outcome: Omit<FormatOutcome, 'ms' | 'path'>): FormatOutcome => ({ path, ...outcome, ms: round(now() - started) });
+    // The one boundary for a receipt's text: whatever the source (a formatter's message quoting the
+    // file, a config value), the line and reason are shown escaped.
+    const done = (outcome: Omit<FormatOutcome, 'ms' | 'path'>): FormatOutcome => ({ path, ...shownOutcome(outcome), ms: round(now() - started) });
 
     let text: string;
     if (request.text !== undefined) {
@@ -346,6 +348,10 @@ function skipped(path: string, reason: string, content: string, detail?: string)
 
 function label(info: FormatterInfo): string {
   return `${info.name} ${info.version}, ${info.via}`;
+}
+
+function shownOutcome<T extends { line: string; reason?: string }>(outcome: T): T {
+  return { ...outcome, line: shownText(outcome.line), ...(outcome.reason !== undefined ? { reason: shownText(outcome.reason, { multiline: true }) } : {}) };
 }
 
 function failedLine(info: FormatterInfo, path: string, message: string, exitCode?: number): string {

@@ -238,7 +238,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     engineReady ??= (async () => {
       // Temp files of a process that died mid-write (SIGKILL) are removed on the next start.
       sweepTree(rootReal, undefined, swept);
-      const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal), pool.adapters()]);
+      const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal, { refuseHardLinks: trust === 'untrusted' }), pool.adapters()]);
       discoveredIgnored = discovered.ignored;
       discoveredFiles = discovered.files;
       configWatch.reset(discovered.files);
@@ -317,7 +317,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   async function refreshConfig(eng: Engine): Promise<void> {
-    const discovered = await discoverProjectFiles(rootReal);
+    const discovered = await discoverProjectFiles(rootReal, { refuseHardLinks: trust === 'untrusted' });
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;
     configWatch.reset(discovered.files);
