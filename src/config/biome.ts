@@ -156,7 +156,7 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
     configuration,
     sources,
     useEditorconfig: isRecord(rootFormatter) && rootFormatter.useEditorconfig === true && (config === projectRoot || config.extendsRoot),
-    ...(unreadable ? { error: unreadable.error ?? { file: unreadable.file, message: 'not read (too large, not a regular file, or outside the root)' } } : {}),
+    ...(unreadable ? { error: unreadable.error ?? { file: unreadable.file, message: 'not read (too large, not a regular file, hard-linked in untrusted mode, or outside the root; formatbox doctor says which)' } } : {}),
   };
 }
 

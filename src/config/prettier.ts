@@ -190,7 +190,7 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
   const isPackage = base === 'package.json' || base === 'package.yaml';
   if (text === null) {
     if (isPackage) return undefined;
-    entry.error = { file, message: 'not read (too large, not a regular file, or outside the root)' };
+    entry.error = { file, message: 'not read (too large, not a regular file, hard-linked in untrusted mode, or outside the root; formatbox doctor says which)' };
     return entry;
   }
   const parsed = parsePrettierConfig(text, formatOf(base));

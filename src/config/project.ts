@@ -145,7 +145,7 @@ function loadInto(project: ProjectConfig, clean: Record<string, string | null>, 
     eachDirectory((files) => {
       for (const [file, text] of Object.entries(files)) {
         if (baseOf(file) !== '.editorconfig') continue;
-        if (text === null) ignored.push({ file, item: '.editorconfig', reason: 'not read (too large, not a regular file, or outside the root)' });
+        if (text === null) ignored.push({ file, item: '.editorconfig', reason: 'not read (too large, not a regular file, hard-linked in untrusted mode, or outside the root; formatbox doctor says which)' });
         else project.editorconfig.push(parseEditorconfig(text, file, dirOf(file), ignored, budget));
       }
     }),
@@ -191,7 +191,7 @@ function groupByDirectory(files: Record<string, string | null>): Array<Record<st
 function loadIgnoreFiles(project: ProjectConfig, clean: Record<string, string | null>, budget: ConfigBudget): void {
   const { ignored } = project;
   const notRead = (file: string): void => {
-    ignored.push({ file, item: baseOf(file), reason: 'not read (too large, not a regular file, or outside the root)' });
+    ignored.push({ file, item: baseOf(file), reason: 'not read (too large, not a regular file, hard-linked in untrusted mode, or outside the root; formatbox doctor says which)' });
   };
   const prettierignore = clean['.prettierignore'];
   if (prettierignore === null) notRead('.prettierignore');

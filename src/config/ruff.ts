@@ -62,7 +62,7 @@ export function loadRuffConfigs(files: Record<string, string | null>, ignored: I
     const dir = dirOf(file);
     const base = baseOf(file);
     const text = files[file];
-    const parsed = text === null || text === undefined ? { ok: false as const, reason: 'not read (too large, not a regular file, or outside the root)' } : parseData(text, 'toml');
+    const parsed = text === null || text === undefined ? { ok: false as const, reason: 'not read (too large, not a regular file, hard-linked in untrusted mode, or outside the root; formatbox doctor says which)' } : parseData(text, 'toml');
     if (!parsed.ok || !isRecord(parsed.value)) {
       const reason = parsed.ok ? 'not a TOML table' : parsed.reason;
       if (base === 'pyproject.toml') {

@@ -45,7 +45,7 @@ export function loadStyluaConfigs(files: Record<string, string | null>, ignored:
     const dir = dirOf(file);
     if (byDir.has(dir)) continue;
     if (text === null) {
-      ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, or outside the root)' });
+      ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, hard-linked in untrusted mode, or outside the root; formatbox doctor says which)' });
       byDir.set(dir, { dir, file, settings: {} });
       continue;
     }

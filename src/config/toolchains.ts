@@ -71,7 +71,7 @@ export function loadRust(files: Record<string, string | null>, ignored: IgnoredI
     } else if (base === 'rustfmt.toml' || base === '.rustfmt.toml') {
       if (rustfmt.has(dir) && base === '.rustfmt.toml') continue; // rustfmt.toml wins in one directory.
       if (text === null || text === undefined) {
-        ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, or outside the root)' });
+        ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, hard-linked in untrusted mode, or outside the root; formatbox doctor says which)' });
         continue;
       }
       const parsed = parseData(text, 'toml');
@@ -116,7 +116,7 @@ export function loadClangFormat(files: Record<string, string | null>, ignored: I
     const dir = dirOf(file);
     if (out.has(dir) && base === '_clang-format') continue;
     if (text === null || text === undefined) {
-      ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, or outside the root); LLVM style is used' });
+      ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, hard-linked in untrusted mode, or outside the root; formatbox doctor says which); LLVM style is used' });
       out.set(dir, { dir, file, documents: [] });
       continue;
     }

@@ -34,6 +34,12 @@ export interface EngineOptions {
   config?: UserConfig;
   /** Project config files read as data (see `ProjectFiles`). */
   projectFiles?: ProjectFiles;
+  /**
+   * What discovery did not read (config files refused, a search stopped at its budget). A file with
+   * no declared formatter then says so instead of "no formatter declared": the declaration may be
+   * in what was not read.
+   */
+  unread?: IgnoredItem[];
   /** Default 'untrusted': project config is sanitised and never loads code. */
   trust?: 'untrusted' | 'trusted';
   limits?: Partial<Limits>;
@@ -90,7 +96,7 @@ export interface Engine {
   readonly configBudget: ConfigBudgetReport | undefined;
   readonly limits: Limits;
   /** Re-reads project config (e.g. after a config file changed on disk). */
-  setProjectFiles(files: ProjectFiles): void;
+  setProjectFiles(files: ProjectFiles, unread?: IgnoredItem[]): void;
   dispose(): Promise<void>;
 }
 
@@ -108,6 +114,7 @@ export function createEngine(options: EngineOptions): Engine {
   // out (up to ~1 s for 1 MiB of JSON on a loaded machine) and the selection of the path.
   const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs / 4) } });
   let project: ProjectConfig = loadConfig(options.projectFiles ?? {});
+  let unread: IgnoredItem[] = options.unread ?? [];
   const adaptersByName = new Map(options.formatters.map((adapter) => [adapter.name, adapter]));
   const choiceAdapters = new Map<string, FormatterAdapter | undefined>();
   const infoCache = new Map<FormatterAdapter, Promise<FormatterInfo>>();
@@ -177,7 +184,7 @@ export function createEngine(options: EngineOptions): Engine {
     if (!user.enabled) return done(skipped(path, 'disabled', text));
     if (project.overBudget) return done(overBudget(path, text, project));
     const selection = selectionFor(path);
-    if (selection.kind === 'skip') return done(skipped(path, selection.reason, text, selection.detail));
+    if (selection.kind === 'skip') return done(selection.reason === 'no formatter declared' && unread.length > 0 ? notFullyRead(path, text, unread) : skipped(path, selection.reason, text, selection.detail));
     if (selection.kind === 'invalid-config') return done(await invalidConfig(selection, path, text));
     const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
     const withIgnored = <T extends object>(outcome: T): T => (ignored ? { ...outcome, ignored } : outcome);
@@ -321,8 +328,9 @@ export function createEngine(options: EngineOptions): Engine {
       return project.budget;
     },
     limits,
-    setProjectFiles(files) {
+    setProjectFiles(files, notRead = []) {
       project = loadConfig(files);
+      unread = notRead;
       lastOutput.clear();
       selections.clear();
     },
@@ -339,6 +347,18 @@ function overBudget(path: string, content: string, project: ProjectConfig): Omit
   const reason = `the project config is ${project.overBudget}; formatbox does not format with part of a project's config`;
   const ignored = project.ignored.slice(-1);
   return { status: 'refused', content, reason, line: `not formatted (project config over budget): ${path}`, ignored };
+}
+
+/**
+ * No formatter was found in the config that was read, but some was not (a search stopped at its
+ * budget, a config file refused): the formatter may be declared there, so the receipt says that.
+ */
+function notFullyRead(path: string, content: string, unread: IgnoredItem[]): Omit<FormatOutcome, 'ms' | 'path'> {
+  const search = unread.find((item) => item.item === 'config search');
+  const files = unread.filter((item) => item !== search).slice(0, 3).map((item) => `${shownPath(item.file)}: ${item.reason}`);
+  const parts = [...(search ? [`the config search stopped (${search.reason})`] : []), ...(files.length > 0 ? [`config not read: ${files.join('; ')}`] : [])];
+  const reason = `project config not fully read: ${parts.join('; ')}`;
+  return { status: 'skipped', content, reason, line: `not formatted (${reason}): ${shownPath(path)}`, ignored: unread.slice(0, 20) };
 }
 
 function skipped(path: string, reason: string, content: string, detail?: string): Omit<FormatOutcome, 'ms' | 'path'> {

@@ -59,8 +59,9 @@ export function shownConfigMessage(message: string): string {
     .replace(/(["'`])([^"'`\n]{0,2000}?)\1/g, (whole, quote: string, inner: string) =>
       inner.length <= MAX_QUOTED_CONFIG_CHARS ? whole : `${quote}${excerpt(inner)}${quote}`,
     )
-    // An unquoted long token (not a path) may be a value too.
-    .replace(/[^\s"'`/]{33,}/g, (token) => excerpt(token));
+    // A quote the tool cut off before it closed, and an unquoted long token (not a path): values too.
+    .replace(/(["'`])([^"'`\s]{25,})/g, (_, quote: string, inner: string) => `${quote}${excerpt(inner)}`)
+    .replace(/(?<![…\w])[^\s"'`/…]{33,}/g, (token) => excerpt(token));
   const bounded = cut.length <= MAX_CONFIG_MESSAGE_CHARS ? cut : `${cut.slice(0, MAX_CONFIG_MESSAGE_CHARS - 1)}…`;
   return shownText(bounded);
 }

@@ -264,6 +264,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         formatters: [...adapters, ...sub.adapters],
         ...(config ? { config } : {}),
         projectFiles: discovered.files,
+        unread: unreadByDiscovery(discovered.ignored),
         sha256: nodeSha256,
         trust,
         limits,
@@ -321,7 +322,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;
     configWatch.reset(discovered.files);
-    eng.setProjectFiles(discovered.files);
+    eng.setProjectFiles(discovered.files, unreadByDiscovery(discovered.ignored));
   }
 
   async function runBefore(event: BeforeWriteEvent): Promise<void> {
@@ -896,3 +897,8 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 }
 
 export type { ProjectFiles, ToolInput };
+
+/** Of discovery's ignored items, those that mean config may be missing: a stopped search, a config file not read. */
+function unreadByDiscovery(ignored: IgnoredItem[]): IgnoredItem[] {
+  return ignored.filter((item) => item.item === 'config search' || item.reason.startsWith('not read') || item.reason.startsWith('larger than') || item.reason.startsWith('could not be opened') || item.reason === 'not a regular file');
+}
