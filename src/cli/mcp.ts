@@ -13,13 +13,13 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { shownText } from '../core/shown.js';
 import type { Receipt } from '../core/types.js';
 import type { DoctorReport } from '../node/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
+import { BoundedStdioServerTransport } from './mcp-stdio.js';
 import { createRequestHandler, type RequestHandler } from './requests.js';
 import { loadUserConfig } from './user-config.js';
 import { formatboxVersion } from './version.js';
@@ -103,7 +103,8 @@ export async function runMcp(flags: McpFlags): Promise<number> {
     return callTool(handler, root, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>);
   });
 
-  const transport = new StdioServerTransport();
+  // Not the SDK's stdio transport: that one ends the session on a message over 10 MiB (mcp-stdio.ts).
+  const transport = new BoundedStdioServerTransport();
   const closed = new Promise<void>((done) => {
     server.onclose = () => done();
     process.stdin.once('end', () => done());

@@ -416,6 +416,6 @@ export function prettierConfigError(configs: readonly PrettierConfigFile[], path
   return nearestBroken?.error;
 }
 
-export function truncate(text: string, max = 32): string {
+export function truncate(text: string, max = 80): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
