@@ -12,6 +12,7 @@
 import { closeSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { resolve } from 'node:path';
+import { processAlive } from '../node/process-alive.js';
 import { preparePrivateDir, type DaemonPaths } from './daemon-paths.js';
 import { authenticateServer, checkSocketPath, PeerRefused } from './socket-auth.js';
 import { readOrCreateUserSecret } from './user-secret.js';
@@ -228,20 +229,12 @@ function breakStaleLock(path: string): void {
   try {
     const holder = Number(readFileSync(path, 'utf8'));
     const age = Date.now() - statSync(path).mtimeMs;
-    if (age > 30_000 || (holder > 0 && !alive(holder)) || (!holder && age > 1_000)) unlinkSync(path);
+    if (age > 30_000 || (holder > 0 && !processAlive(holder)) || (!holder && age > 1_000)) unlinkSync(path);
   } catch {
     // gone already
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The handshake (the daemon proves it runs as this user), then one envelope and its reply. */
 async function exchange(socket: Socket, envelope: DaemonEnvelope, timeoutMs: number, secret: Buffer): Promise<DaemonReply> {

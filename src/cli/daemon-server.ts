@@ -9,7 +9,7 @@
  * starts its own). It removes its socket only while the file is still the one it created.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, unlinkSync } from 'node:fs';
+import { lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -30,6 +30,12 @@ import { parseUserConfig } from './user-config.js';
 export const DEFAULT_IDLE_MS = 15 * 60 * 1000;
 /** Most (config, trust) combinations kept at once; the least recently used is closed first. */
 const MAX_SETTINGS = 8;
+/**
+ * The daemon's memory ceiling (RSS): above it, after a request, every idle (config, trust) state but
+ * the latest is closed with its runtimes, and a worker pool no state uses any more with it.
+ * `$FORMATBOX_DAEMON_MAX_RSS_MB` sets it.
+ */
+export const DEFAULT_MAX_RSS_MB = 1024;
 
 export interface DaemonOptions {
   socket: string;
@@ -38,11 +44,17 @@ export interface DaemonOptions {
   /** What clients must match (the version and the build, see formatboxBuildId). */
   build: string;
   idleMs: number;
+  /** The memory ceiling (MB of RSS); default DEFAULT_MAX_RSS_MB. */
+  maxRssMb?: number;
 }
 
 interface SettingsState {
   handler: RequestHandler;
   config?: UserConfig;
+  /** The shared worker pool it uses (its timeout), when untrusted. */
+  poolKey?: number;
+  /** Requests running on it: a state is closed only when none is. */
+  inFlight: number;
 }
 
 /** Runs until idle, stopped or replaced. Resolves once the socket is closed and removed. */
@@ -59,6 +71,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   const pools = new Map<number, WorkerPool>();
   const states = new Map<string, SettingsState>();
   const started = Date.now();
+  const maxRssMb = options.maxRssMb ?? DEFAULT_MAX_RSS_MB;
+  let evictions = 0;
   let requests = 0;
   let active = 0;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -133,7 +147,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
           const request = envelope.request && typeof envelope.request === 'object' && !Array.isArray(envelope.request)
             ? { root: envelope.root, ...(envelope.request as object) }
             : envelope.request;
-          return { ok: await state.handler.handle(request) };
+          return { ok: await using(state, () => state.handler.handle(request)) };
         }
         default:
           throw new FormatboxError('INVALID_REQUEST', `unknown daemon op ${JSON.stringify(envelope.op)}`);
@@ -143,13 +157,51 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     }
   }
 
+  /** Runs `work` on `state`, which is then not closed until it is done; the ceiling is checked after. */
+  async function using<T>(state: SettingsState, work: () => Promise<T>): Promise<T> {
+    state.inFlight++;
+    try {
+      return await work();
+    } finally {
+      state.inFlight--;
+      enforceCeiling(state);
+    }
+  }
+
+  /** Over the memory ceiling: close every idle state but `keep` (and the pools left unused). */
+  function enforceCeiling(keep: SettingsState): void {
+    const rssMb = process.memoryUsage.rss() / (1024 * 1024);
+    if (rssMb <= maxRssMb) return;
+    let closed = 0;
+    for (const [key, state] of [...states.entries()]) {
+      if (state === keep || state.inFlight > 0) continue;
+      retire(key, state);
+      closed++;
+    }
+    process.stderr.write(`formatbox daemon: RSS ${Math.round(rssMb)} MB is over its ceiling of ${maxRssMb} MB; closed ${closed} idle settings and their runtimes\n`);
+  }
+
+  /** Closes `state` (its runtimes) and the worker pool no other state uses. */
+  function retire(key: string, state: SettingsState): void {
+    states.delete(key);
+    evictions++;
+    const poolKey = state.poolKey;
+    const poolUnused = poolKey !== undefined && ![...states.values()].some((other) => other.poolKey === poolKey);
+    const pool = poolUnused ? pools.get(poolKey) : undefined;
+    if (poolUnused) pools.delete(poolKey);
+    void (async () => {
+      await state.handler.close();
+      await pool?.close();
+    })();
+  }
+
   async function hook(envelope: DaemonEnvelope): Promise<unknown> {
     const state = stateFor(envelope.settings);
     const { event, cwd, projectDir } = envelope.hook ?? { event: undefined, cwd: '/' };
     if (!event || typeof event !== 'object' || Array.isArray(event)) return {};
     const withCwd = { cwd, ...(event as ClaudeCodeHookInput) };
     const maxDiffChars = state.config?.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars;
-    const output = await claudeCodeHook(withCwd, state.handler, projectDir ? { CLAUDE_PROJECT_DIR: projectDir } : {}, { maxDiffChars });
+    const output = await using(state, () => claudeCodeHook(withCwd, state.handler, projectDir ? { CLAUDE_PROJECT_DIR: projectDir } : {}, { maxDiffChars }));
     return output ? { output } : {};
   }
 
@@ -174,12 +226,12 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       trust,
       ...(pool ? { pool } : {}),
     });
-    const state: SettingsState = { handler, ...(parsed ? { config: parsed } : {}) };
+    const state: SettingsState = { handler, ...(parsed ? { config: parsed } : {}), ...(pool ? { poolKey: timeoutMs } : {}), inFlight: 0 };
     states.set(key, state);
-    while (states.size > MAX_SETTINGS) {
-      const [oldestKey, oldest] = states.entries().next().value as [string, SettingsState];
-      states.delete(oldestKey);
-      void oldest.handler.close();
+    // The least recently used idle states go first, each with the pool only it used.
+    for (const [oldestKey, oldest] of [...states.entries()]) {
+      if (states.size <= MAX_SETTINGS) break;
+      if (oldest !== state && oldest.inFlight === 0) retire(oldestKey, oldest);
     }
     return state;
   }
@@ -195,6 +247,10 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       requests,
       settings: states.size,
       pools: pools.size,
+      ...threadCount(),
+      rssBytes: process.memoryUsage.rss(),
+      maxRssMb,
+      evictions,
     };
   }
 
@@ -221,4 +277,14 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   }
 
   await done;
+}
+
+/** The process's threads (Linux: /proc/self/status), for `daemon status`; nothing elsewhere. */
+function threadCount(): { threads?: number } {
+  try {
+    const match = /^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return match ? { threads: Number(match[1]) } : {};
+  } catch {
+    return {};
+  }
 }

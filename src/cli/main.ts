@@ -183,7 +183,8 @@ async function runDaemonCommand(flags: Flags): Promise<number> {
   const envIdle = Number(process.env.FORMATBOX_DAEMON_IDLE_MS);
   const idleMs = flags.idleMs ?? (Number.isFinite(envIdle) && envIdle > 0 ? envIdle : DEFAULT_IDLE_MS);
   if (!Number.isFinite(idleMs) || idleMs <= 0) throw new FormatboxError('INVALID_REQUEST', '--idle-ms needs a positive number');
-  await runDaemon({ socket: resolve(flags.socket ?? daemonPaths().socket), version: formatboxVersion(), build: formatboxBuildId(), idleMs });
+  const maxRssMb = Number(process.env.FORMATBOX_DAEMON_MAX_RSS_MB);
+  await runDaemon({ socket: resolve(flags.socket ?? daemonPaths().socket), version: formatboxVersion(), build: formatboxBuildId(), idleMs, ...(Number.isFinite(maxRssMb) && maxRssMb > 0 ? { maxRssMb } : {}) });
   return 0;
 }
 
