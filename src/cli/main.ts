@@ -45,8 +45,9 @@ usage:
   formatbox --version            the version; formatbox COMMAND --help: that command's usage
 
 options:
-  --root DIR        project root (default: each file's own, found as the formatters find it: the nearest
-                    VCS root, else the nearest formatter config; a request's own "root" wins)
+  --root DIR        project root (default: the project the working directory is in: the nearest VCS
+                    root, else the nearest formatter config; a request's own "root" wins). No path of
+                    a request leaves it; /, system directories and a home without .git are never roots
   --config FILE     user config (default: $FORMATBOX_CONFIG, else ~/.config/formatbox/formatbox.json)
   --trusted         trusted mode: the project's own Prettier config and plugins may load
   --no-daemon       format in this process, not in the per-user daemon (also FORMATBOX_NO_DAEMON=1)

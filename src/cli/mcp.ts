@@ -7,8 +7,8 @@
  * `apply_patch {patch}`, `format {path}`, `doctor {}` (`file_path` is accepted for `path`, and
  * `input` for `patch`). Each returns the receipt's note as text and the whole receipt as
  * structured content. The root is the client's first root (roots/list) when it offers roots,
- * else --root, else each file's project root (request-root.ts); every path is contained in it as
- * in the runtime.
+ * else --root, else the project of the working directory; no path leaves it (the containment
+ * rule, request-root.ts).
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +78,7 @@ export interface McpFlags {
 /** Serves MCP on stdin/stdout until the client disconnects. */
 export async function runMcp(flags: McpFlags): Promise<number> {
   const { config } = loadUserConfig(flags.config);
-  // Without --root or client roots, each tool call runs in its file's project root (request-root.ts).
+  // Without --root or client roots: the working directory's project (the containment rule, request-root.ts).
   const handler = createRequestHandler({ defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) });
   const server = new Server({ name: 'formatbox', version: formatboxVersion() }, { capabilities: { tools: {} } });
   const fallbackRoot = flags.root !== undefined ? resolve(flags.root) : undefined;
