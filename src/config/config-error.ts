@@ -4,6 +4,12 @@
  */
 import { shownConfigMessage, shownPath } from '../core/shown.js';
 
+/**
+ * Why a config file that is present was not read, as the config modules say it (they see only that it
+ * was not read); the engine puts discovery's exact reason for that file in its place (`exactNotRead`).
+ */
+export const NOT_READ_REASON = 'not read (too large, not a regular file, hard-linked in untrusted mode, or outside the root; formatbox doctor says which)';
+
 export interface ConfigError {
   /** Project-relative POSIX path of the config file. */
   file: string;

@@ -22,7 +22,7 @@ import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
 import { problemsOf } from './wasm.js';
 import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength, type Sha256Port } from './text.js';
-import { describeConfigError } from '../config/config-error.js';
+import { describeConfigError, NOT_READ_REASON } from '../config/config-error.js';
 import { outputOverCap } from './output-cap.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
@@ -166,7 +166,7 @@ export function createEngine(options: EngineOptions): Engine {
     const { path } = request;
     // The one boundary for a receipt's text: whatever the source (a formatter's message quoting the
     // file, a config value), the line and reason are shown escaped.
-    const done = (outcome: Omit<FormatOutcome, 'ms' | 'path'>): FormatOutcome => ({ path, ...shownOutcome(outcome), ms: round(now() - started) });
+    const done = (outcome: Omit<FormatOutcome, 'ms' | 'path'>): FormatOutcome => ({ path, ...shownOutcome(outcome, unread), ms: round(now() - started) });
 
     let text: string;
     if (request.text !== undefined) {
@@ -370,8 +370,26 @@ function label(info: FormatterInfo): string {
   return `${info.name} ${info.version}, ${info.via}`;
 }
 
-function shownOutcome<T extends { line: string; reason?: string }>(outcome: T): T {
-  return { ...outcome, line: shownText(outcome.line), ...(outcome.reason !== undefined ? { reason: shownText(outcome.reason, { multiline: true }) } : {}) };
+function shownOutcome<T extends { line: string; reason?: string; ignored?: IgnoredItem[] }>(outcome: T, unread: IgnoredItem[]): T {
+  const exact = (text: string): string => exactNotRead(text, unread);
+  const ignored = outcome.ignored?.map((item) => {
+    const found = item.reason.startsWith(NOT_READ_REASON) ? unread.find((u) => u.file === item.file) : undefined;
+    return found ? { ...item, reason: `${found.reason}${item.reason.slice(NOT_READ_REASON.length)}` } : item;
+  });
+  return {
+    ...outcome,
+    line: shownText(exact(outcome.line)),
+    ...(outcome.reason !== undefined ? { reason: shownText(exact(outcome.reason), { multiline: true }) } : {}),
+    ...(ignored ? { ignored } : {}),
+  };
+}
+
+/** `<file>: not read (…; formatbox doctor says which)` with discovery's exact reason for that file, when it has one. */
+function exactNotRead(text: string, unread: IgnoredItem[]): string {
+  if (!text.includes(NOT_READ_REASON)) return text;
+  let out = text;
+  for (const item of unread) out = out.split(`${item.file}: ${NOT_READ_REASON}`).join(`${item.file}: ${item.reason}`);
+  return out;
 }
 
 function failedLine(info: FormatterInfo, path: string, message: string, exitCode?: number): string {
