@@ -151,6 +151,7 @@ test('the sweep takes a zombie writer for gone; a live one, its own and a strang
     assert.equal(existsSync(join(dir, names.live)), true);
     assert.equal(existsSync(join(dir, names.own)), true);
     assert.equal(existsSync(join(dir, names.stranger)), true, 'a name without formatbox\'s mac is never removed');
+    assert.ok(process.memoryUsage.rss() < 1024 * 1024 * 1024, 'the test process stays under 1 GiB');
   } finally {
     parent.kill('SIGKILL');
     live.kill('SIGKILL');

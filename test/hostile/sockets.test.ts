@@ -245,4 +245,5 @@ test('the per-user secret is refused when it is not private: a symlink, another 
     assert.throws(() => readOrCreateUserSecret(dir), /belongs to uid 65534/, 'a file of another user');
   }
   rmSync(fresh, { recursive: true, force: true });
+  assert.ok(process.memoryUsage.rss() < 1024 * 1024 * 1024, 'the test process stays under 1 GiB');
 });
