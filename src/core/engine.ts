@@ -374,7 +374,7 @@ function shownOutcome<T extends { line: string; reason?: string; ignored?: Ignor
   const exact = (text: string): string => exactNotRead(text, unread);
   const ignored = outcome.ignored?.map((item) => {
     const found = item.reason.startsWith(NOT_READ_REASON) ? unread.find((u) => u.file === item.file) : undefined;
-    return found ? { ...item, reason: `${found.reason}${item.reason.slice(NOT_READ_REASON.length)}` } : item;
+    return found ? { ...item, reason: `${notRead(found.reason)}${item.reason.slice(NOT_READ_REASON.length)}` } : item;
   });
   return {
     ...outcome,
@@ -388,8 +388,12 @@ function shownOutcome<T extends { line: string; reason?: string; ignored?: Ignor
 function exactNotRead(text: string, unread: IgnoredItem[]): string {
   if (!text.includes(NOT_READ_REASON)) return text;
   let out = text;
-  for (const item of unread) out = out.split(`${item.file}: ${NOT_READ_REASON}`).join(`${item.file}: ${item.reason}`);
+  for (const item of unread) out = out.split(`${item.file}: ${NOT_READ_REASON}`).join(`${item.file}: ${notRead(item.reason)}`);
   return out;
+}
+
+function notRead(reason: string): string {
+  return reason.startsWith('not read') ? reason : `not read: ${reason}`;
 }
 
 function failedLine(info: FormatterInfo, path: string, message: string, exitCode?: number): string {
