@@ -113,6 +113,8 @@ export async function askRunningDaemon(envelope: DaemonEnvelope, paths: DaemonPa
 
 /** Connects when the path passes checkSocketPath (else DaemonUnavailable); undefined when nothing answers. */
 function tryConnect(path: string): Promise<Socket | undefined> {
+  // Nothing there (no daemon yet, perhaps not even its directory): nothing answers.
+  if (!lstatSync(path, { throwIfNoEntry: false })) return Promise.resolve(undefined);
   try {
     checkSocketPath(path);
   } catch (error) {
