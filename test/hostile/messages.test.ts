@@ -122,15 +122,17 @@ test('review case and variants: parse errors quoting ESC and U+202E are escaped 
 });
 
 test('the hook\'s context escapes what it shows', BOUND, async () => {
-  const root = project({ '.git/HEAD': 'ref: refs/heads/main\n', 'biome.json': '{}\n' });
+  // Prettier quotes the offending characters in its message (Biome shows U+FFFD instead).
+  const root = project({ '.git/HEAD': 'ref: refs/heads/main\n', '.prettierrc': '{}\n' });
   dirs.push(root);
   mkdirSync(join(root, 'src'));
-  const source = 'const a = \u001b[2J\u202e;\n';
-  writeFileSync(join(root, 'src', 'a.ts'), source);
-  const event = JSON.stringify({ hook_event_name: 'PostToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, 'src', 'a.ts'), content: source }, tool_response: { type: 'create' } });
+  const source = 'let x = "\u202e" + \u001b]0;pwned\u0007;\n';
+  writeFileSync(join(root, 'src', 'a.js'), source);
+  const event = JSON.stringify({ hook_event_name: 'PostToolUse', cwd: root, tool_name: 'Write', tool_input: { file_path: join(root, 'src', 'a.js'), content: source }, tool_response: { type: 'create' } });
   const run = await runBounded(process.execPath, [built.cli, 'hook', 'claude-code'], { env: iso.env, cwd: root, input: event });
   assert.equal(run.code, 0);
   const context = (JSON.parse(run.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
   assert.doesNotMatch(context, RAW_CONTROL, JSON.stringify(context));
-  assert.equal(readFileSync(join(root, 'src', 'a.ts'), 'utf8'), source, 'the file is left as written');
+  assert.match(context, /\\u001b|\\u202e|\\u0007/, `the characters are shown as escapes: ${JSON.stringify(context)}`);
+  assert.equal(readFileSync(join(root, 'src', 'a.js'), 'utf8'), source, 'the file is left as written');
 });
