@@ -12,7 +12,10 @@
 import { closeSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { resolve } from 'node:path';
+import { processAlive } from '../node/process-alive.js';
 import { preparePrivateDir, type DaemonPaths } from './daemon-paths.js';
+import { authenticateServer, checkSocketPath, PeerRefused } from './socket-auth.js';
+import { readOrCreateUserSecret } from './user-secret.js';
 import { defaultUserConfigPath, userConfigNamed } from './user-config-path.js';
 
 /** The caller's settings, sent with every request: the daemon keeps state per (root, config, trust). */
@@ -80,15 +83,17 @@ export async function callDaemon(envelope: DaemonEnvelope, options: CallOptions)
   const { paths } = options;
   // Unix socket paths are limited to about 104 bytes; a longer one could never be listened on.
   if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH_BYTES) throw new DaemonUnavailable(`the socket path ${paths.socket} is too long for a Unix socket`);
+  let secret: Buffer;
   try {
     preparePrivateDir(paths.dir);
+    secret = readOrCreateUserSecret(paths.dir);
   } catch (error) {
     throw new DaemonUnavailable((error as Error).message);
   }
   const deadline = Date.now() + (options.startTimeoutMs ?? 15_000);
   for (;;) {
     const socket = (await tryConnect(paths.socket)) ?? (await startAndConnect(options, deadline));
-    const reply = await exchange(socket, envelope, options.replyTimeoutMs ?? 120_000);
+    const reply = await exchange(socket, envelope, options.replyTimeoutMs ?? 120_000, secret);
     if (!('mismatch' in reply)) return reply;
     // A daemon of another version: it has not acted and is exiting. Wait for it to go, then start ours.
     if (Date.now() > deadline) throw new DaemonUnavailable(`a formatbox ${reply.mismatch.version} daemon on ${paths.socket} did not make way for ${envelope.v}`);
@@ -99,10 +104,24 @@ export async function callDaemon(envelope: DaemonEnvelope, options: CallOptions)
 /** Only connects: never starts a daemon (`daemon status`, `daemon stop`). Undefined when none answers. */
 export async function askRunningDaemon(envelope: DaemonEnvelope, paths: DaemonPaths, timeoutMs = 10_000): Promise<DaemonReply | undefined> {
   const socket = await tryConnect(paths.socket);
-  return socket ? exchange(socket, envelope, timeoutMs) : undefined;
+  if (!socket) return undefined;
+  try {
+    return await exchange(socket, envelope, timeoutMs, readOrCreateUserSecret(paths.dir));
+  } catch (error) {
+    socket.destroy();
+    throw error;
+  }
 }
 
+/** Connects when the path passes checkSocketPath (else DaemonUnavailable); undefined when nothing answers. */
 function tryConnect(path: string): Promise<Socket | undefined> {
+  // Nothing there (no daemon yet, perhaps not even its directory): nothing answers.
+  if (!lstatSync(path, { throwIfNoEntry: false })) return Promise.resolve(undefined);
+  try {
+    checkSocketPath(path);
+  } catch (error) {
+    return Promise.reject(new DaemonUnavailable((error as Error).message));
+  }
   return new Promise((done) => {
     const socket = connect(path);
     socket.once('connect', () => {
@@ -214,22 +233,34 @@ function breakStaleLock(path: string): void {
   try {
     const holder = Number(readFileSync(path, 'utf8'));
     const age = Date.now() - statSync(path).mtimeMs;
-    if (age > 30_000 || (holder > 0 && !alive(holder)) || (!holder && age > 1_000)) unlinkSync(path);
+    if (age > 30_000 || (holder > 0 && !processAlive(holder)) || (!holder && age > 1_000)) unlinkSync(path);
   } catch {
     // gone already
   }
 }
 
-function alive(pid: number): boolean {
+
+/** The handshake (the daemon proves it runs as this user), then one envelope and its reply. */
+async function exchange(socket: Socket, envelope: DaemonEnvelope, timeoutMs: number, secret: Buffer): Promise<DaemonReply> {
+  let other: unknown;
   try {
-    process.kill(pid, 0);
-    return true;
+    ({ other } = await authenticateServer(socket, secret, { v: envelope.v }));
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    socket.destroy();
+    // Nothing but the hello reached the peer: the caller may format in-process.
+    if (error instanceof PeerRefused) throw new DaemonUnavailable(`refusing the daemon on its socket: ${error.message}`);
+    throw error;
   }
+  if (other !== undefined) {
+    socket.destroy();
+    const mismatch = (other as { mismatch?: { version?: unknown } }).mismatch;
+    if (mismatch && typeof mismatch.version === 'string') return { mismatch: { version: mismatch.version } };
+    throw new DaemonUnavailable('the daemon answered the handshake with something else');
+  }
+  return sendEnvelope(socket, envelope, timeoutMs);
 }
 
-function exchange(socket: Socket, envelope: DaemonEnvelope, timeoutMs: number): Promise<DaemonReply> {
+function sendEnvelope(socket: Socket, envelope: DaemonEnvelope, timeoutMs: number): Promise<DaemonReply> {
   return new Promise((done, fail) => {
     let buffer = '';
     const timer = setTimeout(() => finish(new Error(`no answer from the formatbox daemon within ${timeoutMs} ms`)), timeoutMs);

@@ -15,7 +15,7 @@
  * while a registered session's process lives, so the http hook never finds the port closed.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, unlinkSync } from 'node:fs';
+import { lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -30,6 +30,8 @@ import { isSecretShaped, readOrCreateSecret, sameSecret } from './hook-secret.js
 import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
 import { createRequestHandler, errorReply, type RequestHandler } from './requests.js';
 import { listenPrivately, reachable } from './socket.js';
+import { serverHandshake } from './socket-auth.js';
+import { readOrCreateUserSecret } from './user-secret.js';
 import { parseUserConfig } from './user-config.js';
 
 /** 15 minutes. */
@@ -38,6 +40,12 @@ export const DEFAULT_IDLE_MS = 15 * 60 * 1000;
 const MAX_SETTINGS = 8;
 /** Most http-hook secrets registered at once (sessions with their own settings). */
 const MAX_GRANTS = 32;
+/**
+ * The daemon's memory ceiling (RSS): above it, after a request, every idle (config, trust) state but
+ * the latest is closed with its runtimes, and a worker pool no state uses any more with it.
+ * `$FORMATBOX_DAEMON_MAX_RSS_MB` sets it.
+ */
+export const DEFAULT_MAX_RSS_MB = 1024;
 
 export interface DaemonOptions {
   socket: string;
@@ -46,11 +54,17 @@ export interface DaemonOptions {
   /** What clients must match (the version and the build, see formatboxBuildId). */
   build: string;
   idleMs: number;
+  /** The memory ceiling (MB of RSS); default DEFAULT_MAX_RSS_MB. */
+  maxRssMb?: number;
 }
 
 interface SettingsState {
   handler: RequestHandler;
   config?: UserConfig;
+  /** The shared worker pool it uses (its timeout), when untrusted. */
+  poolKey?: number;
+  /** Requests running on it: a state is closed only when none is. */
+  inFlight: number;
 }
 
 /** What an http-hook secret grants: the settings of the session that registered it, and its processes. */
@@ -63,6 +77,8 @@ interface Grant {
 /** Runs until idle, stopped or replaced. Resolves once the socket is closed and removed. */
 export async function runDaemon(options: DaemonOptions): Promise<void> {
   checkPrivateDir(dirname(options.socket));
+  // Clients prove they run as this user before any request is read (socket-auth.ts).
+  const secret = readOrCreateUserSecret(dirname(options.socket));
   if (await reachable(options.socket)) {
     process.stderr.write(`formatbox daemon: one already answers on ${options.socket}\n`);
     return;
@@ -72,6 +88,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   const pools = new Map<number, WorkerPool>();
   const states = new Map<string, SettingsState>();
   const started = Date.now();
+  const maxRssMb = options.maxRssMb ?? DEFAULT_MAX_RSS_MB;
+  let evictions = 0;
   let requests = 0;
   let active = 0;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -157,9 +175,15 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     active++;
     armIdle();
     const lines = createInterface({ input: socket, crlfDelay: Infinity });
+    const authenticated = serverHandshake(socket, secret, (hello) => {
+      if (hello.v === options.build) return undefined;
+      // Another formatbox install (with or without the handshake): act on nothing, make way for it.
+      setImmediate(() => void stop(`replaced by formatbox ${String(hello.v)}`));
+      return { mismatch: { version: options.build } };
+    });
     let queue = Promise.resolve();
     lines.on('line', (line) => {
-      if (line.trim() === '') return;
+      if (line.trim() === '' || !authenticated(line)) return;
       queue = queue.then(async () => {
         const reply = await answer(line);
         if (!socket.destroyed) socket.write(JSON.stringify(reply) + '\n');
@@ -202,7 +226,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
           const request = envelope.request && typeof envelope.request === 'object' && !Array.isArray(envelope.request)
             ? { root: envelope.root, ...(envelope.request as object) }
             : envelope.request;
-          return { ok: await state.handler.handle(request) };
+          return { ok: await using(state, () => state.handler.handle(request)) };
         }
         default:
           throw new FormatboxError('INVALID_REQUEST', `unknown daemon op ${JSON.stringify(envelope.op)}`);
@@ -212,13 +236,51 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     }
   }
 
+  /** Runs `work` on `state`, which is then not closed until it is done; the ceiling is checked after. */
+  async function using<T>(state: SettingsState, work: () => Promise<T>): Promise<T> {
+    state.inFlight++;
+    try {
+      return await work();
+    } finally {
+      state.inFlight--;
+      enforceCeiling(state);
+    }
+  }
+
+  /** Over the memory ceiling: close every idle state but `keep` (and the pools left unused). */
+  function enforceCeiling(keep: SettingsState): void {
+    const rssMb = process.memoryUsage.rss() / (1024 * 1024);
+    if (rssMb <= maxRssMb) return;
+    let closed = 0;
+    for (const [key, state] of [...states.entries()]) {
+      if (state === keep || state.inFlight > 0) continue;
+      retire(key, state);
+      closed++;
+    }
+    process.stderr.write(`formatbox daemon: RSS ${Math.round(rssMb)} MB is over its ceiling of ${maxRssMb} MB; closed ${closed} idle settings and their runtimes\n`);
+  }
+
+  /** Closes `state` (its runtimes) and the worker pool no other state uses. */
+  function retire(key: string, state: SettingsState): void {
+    states.delete(key);
+    evictions++;
+    const poolKey = state.poolKey;
+    const poolUnused = poolKey !== undefined && ![...states.values()].some((other) => other.poolKey === poolKey);
+    const pool = poolUnused ? pools.get(poolKey) : undefined;
+    if (poolUnused) pools.delete(poolKey);
+    void (async () => {
+      await state.handler.close();
+      await pool?.close();
+    })();
+  }
+
   async function hook(envelope: DaemonEnvelope): Promise<unknown> {
     const state = stateFor(envelope.settings);
     const { event, cwd, projectDir } = envelope.hook ?? { event: undefined, cwd: '/' };
     if (!event || typeof event !== 'object' || Array.isArray(event)) return {};
     const withCwd = { cwd, ...(event as ClaudeCodeHookInput) };
     const maxDiffChars = state.config?.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars;
-    const output = await claudeCodeHook(withCwd, state.handler, projectDir ? { CLAUDE_PROJECT_DIR: projectDir } : {}, { maxDiffChars });
+    const output = await using(state, () => claudeCodeHook(withCwd, state.handler, projectDir ? { CLAUDE_PROJECT_DIR: projectDir } : {}, { maxDiffChars }));
     return output ? { output } : {};
   }
 
@@ -243,12 +305,12 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       trust,
       ...(pool ? { pool } : {}),
     });
-    const state: SettingsState = { handler, ...(parsed ? { config: parsed } : {}) };
+    const state: SettingsState = { handler, ...(parsed ? { config: parsed } : {}), ...(pool ? { poolKey: timeoutMs } : {}), inFlight: 0 };
     states.set(key, state);
-    while (states.size > MAX_SETTINGS) {
-      const [oldestKey, oldest] = states.entries().next().value as [string, SettingsState];
-      states.delete(oldestKey);
-      void oldest.handler.close();
+    // The least recently used idle states go first, each with the pool only it used.
+    for (const [oldestKey, oldest] of [...states.entries()]) {
+      if (states.size <= MAX_SETTINGS) break;
+      if (oldest !== state && oldest.inFlight === 0) retire(oldestKey, oldest);
     }
     return state;
   }
@@ -265,6 +327,10 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       settings: states.size,
       pools: pools.size,
       httpPorts: http.ports(),
+      ...threadCount(),
+      rssBytes: process.memoryUsage.rss(),
+      maxRssMb,
+      evictions,
     };
   }
 
@@ -292,4 +358,14 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   }
 
   await done;
+}
+
+/** The process's threads (Linux: /proc/self/status), for `daemon status`; nothing elsewhere. */
+function threadCount(): { threads?: number } {
+  try {
+    const match = /^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return match ? { threads: Number(match[1]) } : {};
+  } catch {
+    return {};
+  }
 }

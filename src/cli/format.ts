@@ -41,7 +41,7 @@ import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { quietOnEpipe } from './epipe.js';
 import { formatJsonStatus } from './format-args.js';
 import type { HandlerOptions } from './requests.js';
-import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
+import { allowedRoot, placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
 import { formatboxBuildId, formatterBuild } from './version.js';
 
 interface FormatFlags {
@@ -126,7 +126,7 @@ interface ProjectGroup {
 
 function projectGroups(root: string, named: string[], findRoot: boolean): ProjectGroup[] {
   const absolute = named.map((path) => resolve(path));
-  if (!findRoot) return [{ rootReal: resolveRoot(root), named: absolute, noRoot: false }];
+  if (!findRoot) return [{ rootReal: resolveRoot(allowedRoot(root, 'the --root')), named: absolute, noRoot: false }];
   const groups = new Map<string, ProjectGroup>();
   for (const abs of absolute) {
     // A directory's root is the one a file directly inside it would get.
@@ -179,7 +179,7 @@ async function prepareGroup(group: ProjectGroup, startEarly: boolean, options: H
   let biome: ReturnType<typeof findNativeBiome> | undefined;
   const ports = { sandbox: nativeSandbox, biome: () => (biome ??= findNativeBiome()) }; // the guess and the run find one binary
   const guessed = earlyTried ? guessNativeBiomePass(group.rootReal, namedInside(group), ports) : undefined;
-  const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal).catch((error: unknown) => {
+  const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal, { refuseHardLinks: options.trust !== 'trusted' }).catch((error: unknown) => {
     guessed?.stop.abort();
     throw error;
   }) : undefined;

@@ -1,8 +1,9 @@
 /** `formatbox <command> --help`: one usage text per command. */
 
 const COMMON = `options for every command that formats:
-  --root DIR        project root (default: each file's own, found as the formatters find it: the nearest
-                    VCS root, else the nearest formatter config; a request's own "root" wins)
+  --root DIR        project root (default: the project the working directory is in: the nearest VCS
+                    root, else the nearest formatter config; a request's own "root" wins). No path of
+                    a request leaves it; /, system directories and a home without .git are never roots
   --config FILE     user config (default: $FORMATBOX_CONFIG, else ~/.config/formatbox/formatbox.json)
   --trusted         trusted mode: the project's own Prettier config and plugins may load
   --no-daemon       format in this process instead of the per-user daemon (also FORMATBOX_NO_DAEMON=1)`;
@@ -18,7 +19,8 @@ ${COMMON}`,
   serve: `usage: formatbox serve [--socket PATH]
 
 JSON lines: one request per line on stdin, one receipt per line on stdout; the wasm stays warm.
-With --socket, on a Unix socket (mode 0600) instead; the directory must exist.
+With --socket, on a Unix socket (mode 0600) instead, in a directory of yours with mode 0700 (it must
+exist); only clients that prove they run as you (a per-user secret beside the socket) are answered.
 
 ${COMMON}`,
   format: `usage: formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--no-native] [--ignore-path FILE] PATHS…
@@ -48,7 +50,8 @@ reads the event on stdin and prints hookSpecificOutput.additionalContext when th
 the file. It always exits 0: problems go to stderr. On a SessionStart event it starts the daemon,
 which then serves Claude Code's http hook on 127.0.0.1:N for the session ($FORMATBOX_HOOK_SECRET).
 The per-user daemon formats (started on first use); with --socket (or
-$FORMATBOX_SOCKET) a server started with serve --socket does.
+$FORMATBOX_SOCKET) a server started with serve --socket does, when its socket is yours (0600, in a
+0700 directory of yours) and it proves it runs as you; otherwise the hook formats in its process.
 
 ${COMMON}`,
   daemon: `usage: formatbox daemon status|stop|run

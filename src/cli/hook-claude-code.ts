@@ -8,10 +8,10 @@
  * and a bounded diff (or a reread hint) for changes elsewhere. Nothing is printed when the formatter
  * changed nothing. A hook never fails the edit: problems become a short context line, exit code 0.
  */
-import { shownPath } from '../core/shown.js';
+import { shownPath, shownText } from '../core/shown.js';
 import { readFileSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
-import { findProjectRoot } from '../node/project-root.js';
+import { join } from 'node:path';
+import { decideRoot, type RootDecision } from './request-root.js';
 import { unifiedDiff } from '../core/diff.js';
 import { DEFAULT_LIMITS } from '../core/engine.js';
 import { messageOf } from '../core/errors.js';
@@ -54,16 +54,19 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
   if (typeof event.tool_name !== 'string' || !TOOLS.has(event.tool_name) || !event.tool_input || typeof event.tool_input !== 'object') return undefined;
   const filePath = event.tool_input.file_path;
   if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) return undefined;
-  // The project root as the formatters find it: CLAUDE_PROJECT_DIR, else the nearest VCS root, else the
-  // nearest formatter config; symlinks resolved, so a subdirectory cwd or a symlinked path still works.
-  const found = findProjectRoot(filePath, { cwd: event.cwd || process.cwd(), ...(env.CLAUDE_PROJECT_DIR ? { projectDir: env.CLAUDE_PROJECT_DIR } : {}) });
-  if (!found) {
-    // Silence for a file outside the session's directory (not ours); a word when one inside it has no root.
-    const base = resolve(env.CLAUDE_PROJECT_DIR || event.cwd || process.cwd());
-    if (!resolve(base, filePath).startsWith(`${base}${sep}`)) return undefined;
+  // The containment rule (request-root.ts): CLAUDE_PROJECT_DIR, else the project the session's cwd
+  // is in; a file outside it is not ours (silence), a root that may not be one is said.
+  let decision: RootDecision;
+  try {
+    decision = decideRoot({ cwd: event.cwd || process.cwd(), path: filePath, ...(env.CLAUDE_PROJECT_DIR ? { root: env.CLAUDE_PROJECT_DIR } : {}) });
+  } catch (error) {
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(shownText(`formatbox: ${shownPath(filePath)} was not formatted: ${messageOf(error)}`), MAX_LINE_CHARS) } };
+  }
+  if (decision.outside || decision.path === undefined) return undefined;
+  if (decision.noRoot) {
     return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: `formatbox: ${shownPath(filePath)} was not formatted: no project root found (no CLAUDE_PROJECT_DIR containing it, no VCS root and no formatter config above it)` } };
   }
-  const { root, path } = found;
+  const { root, path } = decision;
   const absolute = join(root, ...path.split('/'));
 
   const input = toolInput(event.tool_name, event.tool_input);
@@ -81,9 +84,10 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
       ? await handler.handle({ root, method: 'format', path })
       : await handler.handle({ root, path, input, prior })) as Receipt;
     const context = contextFor(receipt, input, written, prior, path, budget);
-    return context ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: context } } : undefined;
+    // Shown to the model: control characters and bidi overrides escaped, whatever their source.
+    return context ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: shownText(context, { multiline: true }) } } : undefined;
   } catch (error) {
-    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(`formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS) } };
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(shownText(`formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}`), MAX_LINE_CHARS) } };
   }
 }
 

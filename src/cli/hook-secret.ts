@@ -3,14 +3,11 @@
  * Any local user can connect to 127.0.0.1, so the port answers only a request that carries a secret
  * another user can neither read nor guess: 32 random bytes, kept in a 0600 file inside the daemon's
  * private 0700 directory (daemon-paths.ts), handed to Claude Code through its settings' `env` and
- * the hook's `allowedEnvVars` header interpolation. Kept apart from the daemon so that one module
- * reads and checks every daemon secret.
+ * the hook's `allowedEnvVars` header interpolation. Its own file, apart from the socket handshake's
+ * secret: a secret written into an agent's settings must grant nothing but this port.
  */
 import { randomBytes, createHash, timingSafeEqual } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, writeSync, constants } from 'node:fs';
-import { join } from 'node:path';
-import { FormatboxError } from '../core/errors.js';
-import { checkPrivateDir } from './daemon-paths.js';
+import { readOrCreateSecretFile } from './user-secret.js';
 
 /** The environment variable the hook's header interpolates (listed in its `allowedEnvVars`). */
 export const HOOK_SECRET_ENV = 'FORMATBOX_HOOK_SECRET';
@@ -23,45 +20,11 @@ export function newSecret(): string {
 }
 
 /**
- * The secret in `<dir>/hook-secret`, created (O_EXCL, 0600) when missing. Throws PATH_REFUSED when
- * the directory is not private or the file is not a regular file of this user's with mode 0600.
+ * The http hook's secret (hex), kept in `<dir>/hook-secret` and created when missing, under the
+ * checks of every per-user secret (user-secret.ts).
  */
 export function readOrCreateSecret(dir: string, uid: number = process.getuid?.() ?? -1): string {
-  checkPrivateDir(dir, uid);
-  const path = join(dir, FILE);
-  try {
-    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    try {
-      const secret = newSecret();
-      writeSync(fd, `${secret}\n`);
-      return secret;
-    } finally {
-      closeSync(fd);
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new FormatboxError('PATH_REFUSED', `cannot create ${path}: ${(error as Error).message}`);
-  }
-  return readSecretFile(path, uid);
-}
-
-function readSecretFile(path: string, uid: number): string {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    throw new FormatboxError('PATH_REFUSED', `cannot read ${path}: ${(error as Error).message}`);
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new FormatboxError('PATH_REFUSED', `${path} is not a regular file`);
-    if (stats.uid !== uid) throw new FormatboxError('PATH_REFUSED', `${path} belongs to uid ${stats.uid}, not to you`);
-    if ((stats.mode & 0o077) !== 0) throw new FormatboxError('PATH_REFUSED', `${path} has mode ${(stats.mode & 0o777).toString(8)}; it must be 0600`);
-    const secret = readFileSync(fd, 'utf8').trim();
-    if (!SECRET_PATTERN.test(secret)) throw new FormatboxError('PATH_REFUSED', `${path} does not hold a formatbox secret`);
-    return secret;
-  } finally {
-    closeSync(fd);
-  }
+  return readOrCreateSecretFile(dir, FILE, uid).toString('hex');
 }
 
 /** True when `value` looks like a secret formatbox made (so a typo is named, not sent). */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { shownPath } from '../core/shown.js';
+import { shownPath, shownText } from '../core/shown.js';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { createInterface } from 'node:readline';
@@ -50,8 +50,9 @@ usage:
   formatbox --version            the version; formatbox COMMAND --help: that command's usage
 
 options:
-  --root DIR        project root (default: each file's own, found as the formatters find it: the nearest
-                    VCS root, else the nearest formatter config; a request's own "root" wins)
+  --root DIR        project root (default: the project the working directory is in: the nearest VCS
+                    root, else the nearest formatter config; a request's own "root" wins). No path of
+                    a request leaves it; /, system directories and a home without .git are never roots
   --config FILE     user config (default: $FORMATBOX_CONFIG, else ~/.config/formatbox/formatbox.json)
   --trusted         trusted mode: the project's own Prettier config and plugins may load
   --no-daemon       format in this process, not in the per-user daemon (also FORMATBOX_NO_DAEMON=1)
@@ -190,7 +191,8 @@ async function runDaemonCommand(flags: Flags): Promise<number> {
   const envIdle = Number(process.env.FORMATBOX_DAEMON_IDLE_MS);
   const idleMs = flags.idleMs ?? (Number.isFinite(envIdle) && envIdle > 0 ? envIdle : DEFAULT_IDLE_MS);
   if (!Number.isFinite(idleMs) || idleMs <= 0) throw new FormatboxError('INVALID_REQUEST', '--idle-ms needs a positive number');
-  await runDaemon({ socket: resolve(flags.socket ?? daemonPaths().socket), version: formatboxVersion(), build: formatboxBuildId(), idleMs });
+  const maxRssMb = Number(process.env.FORMATBOX_DAEMON_MAX_RSS_MB);
+  await runDaemon({ socket: resolve(flags.socket ?? daemonPaths().socket), version: formatboxVersion(), build: formatboxBuildId(), idleMs, ...(Number.isFinite(maxRssMb) && maxRssMb > 0 ? { maxRssMb } : {}) });
   return 0;
 }
 
@@ -239,7 +241,12 @@ function formatAgents(agents: Array<{ agent: string; setup: string[] }>): string
   return lines.join('\n');
 }
 
+/** Doctor's text: every reason and detail escaped (they may quote config or a tool's output: core/shown.ts). */
 function formatDoctor(report: DoctorReport): string {
+  return shownText(doctorLines(report).join('\n'), { multiline: true });
+}
+
+function doctorLines(report: DoctorReport): string[] {
   const lines = [`formatbox doctor — ${report.root} (trust: ${report.trust})`, '', 'languages:'];
   const width = Math.max(...report.languages.map((l) => l.language.length));
   for (const l of report.languages) {
@@ -252,7 +259,7 @@ function formatDoctor(report: DoctorReport): string {
   for (const item of report.ignored) lines.push(`  ${shownPath(item.file)}: ${shownPath(item.item)} — ${item.reason}`);
   if (report.wasm.length > 0) lines.push('', 'wasm modules named by config:');
   for (const m of report.wasm) lines.push(`  ${shownPath(m.namedBy)}: ${shownPath(m.path)} (${m.kind}) ${m.sha256 ? `sha256 ${m.sha256} ${m.bytes} bytes` : ''}${m.refused ? ` — not run: ${m.refused}` : ''}`);
-  return lines.join('\n');
+  return lines;
 }
 
 quietOnEpipe();

@@ -7,18 +7,19 @@
  * `apply_patch {patch}`, `format {path}`, `doctor {}` (`file_path` is accepted for `path`, and
  * `input` for `patch`). Each answers with what is on disk now, bounded, as text and as structured
  * content (mcp-result.ts). The root is the client's first root (roots/list) when it offers roots,
- * else --root, else each file's project root (request-root.ts); every path is contained in it as
- * in the runtime.
+ * else --root, else the project of the working directory; no path leaves it (the containment
+ * rule, request-root.ts).
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import type { ToolInput } from '../core/types.js';
 import type { RequestHandler } from './requests.js';
+import { shownText } from '../core/shown.js';
 import { EXIT_CODE_BY_ERROR } from './exit-codes.js';
+import { BoundedStdioServerTransport } from './mcp-stdio.js';
 import { formatboxVersion } from './version.js';
 
 const PATH = { type: 'string', description: 'File path, relative to the project root (or absolute inside it).' } as const;
@@ -120,7 +121,7 @@ export async function runMcp(flags: McpFlags): Promise<number> {
   const handlerNow = (): Promise<McpHandler> =>
     (handler ??= import('./mcp-tools.js').then((tools) => {
       const { config } = tools.loadUserConfig(flags.config);
-      // Without --root or client roots, each tool call runs in its file's project root (request-root.ts).
+      // Without --root or client roots: the working directory's project (the containment rule, request-root.ts).
       const requests = tools.createRequestHandler({ defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) });
       return { requests, ...(config?.maxDiffChars !== undefined ? { maxDiffChars: config.maxDiffChars } : {}) };
     }));
@@ -154,7 +155,8 @@ export async function runMcp(flags: McpFlags): Promise<number> {
     return callTool(ready, root, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>);
   });
 
-  const transport = new StdioServerTransport();
+  // Not the SDK's stdio transport: that one ends the session on a message over 10 MiB (mcp-stdio.ts).
+  const transport = new BoundedStdioServerTransport();
   const closed = new Promise<void>((done) => {
     server.onclose = () => done();
     process.stdin.once('end', () => done());
@@ -178,7 +180,7 @@ export async function callTool(handler: McpHandler, root: string | undefined, na
     const [result, tools] = await Promise.all([handler.requests.handle(request), import('./mcp-tools.js')]);
     const sent = (request as { input?: ToolInput }).input;
     const reply = tools.mcpReply(name, sent, result, { maxDiffChars: handler.maxDiffChars ?? tools.DEFAULT_LIMITS.maxDiffChars, includeContent: args.includeContent === true });
-    return { content: [{ type: 'text', text: reply.text }], structuredContent: reply.structured };
+    return { content: [{ type: 'text', text: shownText(reply.text, { multiline: true }) }], structuredContent: reply.structured };
   } catch (error) {
     return errorResult(error);
   }
@@ -187,7 +189,7 @@ export async function callTool(handler: McpHandler, root: string | undefined, na
 function errorResult(error: unknown): CallToolResult {
   // Errors from the tools bundle (mcp-tools.ts) are its own copy of FormatboxError: go by the code.
   const code = isFormatboxError(error) ? error.code : typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code in EXIT_CODE_BY_ERROR ? (error as { code: string }).code : 'INTERNAL';
-  return { isError: true, content: [{ type: 'text', text: `formatbox: ${messageOf(error)} (${code})` }] };
+  return { isError: true, content: [{ type: 'text', text: shownText(`formatbox: ${messageOf(error)} (${code})`, { multiline: true }) }] };
 }
 
 function requestFor(name: string, args: Record<string, unknown>, given: string | undefined): unknown {

@@ -1,19 +1,22 @@
 /**
- * The one place the CLI decides which project root a request runs in, when the request names none and
- * no `--root` was given: `findProjectRoot` (the nearest VCS root, else the nearest directory holding a
- * formatter's config; symlinks resolved), as the formatters' own tools find it. So `apply`, `format`,
- * `format --stdin-filepath`, `serve` and `mcp` called from a subdirectory, or through a symlinked
- * project path, format exactly as from the root. Used by the request handler (in-process, `serve`,
- * `mcp`) and by the thin entry before it hands a request to the daemon (whose working directory is `/`).
+ * The one containment rule, for every entry point (`apply`, `serve`, `mcp`, the hook, `format`, and
+ * the daemon they talk to): a request's project root is
+ * 1. the explicit one (`--root`, the request's `root`, MCP client roots, `CLAUDE_PROJECT_DIR`), else
+ * 2. the project the caller's working directory belongs to (`callerProjectRoot`: the nearest VCS root,
+ *    else the nearest formatter config, at or above the cwd), else the working directory itself;
+ * and no path of the request leaves it: a file whose own project root (found as the formatters find
+ * it, symlinks resolved) lies inside that root is formatted in its own root, any other is handed on
+ * as an absolute path, which the runtime refuses as outside the root (`..`, absolute paths,
+ * `file_path`, symlinks alike). A root that is `/`, a system directory, or the home directory
+ * without a VCS marker of its own is refused (PATH_REFUSED) with the reason (`refusedRootReason`);
+ * such a directory is skipped by every search too, so a `~/.clang-format` never makes home a root.
  *
- * A request that names a root, or a call with `--root`, is taken as given. A patch (`apply_patch`)
- * keeps the working directory as its root: its paths are relative to it. A file outside the working
- * directory is reached only when its project root holds the working directory (`../x.ts` from a
- * subdirectory); any other stays refused as outside the root, as before.
+ * A patch (`apply_patch`) keeps the working directory as its root: its paths are relative to it.
  */
-import { realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
-import { findProjectRoot } from '../node/project-root.js';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { shownPath } from '../core/shown.js';
+import { FormatboxError } from '../core/errors.js';
+import { callerProjectRoot, findProjectRoot, realPathOf, refusedRootReason } from '../node/project-root.js';
 
 /** What a receipt says about a file whose project root could not be found. */
 export const NO_ROOT_REASON = 'no project root found (no VCS root and no formatter config above the file); it was taken relative to the current directory';
@@ -24,50 +27,73 @@ export interface PlacedRequest<R> {
   noRoot: boolean;
 }
 
-interface RootedFields {
-  root?: unknown;
-  path?: unknown;
-  method?: unknown;
-  input?: unknown;
+/** Where a request's file lands under the containment rule. */
+export interface RootDecision {
+  /** The root the request runs in (absolute). */
+  root: string;
+  /** The file relative to `root` (POSIX), when it lies inside; else the file as an absolute path (the runtime refuses it). */
+  path?: string;
+  /** The file is not inside `root`: the runtime will refuse it (the hook stays silent). */
+  outside: boolean;
+  /** No project root was found: the working directory stands in. */
+  noRoot: boolean;
+}
+
+/** Throws PATH_REFUSED when `dir` may not be a project root; else returns it. */
+export function allowedRoot(dir: string, why: string): string {
+  const reason = refusedRootReason(dir);
+  if (reason !== undefined) {
+    throw new FormatboxError('PATH_REFUSED', `${shownPath(dir)} (${why}) cannot be a project root: ${reason}; run formatbox from inside a project or pass --root DIR`);
+  }
+  return dir;
 }
 
 /**
- * Places `request` in its project root. `cwd`: the directory the caller's relative paths start from.
- * `root`: the caller's `--root`, when given (then nothing is searched).
+ * The containment rule for one request. `cwd`: where the caller's relative paths start from;
+ * `root`: an explicit root (after the refusal check); `path`: the request's file. `path` in the
+ * answer is relative to `root` (real, POSIX) when the file lies inside, else absolute.
+ * `patch`: the request's paths are relative to the working directory (which is then the root).
+ */
+export function decideRoot(where: { cwd: string; root?: string; path?: string; patch?: boolean }): RootDecision {
+  if (where.root !== undefined) {
+    const root = allowedRoot(resolve(where.cwd, where.root), 'the explicit root');
+    if (where.path === undefined) return { root, outside: false, noRoot: false };
+    const found = findProjectRoot(resolve(root, where.path), { cwd: root, projectDir: root });
+    return found ? { root: found.root, path: found.path, outside: false, noRoot: false } : { root, path: resolve(root, where.path), outside: true, noRoot: false };
+  }
+  if (where.patch === true) return { root: allowedRoot(resolve(where.cwd), 'the working directory'), outside: false, noRoot: false };
+  const caller = callerProjectRoot(where.cwd);
+  const containing = caller?.root ?? allowedRoot(realPathOf(resolve(where.cwd)), 'the working directory, which is in no project');
+  if (where.path === undefined) return { root: containing, outside: false, noRoot: caller === undefined };
+  const found = findProjectRoot(where.path, { cwd: where.cwd });
+  if (found && within(containing, found.root)) return { root: found.root, path: found.path, outside: false, noRoot: false };
+  const absolute = resolve(where.cwd, where.path);
+  const real = realPathOf(absolute);
+  if (!found && within(containing, real)) return { root: containing, path: relative(containing, real).split(sep).join('/'), outside: false, noRoot: true };
+  return { root: containing, path: absolute, outside: true, noRoot: false };
+}
+
+/**
+ * Places `request` in its project root (`decideRoot`). `cwd`: the directory the caller's relative
+ * paths start from. `root`: the caller's `--root`, when given (then nothing is searched).
  */
 export function placeRequest<R extends object>(request: R, where: { cwd: string; root?: string }): PlacedRequest<R> {
-  const fields = request as RootedFields;
-  if (typeof fields.root === 'string') return { request: request as R & { root: string }, noRoot: false };
-  if (where.root !== undefined) return { request: { ...request, root: resolve(where.cwd, where.root) }, noRoot: false };
-  if (fields.method === 'doctor') {
-    // The project the working directory belongs to.
-    const found = findProjectRoot(join(where.cwd, '.formatbox-doctor'), { cwd: where.cwd });
-    return { request: { ...request, root: found?.root ?? resolve(where.cwd) }, noRoot: found === undefined };
-  }
-  if (typeof fields.path !== 'string' || fields.path === '') return { request: { ...request, root: resolve(where.cwd) }, noRoot: false };
-  const found = findProjectRoot(fields.path, { cwd: where.cwd });
-  if (!found) return { request: { ...request, root: resolve(where.cwd) }, noRoot: true };
-  // Containment: a file outside the working directory is reached only inside the project the caller
-  // works in. Otherwise the working directory stays the root, and the runtime refuses the path.
-  if (!callerMayReach(found.root, join(found.root, found.path), where.cwd)) return { request: { ...request, root: resolve(where.cwd) }, noRoot: false };
-  return { request: { ...request, root: found.root, path: found.path }, noRoot: false };
+  const fields = request as { root?: unknown; path?: unknown; method?: unknown; input?: unknown };
+  const explicit = typeof fields.root === 'string' ? fields.root : where.root;
+  const path = typeof fields.path === 'string' && fields.path !== '' && fields.method !== 'doctor' ? fields.path : undefined;
+  const patch = path === undefined && fields.method !== 'doctor' && fields.input !== undefined;
+  // An explicit root is taken as given (the runtime checks the path, symlinks and all, against it).
+  if (explicit !== undefined) return { request: { ...request, root: allowedRoot(resolve(where.cwd, explicit), 'the explicit root') }, noRoot: false };
+  const decision = decideRoot({ cwd: where.cwd, ...(path !== undefined ? { path } : {}), patch });
+  const placed = { ...request, root: decision.root, ...(path !== undefined && decision.path !== undefined ? { path: decision.path } : {}) };
+  return { request: placed, noRoot: decision.noRoot };
 }
 
-/** Whether `file` (real path) lies inside the working directory, or `root` (real) holds the working directory. */
-function callerMayReach(root: string, file: string, cwd: string): boolean {
-  let cwdReal: string;
-  try {
-    cwdReal = realpathSync(resolve(cwd));
-  } catch {
-    return false;
-  }
-  const within = (dir: string, path: string): boolean => {
-    const rel = relative(dir, path);
-    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-  };
-  return within(cwdReal, file) || within(root, cwdReal);
+/** Whether `path` (absolute) is `dir` or inside it. */
+function within(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
-
 /** Whether a receipt says its file was not formatted because no project root was found (the CLI prints it). */
 export function saysNoRoot(receipt: { status?: unknown; reason?: unknown }): boolean {
   return receipt.status === 'skipped' && typeof receipt.reason === 'string' && receipt.reason.startsWith(NO_ROOT_REASON);

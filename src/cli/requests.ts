@@ -19,7 +19,7 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { toolKind } from '../tools/index.js';
 import { DEFAULT_LIMITS } from '../core/engine.js';
 import { createRuntime, createWorkerPool, type DoctorReport, type Runtime, type WorkerPool } from '../node/index.js';
-import { placeRequest, withNoRootReason } from './request-root.js';
+import { allowedRoot, placeRequest, withNoRootReason } from './request-root.js';
 
 export interface CliRequest {
   id?: unknown;
@@ -97,7 +97,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       const parsed = parseRequest(raw);
       const { request, noRoot } = options.findRoot
         ? placeRequest(parsed, { cwd: options.defaultRoot })
-        : { request: { ...parsed, root: parsed.root ?? options.defaultRoot }, noRoot: false };
+        : { request: { ...parsed, root: allowedRoot(parsed.root ?? options.defaultRoot, parsed.root !== undefined ? 'the request\'s root' : 'the default root') }, noRoot: false };
       return withNoRootReason(await handlePlaced(await runtimeFor(request.root), request), noRoot);
     },
     async close(): Promise<void> {

@@ -1,8 +1,10 @@
 /**
  * `formatbox serve --socket PATH`: the same JSON lines as `serve`, on a Unix socket, so short-lived
  * clients (the Claude Code hook, run once per edit) reach a warm process instead of compiling the
- * formatters' wasm again. The socket is created with mode 0600 (the user's own processes only); a
- * stale socket file left by a dead server is replaced, a live one is an error.
+ * formatters' wasm again. The socket is created with mode 0600 in a private directory, and both
+ * sides prove they run as the same user before a request is sent (socket-auth.ts); a socket that
+ * fails either check is refused, and the hook formats in its own process. A stale socket file left
+ * by a dead server is replaced, a live one is an error.
  */
 import { existsSync, lstatSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -10,6 +12,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { FormatboxError } from '../core/errors.js';
 import { answerLine, type CliResult, type RequestHandler } from './requests.js';
+import { authenticateServer, checkSocketPath, serverHandshake } from './socket-auth.js';
+import { readOrCreateUserSecret } from './user-secret.js';
 
 /** Listens on `path` until the process is told to stop; resolves when the server has closed. */
 export async function serveSocket(path: string, handler: RequestHandler): Promise<void> {
@@ -18,8 +22,10 @@ export async function serveSocket(path: string, handler: RequestHandler): Promis
     if (await reachable(path)) throw new FormatboxError('INVALID_REQUEST', `a formatbox server is already listening on ${path}`);
     unlinkSync(path);
   }
-  const server: Server = createServer((socket) => serveConnection(socket, handler));
+  let secret: Buffer | undefined;
+  const server: Server = createServer((socket) => (secret ? serveConnection(socket, handler, secret) : socket.destroy()));
   await listenPrivately(server, path);
+  secret = readOrCreateUserSecret(dirname(path));
   process.stderr.write(`formatbox: serving on ${path}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => server.close(() => resolve());
@@ -42,6 +48,7 @@ export async function listenPrivately(server: Server, path: string): Promise<voi
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new FormatboxError('INVALID_REQUEST', `cannot listen on ${path}: the directory ${dir} does not exist (create it first, mode 0700)`);
   }
+  checkSocketPath(path);
   const previous = process.umask(0o177);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -56,11 +63,12 @@ export async function listenPrivately(server: Server, path: string): Promise<voi
 }
 
 /** One connection: requests answered in order, one line each. */
-function serveConnection(socket: Socket, handler: RequestHandler): void {
+function serveConnection(socket: Socket, handler: RequestHandler, secret: Buffer): void {
   const lines = createInterface({ input: socket, crlfDelay: Infinity });
+  const authenticated = serverHandshake(socket, secret);
   let queue = Promise.resolve();
   lines.on('line', (line) => {
-    if (line.trim() === '') return;
+    if (line.trim() === '' || !authenticated(line)) return;
     queue = queue.then(async () => {
       const reply = await answerLine(line, handler);
       if (!socket.destroyed) socket.write(JSON.stringify(reply) + '\n');
@@ -82,16 +90,33 @@ export function reachable(path: string): Promise<boolean> {
 }
 
 /**
- * A handler that forwards requests to the server on `path`, or undefined when none answers there.
+ * A handler that forwards requests to the server on `path`, or undefined when none answers there or
+ * the socket or its peer is refused (said on stderr: the caller then formats in its own process).
  * Error replies come back as FormatboxErrors with the server's code.
  */
 export async function connectHandler(path: string, timeoutMs = 60_000): Promise<RequestHandler | undefined> {
+  let secret: Buffer;
+  try {
+    checkSocketPath(path);
+    secret = readOrCreateUserSecret(dirname(path));
+  } catch (error) {
+    process.stderr.write(`formatbox: not using the socket ${path}: ${(error as Error).message}; formatting in this process\n`);
+    return undefined;
+  }
   const socket = await new Promise<Socket | undefined>((resolve) => {
     const attempt = connect(path);
     attempt.once('connect', () => resolve(attempt));
     attempt.once('error', () => resolve(undefined));
   });
   if (!socket) return undefined;
+  try {
+    const { other } = await authenticateServer(socket, secret);
+    if (other !== undefined) throw new Error('the server answered the handshake with something else');
+  } catch (error) {
+    socket.destroy();
+    process.stderr.write(`formatbox: not using the socket ${path}: ${(error as Error).message}; formatting in this process\n`);
+    return undefined;
+  }
   const replies = createInterface({ input: socket, crlfDelay: Infinity })[Symbol.asyncIterator]();
   return {
     async handle(request: unknown): Promise<CliResult> {

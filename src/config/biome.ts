@@ -5,7 +5,7 @@
  * `ignore`/`include`) are evaluated here, since the wasm `formatFile` does not honour them.
  */
 import type { ConfigSource, IgnoredItem } from '../core/types.js';
-import type { ConfigError } from './config-error.js';
+import { NOT_READ_REASON, type ConfigError } from './config-error.js';
 import { isRecord, parseData } from './data.js';
 import { compileGlob } from './glob.js';
 import { CONFIG_BUDGET } from './budget.js';
@@ -156,7 +156,7 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
     configuration,
     sources,
     useEditorconfig: isRecord(rootFormatter) && rootFormatter.useEditorconfig === true && (config === projectRoot || config.extendsRoot),
-    ...(unreadable ? { error: unreadable.error ?? { file: unreadable.file, message: 'not read (too large, not a regular file, or outside the root)' } } : {}),
+    ...(unreadable ? { error: unreadable.error ?? { file: unreadable.file, message: NOT_READ_REASON } } : {}),
   };
 }
 

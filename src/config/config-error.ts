@@ -2,6 +2,13 @@
  * A project config file the project's formatter would reject (or silently skip): formatbox refuses
  * to format with it instead of falling back to defaults. Positions are 1-based.
  */
+import { shownConfigMessage, shownPath } from '../core/shown.js';
+
+/**
+ * Why a config file that is present was not read, as the config modules say it (they see only that it
+ * was not read); the engine puts discovery's exact reason for that file in its place (`exactNotRead`).
+ */
+export const NOT_READ_REASON = 'not read (too large, not a regular file, hard-linked in untrusted mode, or outside the root; formatbox doctor says which)';
 
 export interface ConfigError {
   /** Project-relative POSIX path of the config file. */
@@ -24,10 +31,13 @@ export interface SettingOrigin {
   column?: number;
 }
 
-/** `file:line:column: message` (the position only where known). */
+/**
+ * `file:line:column: message` (the position only where known). The message may quote the config
+ * file (a value, a line): it is shown as a short, escaped excerpt (shownConfigMessage).
+ */
 export function describeConfigError(error: ConfigError): string {
   const at = error.line !== undefined ? `:${error.line}${error.column !== undefined ? `:${error.column}` : ''}` : '';
-  return `${error.file}${at}: ${error.message}`;
+  return `${shownPath(error.file)}${at}: ${shownConfigMessage(error.message)}`;
 }
 
 /** 1-based line and column (UTF-16 units) of an offset. */

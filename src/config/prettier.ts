@@ -8,7 +8,7 @@ import type { IgnoredItem } from '../core/types.js';
 import { compileGlob, type GlobBudget } from './glob.js';
 import { isRecord, parseData, type DataFormat } from './data.js';
 import { baseOf, dirOf, isUnder, relativeTo } from './paths.js';
-import { locateKey, positionAt, type ConfigError, type SettingOrigin } from './config-error.js';
+import { NOT_READ_REASON, locateKey, positionAt, type ConfigError, type SettingOrigin } from './config-error.js';
 
 export type Trust = 'untrusted' | 'trusted';
 
@@ -190,7 +190,7 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
   const isPackage = base === 'package.json' || base === 'package.yaml';
   if (text === null) {
     if (isPackage) return undefined;
-    entry.error = { file, message: 'not read (too large, not a regular file, or outside the root)' };
+    entry.error = { file, message: NOT_READ_REASON };
     return entry;
   }
   const parsed = parsePrettierConfig(text, formatOf(base));

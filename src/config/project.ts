@@ -13,6 +13,7 @@ import { clampProjectOptions } from './clamp.js';
 import { loadPrettierConfigs, type PrettierConfigFile, type Trust } from './prettier.js';
 import { loadRuffConfigs, type RuffConfigFile } from './ruff.js';
 import { loadStyluaConfigs, type StyluaConfigFile } from './stylua.js';
+import { NOT_READ_REASON } from './config-error.js';
 import {
   loadClangFormat,
   loadGoModules,
@@ -145,7 +146,7 @@ function loadInto(project: ProjectConfig, clean: Record<string, string | null>, 
     eachDirectory((files) => {
       for (const [file, text] of Object.entries(files)) {
         if (baseOf(file) !== '.editorconfig') continue;
-        if (text === null) ignored.push({ file, item: '.editorconfig', reason: 'not read (too large, not a regular file, or outside the root)' });
+        if (text === null) ignored.push({ file, item: '.editorconfig', reason: NOT_READ_REASON });
         else project.editorconfig.push(parseEditorconfig(text, file, dirOf(file), ignored, budget));
       }
     }),
@@ -191,7 +192,7 @@ function groupByDirectory(files: Record<string, string | null>): Array<Record<st
 function loadIgnoreFiles(project: ProjectConfig, clean: Record<string, string | null>, budget: ConfigBudget): void {
   const { ignored } = project;
   const notRead = (file: string): void => {
-    ignored.push({ file, item: baseOf(file), reason: 'not read (too large, not a regular file, or outside the root)' });
+    ignored.push({ file, item: baseOf(file), reason: NOT_READ_REASON });
   };
   const prettierignore = clean['.prettierignore'];
   if (prettierignore === null) notRead('.prettierignore');

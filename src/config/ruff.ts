@@ -8,7 +8,7 @@ import type { IgnoredItem } from '../core/types.js';
 import { isRecord, parseData } from './data.js';
 import { baseOf, dirOf } from './paths.js';
 import { truncate } from './prettier.js';
-import { locateKey, type ConfigError } from './config-error.js';
+import { NOT_READ_REASON, locateKey, type ConfigError } from './config-error.js';
 
 export const RUFF_CONFIG_NAMES = ['.ruff.toml', 'ruff.toml', 'pyproject.toml'];
 
@@ -62,7 +62,7 @@ export function loadRuffConfigs(files: Record<string, string | null>, ignored: I
     const dir = dirOf(file);
     const base = baseOf(file);
     const text = files[file];
-    const parsed = text === null || text === undefined ? { ok: false as const, reason: 'not read (too large, not a regular file, or outside the root)' } : parseData(text, 'toml');
+    const parsed = text === null || text === undefined ? { ok: false as const, reason: NOT_READ_REASON } : parseData(text, 'toml');
     if (!parsed.ok || !isRecord(parsed.value)) {
       const reason = parsed.ok ? 'not a TOML table' : parsed.reason;
       if (base === 'pyproject.toml') {

@@ -7,7 +7,7 @@
  * `stylua.toml` wins over `.stylua.toml`.
  */
 import type { IgnoredItem } from '../core/types.js';
-import { locateKey, type ConfigError } from './config-error.js';
+import { NOT_READ_REASON, locateKey, type ConfigError } from './config-error.js';
 import { isRecord, parseData } from './data.js';
 import { baseOf, dirOf } from './paths.js';
 
@@ -45,7 +45,7 @@ export function loadStyluaConfigs(files: Record<string, string | null>, ignored:
     const dir = dirOf(file);
     if (byDir.has(dir)) continue;
     if (text === null) {
-      ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, or outside the root)' });
+      ignored.push({ file, item: base, reason: NOT_READ_REASON });
       byDir.set(dir, { dir, file, settings: {} });
       continue;
     }

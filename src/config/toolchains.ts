@@ -6,6 +6,7 @@
 import type { IgnoredItem } from '../core/types.js';
 import { isRecord, parseData } from './data.js';
 import { baseOf, dirOf, isUnder } from './paths.js';
+import { NOT_READ_REASON } from './config-error.js';
 import { truncate } from './prettier.js';
 
 export interface GoModule {
@@ -71,7 +72,7 @@ export function loadRust(files: Record<string, string | null>, ignored: IgnoredI
     } else if (base === 'rustfmt.toml' || base === '.rustfmt.toml') {
       if (rustfmt.has(dir) && base === '.rustfmt.toml') continue; // rustfmt.toml wins in one directory.
       if (text === null || text === undefined) {
-        ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, or outside the root)' });
+        ignored.push({ file, item: base, reason: NOT_READ_REASON });
         continue;
       }
       const parsed = parseData(text, 'toml');
@@ -116,7 +117,7 @@ export function loadClangFormat(files: Record<string, string | null>, ignored: I
     const dir = dirOf(file);
     if (out.has(dir) && base === '_clang-format') continue;
     if (text === null || text === undefined) {
-      ignored.push({ file, item: base, reason: 'not read (too large, not a regular file, or outside the root); LLVM style is used' });
+      ignored.push({ file, item: base, reason: `${NOT_READ_REASON}; LLVM style is used` });
       out.set(dir, { dir, file, documents: [] });
       continue;
     }

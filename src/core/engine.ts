@@ -14,7 +14,7 @@ import type {
   Utf16Range,
   WasmCheck,
 } from './types.js';
-import { shownPath } from './shown.js';
+import { shownPath, shownText } from './shown.js';
 import { FormatboxError, messageOf } from './errors.js';
 import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { ConfigBudgetReport, NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
@@ -22,7 +22,7 @@ import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
 import { problemsOf } from './wasm.js';
 import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength, type Sha256Port } from './text.js';
-import { describeConfigError } from '../config/config-error.js';
+import { describeConfigError, NOT_READ_REASON } from '../config/config-error.js';
 import { outputOverCap } from './output-cap.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
@@ -34,6 +34,12 @@ export interface EngineOptions {
   config?: UserConfig;
   /** Project config files read as data (see `ProjectFiles`). */
   projectFiles?: ProjectFiles;
+  /**
+   * What discovery did not read (config files refused, a search stopped at its budget). A file with
+   * no declared formatter then says so instead of "no formatter declared": the declaration may be
+   * in what was not read.
+   */
+  unread?: IgnoredItem[];
   /** Default 'untrusted': project config is sanitised and never loads code. */
   trust?: 'untrusted' | 'trusted';
   limits?: Partial<Limits>;
@@ -90,7 +96,7 @@ export interface Engine {
   readonly configBudget: ConfigBudgetReport | undefined;
   readonly limits: Limits;
   /** Re-reads project config (e.g. after a config file changed on disk). */
-  setProjectFiles(files: ProjectFiles): void;
+  setProjectFiles(files: ProjectFiles, unread?: IgnoredItem[]): void;
   dispose(): Promise<void>;
 }
 
@@ -108,6 +114,7 @@ export function createEngine(options: EngineOptions): Engine {
   // out (up to ~1 s for 1 MiB of JSON on a loaded machine) and the selection of the path.
   const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs / 4) } });
   let project: ProjectConfig = loadConfig(options.projectFiles ?? {});
+  let unread: IgnoredItem[] = options.unread ?? [];
   const adaptersByName = new Map(options.formatters.map((adapter) => [adapter.name, adapter]));
   const choiceAdapters = new Map<string, FormatterAdapter | undefined>();
   const infoCache = new Map<FormatterAdapter, Promise<FormatterInfo>>();
@@ -157,7 +164,9 @@ export function createEngine(options: EngineOptions): Engine {
   async function format(request: FormatRequest): Promise<FormatOutcome> {
     const started = now();
     const { path } = request;
-    const done = (outcome: Omit<FormatOutcome, 'ms' | 'path'>): FormatOutcome => ({ path, ...outcome, ms: round(now() - started) });
+    // The one boundary for a receipt's text: whatever the source (a formatter's message quoting the
+    // file, a config value), the line and reason are shown escaped.
+    const done = (outcome: Omit<FormatOutcome, 'ms' | 'path'>): FormatOutcome => ({ path, ...shownOutcome(outcome, unread), ms: round(now() - started) });
 
     let text: string;
     if (request.text !== undefined) {
@@ -175,7 +184,7 @@ export function createEngine(options: EngineOptions): Engine {
     if (!user.enabled) return done(skipped(path, 'disabled', text));
     if (project.overBudget) return done(overBudget(path, text, project));
     const selection = selectionFor(path);
-    if (selection.kind === 'skip') return done(skipped(path, selection.reason, text, selection.detail));
+    if (selection.kind === 'skip') return done(selection.reason === 'no formatter declared' && unread.length > 0 ? notFullyRead(path, text, unread) : skipped(path, selection.reason, text, selection.detail));
     if (selection.kind === 'invalid-config') return done(await invalidConfig(selection, path, text));
     const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
     const withIgnored = <T extends object>(outcome: T): T => (ignored ? { ...outcome, ignored } : outcome);
@@ -319,8 +328,9 @@ export function createEngine(options: EngineOptions): Engine {
       return project.budget;
     },
     limits,
-    setProjectFiles(files) {
+    setProjectFiles(files, notRead = []) {
       project = loadConfig(files);
+      unread = notRead;
       lastOutput.clear();
       selections.clear();
     },
@@ -339,6 +349,18 @@ function overBudget(path: string, content: string, project: ProjectConfig): Omit
   return { status: 'refused', content, reason, line: `not formatted (project config over budget): ${path}`, ignored };
 }
 
+/**
+ * No formatter was found in the config that was read, but some was not (a search stopped at its
+ * budget, a config file refused): the formatter may be declared there, so the receipt says that.
+ */
+function notFullyRead(path: string, content: string, unread: IgnoredItem[]): Omit<FormatOutcome, 'ms' | 'path'> {
+  const search = unread.find((item) => item.item === 'config search');
+  const files = unread.filter((item) => item !== search).slice(0, 3).map((item) => `${shownPath(item.file)}: ${item.reason}`);
+  const parts = [...(search ? [`the config search stopped (${search.reason})`] : []), ...(files.length > 0 ? [`config not read: ${files.join('; ')}`] : [])];
+  const reason = `project config not fully read: ${parts.join('; ')}`;
+  return { status: 'skipped', content, reason, line: `not formatted (${reason}): ${shownPath(path)}`, ignored: unread.slice(0, 20) };
+}
+
 function skipped(path: string, reason: string, content: string, detail?: string): Omit<FormatOutcome, 'ms' | 'path'> {
   const why = detail ? `${reason}: ${detail}` : reason;
   return { status: 'skipped', content, reason, line: `not formatted (${why}): ${shownPath(path)}` };
@@ -346,6 +368,32 @@ function skipped(path: string, reason: string, content: string, detail?: string)
 
 function label(info: FormatterInfo): string {
   return `${info.name} ${info.version}, ${info.via}`;
+}
+
+function shownOutcome<T extends { line: string; reason?: string; ignored?: IgnoredItem[] }>(outcome: T, unread: IgnoredItem[]): T {
+  const exact = (text: string): string => exactNotRead(text, unread);
+  const ignored = outcome.ignored?.map((item) => {
+    const found = item.reason.startsWith(NOT_READ_REASON) ? unread.find((u) => u.file === item.file) : undefined;
+    return found ? { ...item, reason: `${notRead(found.reason)}${item.reason.slice(NOT_READ_REASON.length)}` } : item;
+  });
+  return {
+    ...outcome,
+    line: shownText(exact(outcome.line)),
+    ...(outcome.reason !== undefined ? { reason: shownText(exact(outcome.reason), { multiline: true }) } : {}),
+    ...(ignored ? { ignored } : {}),
+  };
+}
+
+/** `<file>: not read (…; formatbox doctor says which)` with discovery's exact reason for that file, when it has one. */
+function exactNotRead(text: string, unread: IgnoredItem[]): string {
+  if (!text.includes(NOT_READ_REASON)) return text;
+  let out = text;
+  for (const item of unread) out = out.split(`${item.file}: ${NOT_READ_REASON}`).join(`${item.file}: ${notRead(item.reason)}`);
+  return out;
+}
+
+function notRead(reason: string): string {
+  return reason.startsWith('not read') ? reason : `not read: ${reason}`;
 }
 
 function failedLine(info: FormatterInfo, path: string, message: string, exitCode?: number): string {

@@ -30,6 +30,11 @@ export interface DiscoverOptions {
    * that budget and refused, never formatted with part of its config.
    */
   maxTotalChars?: number;
+  /**
+   * Refuse a config file with more than one hard link (untrusted mode), as source files are: another
+   * of its names may be a file outside the project (a key, `.npmrc`), whose text a config error would quote.
+   */
+  refuseHardLinks?: boolean;
 }
 
 export interface Discovered {
@@ -43,6 +48,7 @@ const DEFAULTS = { maxBytes: 1024 * 1024, maxDirs: 5000, maxEntries: 200_000, ma
 
 /** What may still be read in one discovery (characters, see `maxTotalChars`). */
 interface ReadAllowance {
+  refuseHardLinks: boolean;
   perFile: number;
   total: number;
   remaining: number;
@@ -59,7 +65,7 @@ export async function discoverProjectFiles(root: string, options: DiscoverOption
   const limits = { ...DEFAULTS, ...options };
   const realRoot = await fs.realpath(resolve(root));
   const out: Discovered = { files: {}, ignored: [], truncated: false };
-  const allowance: ReadAllowance = { perFile: limits.maxBytes, total: limits.maxTotalChars, remaining: limits.maxTotalChars };
+  const allowance: ReadAllowance = { refuseHardLinks: limits.refuseHardLinks === true, perFile: limits.maxBytes, total: limits.maxTotalChars, remaining: limits.maxTotalChars };
   const walked = await walkTree(realRoot, '', {
     maxDirs: limits.maxDirs,
     maxEntries: limits.maxEntries,
@@ -108,9 +114,9 @@ async function collectBiomeExtends(realRoot: string, allowance: ReadAllowance, o
  * Reads only the config files on the way from the root to `path` (project-relative or absolute),
  * for big trees where a full walk is not wanted. Same rules as `discoverProjectFiles`.
  */
-export async function discoverConfigForPath(root: string, path: string, options: Pick<DiscoverOptions, 'maxBytes' | 'maxTotalChars'> = {}): Promise<Discovered> {
+export async function discoverConfigForPath(root: string, path: string, options: Pick<DiscoverOptions, 'maxBytes' | 'maxTotalChars' | 'refuseHardLinks'> = {}): Promise<Discovered> {
   const total = options.maxTotalChars ?? DEFAULTS.maxTotalChars;
-  const allowance: ReadAllowance = { perFile: options.maxBytes ?? DEFAULTS.maxBytes, total, remaining: total };
+  const allowance: ReadAllowance = { refuseHardLinks: options.refuseHardLinks === true, perFile: options.maxBytes ?? DEFAULTS.maxBytes, total, remaining: total };
   const realRoot = await fs.realpath(resolve(root));
   const out: Discovered = { files: {}, ignored: [], truncated: false };
   const target = resolve(realRoot, path);
@@ -165,7 +171,7 @@ async function collect(target: string, key: string, allowance: ReadAllowance, ou
     out.files[key] = null; // Present, never read: the config module reports it.
     return;
   }
-  const read = await readBounded(target, Math.min(allowance.perFile, allowance.remaining));
+  const read = await readBounded(target, Math.min(allowance.perFile, allowance.remaining), allowance.refuseHardLinks);
   if ('refused' in read) {
     out.files[key] = null;
     const overTotal = read.size !== undefined && read.size <= allowance.perFile;
@@ -179,7 +185,7 @@ async function collect(target: string, key: string, allowance: ReadAllowance, ou
 }
 
 /** Reads a regular file without following a final symlink, up to `maxBytes`. */
-async function readBounded(path: string, maxBytes: number): Promise<{ text: string } | { refused: string; size?: number }> {
+async function readBounded(path: string, maxBytes: number, refuseHardLinks: boolean): Promise<{ text: string } | { refused: string; size?: number }> {
   let handle: import('node:fs/promises').FileHandle;
   try {
     // O_NONBLOCK: opening a FIFO must not hang; O_NOFOLLOW: the path was checked, a swapped-in link is refused.
@@ -190,6 +196,7 @@ async function readBounded(path: string, maxBytes: number): Promise<{ text: stri
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) return { refused: 'not a regular file' };
+    if (refuseHardLinks && stat.nlink > 1) return { refused: `not read: it has ${stat.nlink} hard links, and another of its names may be a file outside the project (trust the project to allow hard-linked config files)` };
     if (stat.size > maxBytes) return { refused: `larger than ${maxBytes} bytes (${stat.size})`, size: stat.size };
     const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
     let total = 0;

@@ -14,6 +14,7 @@ import { FormatboxError } from '../core/errors.js';
 import { loneSurrogateIndex } from '../tools/index.js';
 import { shownPath } from '../core/shown.js';
 import { openPinnedDir, swapped, withPinnedFile, type PinnedDir } from './pinned-dir.js';
+import { processAlive } from './process-alive.js';
 import { macMatches, tempMac } from './temp-key.js';
 
 /** A path the runtime may read and write: inside the root, symlinks followed. */
@@ -670,14 +671,6 @@ export function sweepTree(rootReal: string, maxDirs = 2000, visited?: Set<string
   return removed;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return codeOf(error) === 'EPERM';
-  }
-}
 
 // ---------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@
  * the real one agree. Returns undefined when none is found: the caller says so in the receipt.
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 
 export interface ProjectRoot {
@@ -30,8 +31,42 @@ export const FORMATTER_CONFIG_MARKERS = [
   'dprint.json', 'dprint.jsonc', '.dprint.json', '.dprint.jsonc', 'taplo.toml', '.taplo.toml',
 ];
 
+/**
+ * Directories that are never a project: a root there would let a request reach the whole system.
+ * Exact matches only for the ones under which projects do live (`/usr/src/app`, `/var/www`, `/home/x`).
+ */
+const SYSTEM_DIRS = new Set([
+  '/', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/usr', '/usr/bin', '/usr/sbin', '/usr/lib', '/usr/local', '/usr/share',
+  '/var', '/var/lib', '/var/tmp', '/tmp', '/opt', '/srv', '/mnt', '/media', '/home', '/run', '/snap', '/nix', '/nix/store',
+  '/Users', '/System', '/Library', '/Applications', '/Volumes', '/private', '/private/var', '/private/tmp',
+]);
+/** Directories no project lives under, at any depth. */
+const SYSTEM_TREES = ['/etc', '/private/etc', '/boot', '/dev', '/proc', '/sys', '/System'];
+
+function hasVcsMarker(dir: string): boolean {
+  return VCS_MARKERS.some((marker) => existsSync(join(dir, marker)));
+}
+
+/**
+ * Why `dir` can never be a project root, or undefined when it can: `/`, a system directory, or the
+ * user's home directory without a VCS marker of its own (a `~/.prettierrc` or `~/.clang-format` holds
+ * settings, not a project: taking home as the root would let `../.ssh/authorized_keys` in).
+ */
+export function refusedRootReason(dir: string, home: string = homedir()): string | undefined {
+  const real = realPathOf(dir);
+  if (real === parse(real).root) return 'it is the file system root';
+  for (const candidate of new Set([resolve(dir), real])) {
+    if (SYSTEM_DIRS.has(candidate)) return 'it is a system directory';
+    if (SYSTEM_TREES.some((tree) => candidate === tree || candidate.startsWith(`${tree}/`))) return 'it is inside a system directory';
+  }
+  if (home !== '' && real === realPathOf(home) && !hasVcsMarker(real)) {
+    return 'it is your home directory, which has no VCS marker of its own (.git, .hg, .svn, .jj); a config file there holds settings, not a project';
+  }
+  return undefined;
+}
+
 /** The real path of `path`, or of its nearest existing ancestor joined with the rest (a file not written yet). */
-function realPathOf(path: string): string {
+export function realPathOf(path: string): string {
   const missing: string[] = [];
   let current = resolve(path);
   for (;;) {
@@ -60,13 +95,22 @@ function inside(root: string, file: string): string | undefined {
   return rel.split(sep).join('/');
 }
 
-/** The nearest directory from `start` upwards (inclusive) for which `test` holds. */
+/** The nearest directory from `start` upwards (inclusive) for which `test` holds and that may be a root. */
 function nearestUp(start: string, test: (dir: string) => boolean): string | undefined {
   const top = parse(start).root;
+  const home = homedir();
   for (let dir = start; ; dir = dirname(dir)) {
-    if (test(dir)) return dir;
+    if (test(dir) && refusedRootReason(dir, home) === undefined) return dir;
     if (dir === top || dirname(dir) === dir) return undefined;
   }
+}
+
+/**
+ * The project the caller works in: the root found for a file directly inside `cwd` (nearest VCS
+ * root, else nearest formatter config, at or above it; never a directory `refusedRootReason` names).
+ */
+export function callerProjectRoot(cwd: string): ProjectRoot | undefined {
+  return findProjectRoot(join(cwd, '.formatbox-caller'), { cwd });
 }
 
 /**
@@ -82,7 +126,7 @@ export function findProjectRoot(file: string, options: { cwd?: string; projectDi
     return path !== undefined && isDirectory(realProject) ? { root: realProject, path, how: 'project dir' } : undefined;
   }
   const start = dirname(realFile);
-  const vcs = nearestUp(start, (dir) => VCS_MARKERS.some((marker) => existsSync(join(dir, marker))));
+  const vcs = nearestUp(start, hasVcsMarker);
   if (vcs) {
     const path = inside(vcs, realFile);
     if (path !== undefined) return { root: vcs, path, how: 'vcs root' };

@@ -238,7 +238,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     engineReady ??= (async () => {
       // Temp files of a process that died mid-write (SIGKILL) are removed on the next start.
       sweepTree(rootReal, undefined, swept);
-      const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal), pool.adapters()]);
+      const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal, { refuseHardLinks: trust === 'untrusted' }), pool.adapters()]);
       discoveredIgnored = discovered.ignored;
       discoveredFiles = discovered.files;
       configWatch.reset(discovered.files);
@@ -264,6 +264,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         formatters: [...adapters, ...sub.adapters],
         ...(config ? { config } : {}),
         projectFiles: discovered.files,
+        unread: unreadByDiscovery(discovered.ignored),
         sha256: nodeSha256,
         trust,
         limits,
@@ -317,11 +318,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   async function refreshConfig(eng: Engine): Promise<void> {
-    const discovered = await discoverProjectFiles(rootReal);
+    const discovered = await discoverProjectFiles(rootReal, { refuseHardLinks: trust === 'untrusted' });
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;
     configWatch.reset(discovered.files);
-    eng.setProjectFiles(discovered.files);
+    eng.setProjectFiles(discovered.files, unreadByDiscovery(discovered.ignored));
   }
 
   async function runBefore(event: BeforeWriteEvent): Promise<void> {
@@ -896,3 +897,8 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 }
 
 export type { ProjectFiles, ToolInput };
+
+/** Of discovery's ignored items, those that mean config may be missing: a stopped search, a config file not read. */
+function unreadByDiscovery(ignored: IgnoredItem[]): IgnoredItem[] {
+  return ignored.filter((item) => item.item === 'config search' || item.reason.startsWith('not read') || item.reason.startsWith('larger than') || item.reason.startsWith('could not be opened') || item.reason === 'not a regular file');
+}

@@ -89,7 +89,8 @@ await new Promise((done) => child.on('close', done));
 
 // (d) hook claude-code as a process per edit, handing the edit to a warm `serve --socket`.
 const rootD = project();
-const socketPath = join(rootD, '..', `${rootD.split('/').pop()}.sock`);
+// A private (0700) directory: formatbox refuses a socket in the shared tmp dir.
+const socketPath = join(mkdtempSync(join(tmpdir(), 'fb-sock-')), 's.sock');
 const server = spawn(process.execPath, [CLI, 'serve', '--socket', socketPath], { env, stdio: ['ignore', 'ignore', 'pipe'] });
 await new Promise<void>((ready) => server.stderr!.on('data', (chunk: Buffer) => chunk.toString().includes('serving on') && ready()));
 const hookMs: number[] = [];

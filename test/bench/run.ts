@@ -11,7 +11,7 @@
  *   npm run bench [-- name …] [-- --quick]
  *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice,
  *          php-choice, cli-serve, per-edit,
- *          delivery, config-watch, project, agents, agent-plugins
+ *          delivery, config-watch, daemon-bounds, project, agents, agent-plugins
  *   --quick: fewer runs and a smaller project, benchmarks without a quick mode left out (< 60 s);
  *            their records are marked "(quick)".
  */
@@ -38,6 +38,7 @@ const BENCHES: Record<string, Bench> = {
   delivery: { args: ['test/bench/delivery.ts', '--runs', '10'] },
   'per-edit': { args: ['test/bench/per-edit.ts', '20'] },
   'config-watch': { args: ['test/bench/config-watch.ts', '20000'] },
+  'daemon-bounds': { args: ['test/bench/daemon-bounds.ts', '--roots', '1000', '--configs', '20'], quick: ['test/bench/daemon-bounds.ts', '--roots', '20', '--configs', '20'] },
   project: { args: ['test/bench/project.ts'], quick: ['test/bench/project.ts', '--quick', '--files', '80'] },
   agents: { args: ['test/bench/agents.ts', '12'], quick: ['test/bench/agents.ts', '4'] },
   'agent-plugins': { args: ['test/bench/agent-plugins.ts', '20'], quick: ['test/bench/agent-plugins.ts', '5'] },

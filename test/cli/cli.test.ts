@@ -220,8 +220,10 @@ test('user config: --config (JSONC) changes selection; a broken one is a config 
 test('serve --socket: a 0600 Unix socket; the hook hands its edit to the warm server, and falls back when none answers', async () => {
   const root = project({ 'src/h.ts': 'export function f() {\n  return 1;\n}\n' });
   const file = join(root, 'src/h.ts');
-  const socket = join(root, '..', `${root.split('/').pop()}.sock`);
-  roots.push(socket);
+  // A socket lives in a private (0700) directory of the user's: one in the shared tmp dir is refused.
+  const socketDir = mkdtempSync(join(tmpdir(), 'fb-sock-'));
+  const socket = join(socketDir, 's.sock');
+  roots.push(socketDir);
   const env = { ...process.env, FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(tmpdir(), 'fb-cli-no-config') };
   // The server's own user config turns TypeScript off, so an answer from it is told apart from the
   // hook formatting in its own process.

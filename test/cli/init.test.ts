@@ -49,7 +49,7 @@ test('claude-code: http hook + SessionStart merged into existing settings, secre
   assert.equal(after1.hooks.SessionStart[0].hooks[0].command, 'formatbox hook claude-code --http-port 45678');
   // The secret is the daemon's own (its 0600 file in the private daemon directory).
   const secretFile = join(iso.runtimeDir, 'formatbox', 'hook-secret');
-  assert.equal(after1.env.FORMATBOX_HOOK_SECRET, readFileSync(secretFile, 'utf8').trim());
+  assert.equal(after1.env.FORMATBOX_HOOK_SECRET, readFileSync(secretFile).toString('hex'));
   assert.equal(statSync(settings).mode & 0o777, 0o600);
 
   const second = await init(env, root, 'claude-code', '--port', '45678');
