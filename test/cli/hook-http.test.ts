@@ -77,7 +77,7 @@ test('the http hook: started by SessionStart, authenticated, same answer as the 
   assert.equal(readFileSync(join(root, 'a.ts'), 'utf8'), 'export const a = { b: 1, c: [2] };\n');
 
   // The daemon's own secret works too; bad bodies say nothing and never block.
-  const own = readFileSync(secretFile, 'utf8').trim();
+  const own = readFileSync(secretFile).toString('hex');
   const nothing = await post(port, '{"tool_name": "Edit", ', { ...host, authorization: `Bearer ${own}` });
   assert.deepEqual([nothing.status, JSON.parse(nothing.body)], [200, {}]);
   const other = await post(port, JSON.stringify({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } }), { ...host, authorization: `Bearer ${own}` });
