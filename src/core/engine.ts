@@ -24,6 +24,7 @@ import { problemsOf } from './wasm.js';
 import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength, type Sha256Port } from './text.js';
 import { describeConfigError } from '../config/config-error.js';
 import { outputOverCap } from './output-cap.js';
+import { describePin, detectPins, pinAllows, type VersionPin } from '../config/pins.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
 
@@ -34,6 +35,12 @@ export interface EngineOptions {
   config?: UserConfig;
   /** Project config files read as data (see `ProjectFiles`). */
   projectFiles?: ProjectFiles;
+  /**
+   * The files formatter versions are pinned in besides config files (lockfiles, installed
+   * package.json files: `PIN_SOURCE_FILES`), read as data. Not charged to the config budget: a
+   * lockfile is large and only scanned for one entry.
+   */
+  pinFiles?: ProjectFiles;
   /** Default 'untrusted': project config is sanitised and never loads code. */
   trust?: 'untrusted' | 'trusted';
   limits?: Partial<Limits>;
@@ -89,9 +96,27 @@ export interface Engine {
   /** What the project's config used of its budget (see src/config/budget.ts). */
   readonly configBudget: ConfigBudgetReport | undefined;
   readonly limits: Limits;
-  /** Re-reads project config (e.g. after a config file changed on disk). */
-  setProjectFiles(files: ProjectFiles): void;
+  /** Re-reads project config (e.g. after a config file changed on disk), and the pin files when given. */
+  setProjectFiles(files: ProjectFiles, pinFiles?: ProjectFiles): void;
+  /** The version each formatter is pinned to by the project (src/config/pins.ts). */
+  readonly pins: readonly VersionPin[];
+  /** Per pinned formatter: the pin, where it was read, and the version this engine would run (for `doctor()`). */
+  versions(): Promise<VersionReport[]>;
   dispose(): Promise<void>;
+}
+
+/** One row of `doctor()`'s versions: what the project pins and what will run. */
+export interface VersionReport {
+  formatter: string;
+  /** The pinned version or range, and where it was read. */
+  pinned: string;
+  pinnedIn: string;
+  /** The version formatbox will run, or undefined when this host has no such formatter. */
+  willRun?: string;
+  /** True when `willRun` is a version the pin allows. */
+  matches: boolean;
+  /** What happens to files of this formatter, in words. */
+  detail: string;
 }
 
 /** Creates the universal engine. Pure: no I/O beyond what the given adapters do. */
@@ -108,6 +133,8 @@ export function createEngine(options: EngineOptions): Engine {
   // out (up to ~1 s for 1 MiB of JSON on a loaded machine) and the selection of the path.
   const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs / 4) } });
   let project: ProjectConfig = loadConfig(options.projectFiles ?? {});
+  let pinFiles: ProjectFiles = options.pinFiles ?? {};
+  let pins: VersionPin[] = detectPins({ ...pinFiles, ...(options.projectFiles ?? {}) });
   const adaptersByName = new Map(options.formatters.map((adapter) => [adapter.name, adapter]));
   const choiceAdapters = new Map<string, FormatterAdapter | undefined>();
   const infoCache = new Map<FormatterAdapter, Promise<FormatterInfo>>();
@@ -154,6 +181,12 @@ export function createEngine(options: EngineOptions): Engine {
     return info;
   }
 
+  /** The project's pin for this formatter when `info`'s version is not one it allows. */
+  function otherThanPinned(info: FormatterInfo): VersionPin | undefined {
+    const pin = pins.find((p) => p.formatter === info.name && !p.informational);
+    return pin && !pinAllows(pin, info.version) ? pin : undefined;
+  }
+
   async function format(request: FormatRequest): Promise<FormatOutcome> {
     const started = now();
     const { path } = request;
@@ -192,7 +225,13 @@ export function createEngine(options: EngineOptions): Engine {
       const name = typeof selection.formatter === 'string' ? selection.formatter : describeChoice(selection.formatter);
       return done(withIgnored({ status: 'skipped', content: text, reason: `formatter ${name} is not available here`, line: `not formatted (formatter ${name} is not available here): ${shownPath(path)}` }));
     }
-    const info = await infoOf(adapter);
+    const shipped = await infoOf(adapter);
+    const differs = otherThanPinned(shipped);
+    const info = differs ? withPin(shipped, differs) : shipped;
+    if (differs && user.versions === 'pinned') {
+      const reason = `the project pins ${info.name} ${describePin(differs)} and formatbox has ${info.version} here; the user config's "versions": "pinned" refuses another version`;
+      return done(withIgnored({ status: 'refused', formatter: info, content: text, reason, line: `formatter refused (the project pins ${info.name} ${describePin(differs)}; ${info.name} ${info.version} is not that version): ${shownPath(path)}` }));
+    }
 
     const prepared = adapter.rawText ? { text } : normaliseForFormatter(text);
     let range = request.range ? rangeToNormalised(text, request.range) : undefined;
@@ -219,7 +258,9 @@ export function createEngine(options: EngineOptions): Engine {
 
     switch (result.kind) {
       case 'ok': {
-        const producer = result.formatter ?? info;
+        const produced = result.formatter ?? info;
+        const producerDiffers = result.formatter ? otherThanPinned(result.formatter) : differs;
+        const producer = producerDiffers && !produced.pinned ? withPin(produced, producerDiffers) : produced;
         const overCap = outputOverCap(prepared.text, result.text);
         if (overCap) return done({ status: 'failed', formatter: producer, content: text, reason: overCap, line: failedLine(producer, path, overCap), ...extra });
         if (result.text.trim() === '' && prepared.text.trim() !== '') {
@@ -237,6 +278,7 @@ export function createEngine(options: EngineOptions): Engine {
         return done({ status: 'formatted', formatter: producer, content, line, ...(unstable ? { unstable } : {}), ...extra });
       }
       case 'error': {
+        if (differs && result.config) return done({ ...configForPinned(info, differs, path, text, result.message), ...extra });
         // A rejected setting is a config error: name the file and position it was written at.
         const origin = result.setting !== undefined ? selection.settingOrigins?.[result.setting] : undefined;
         const message = origin ? `invalid project config: ${describeConfigError({ ...origin, message: result.message })}` : result.message;
@@ -254,7 +296,13 @@ export function createEngine(options: EngineOptions): Engine {
   /** A `failed` outcome for a config the project's formatter would reject: the file stays as written. */
   async function invalidConfig(selection: Extract<Selection, { kind: 'invalid-config' }>, path: string, text: string): Promise<Omit<FormatOutcome, 'ms' | 'path'>> {
     const adapter = adaptersByName.get(selection.formatter);
-    const info = adapter ? await infoOf(adapter) : undefined;
+    const shipped = adapter ? await infoOf(adapter) : undefined;
+    const differs = shipped ? otherThanPinned(shipped) : undefined;
+    const info = shipped && differs ? withPin(shipped, differs) : shipped;
+    const ignoredExtra = selection.ignored.length > 0 ? { ignored: selection.ignored } : {};
+    if (info && differs && !selection.error.refusal && UNKNOWN_TO_THIS_VERSION.test(selection.error.message)) {
+      return { ...configForPinned(info, differs, path, text, describeConfigError(selection.error)), ...ignoredExtra };
+    }
     if (selection.error.refusal) {
       const reason = describeConfigError(selection.error);
       return { status: 'refused', ...(info ? { formatter: info } : {}), content: text, reason, line: `not formatted (refused: ${reason}): ${shownPath(path)}`, ...(selection.ignored.length > 0 ? { ignored: selection.ignored } : {}) };
@@ -319,8 +367,30 @@ export function createEngine(options: EngineOptions): Engine {
       return project.budget;
     },
     limits,
-    setProjectFiles(files) {
+    get pins() {
+      return pins;
+    },
+    async versions() {
+      const rows: VersionReport[] = [];
+      for (const pin of pins) {
+        const adapter = adaptersByName.get(pin.formatter);
+        const running = adapter ? await infoOf(adapter) : undefined;
+        const matches = running !== undefined && (pin.informational || pinAllows(pin, running.version));
+        const where = { formatter: pin.formatter, pinned: pin.spec, pinnedIn: pin.source, ...(running ? { willRun: running.version } : {}), matches };
+        let detail: string;
+        if (!running) detail = `formatbox has no ${pin.formatter} here`;
+        else if (pin.informational) detail = `${pin.source} names Go ${pin.spec}, a language version; formatbox runs @wasm-fmt/gofmt ${running.version}`;
+        else if (matches) detail = pin.implied ? `no version pinned; ${pin.source} means any ${pin.formatter} ${pin.spec}.x, and ${running.version} is one` : `${running.version} is the pinned version`;
+        else if (user.versions === 'pinned') detail = `files are refused: ${running.version} is not the pinned version and the user config says "versions": "pinned"`;
+        else detail = `files are formatted with ${running.version}, and each receipt says the project pins ${describePin(pin)}`;
+        rows.push({ ...where, detail });
+      }
+      return rows;
+    },
+    setProjectFiles(files, newPinFiles) {
       project = loadConfig(files);
+      if (newPinFiles) pinFiles = newPinFiles;
+      pins = detectPins({ ...pinFiles, ...files });
       lastOutput.clear();
       selections.clear();
     },
@@ -345,7 +415,24 @@ function skipped(path: string, reason: string, content: string, detail?: string)
 }
 
 function label(info: FormatterInfo): string {
-  return `${info.name} ${info.version}, ${info.via}`;
+  return `${info.name} ${info.version}, ${info.via}${info.pinned ? `; the project pins ${info.pinned}` : ''}`;
+}
+
+function withPin(info: FormatterInfo, pin: VersionPin): FormatterInfo {
+  return { ...info, pinned: describePin(pin), pinnedIn: pin.source };
+}
+
+/** What a config loader says of a key or value it does not know: the config may be for a newer version. */
+const UNKNOWN_TO_THIS_VERSION = /unknown (key|field|variant|value|option)|Found an unknown|not a valid|expected one of/i;
+
+/**
+ * The formatter's own loader rejected the config, and the project pins another version than this
+ * one: the config is for that version, not invalid. Refused, saying so, so that no one "fixes" it.
+ */
+function configForPinned(info: FormatterInfo, pin: VersionPin, path: string, content: string, message: string): Omit<FormatOutcome, 'ms' | 'path'> {
+  const said = message.replace(/^invalid project config: /, '').split('\n')[0]!.trim();
+  const reason = `the config needs ${info.name} ${describePin(pin)}, the version the project pins (${pin.source}); ${info.name} ${info.version}, the version formatbox has here, rejects it: ${said}`;
+  return { status: 'refused', formatter: info, content, reason, line: `not formatted (the config needs ${info.name} ${describePin(pin)}, the version the project pins; ${info.name} ${info.version} rejects it: ${said}): ${shownPath(path)}` };
 }
 
 function failedLine(info: FormatterInfo, path: string, message: string, exitCode?: number): string {

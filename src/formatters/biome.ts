@@ -173,10 +173,10 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       // Biome's own loader reads the config files first: what it rejects, formatbox refuses.
       for (const source of request.configSources ?? []) {
         const rejected = configErrorOf(current, source);
-        if (rejected) return { kind: 'error', message: rejected };
+        if (rejected) return { kind: 'error', message: rejected, config: true };
       }
       const project = projectFor(current, request.settings, relativePath(request.settingsDir ?? ''));
-      if ('error' in project) return { kind: 'error', message: project.error };
+      if ('error' in project) return { kind: 'error', message: project.error, config: true };
       const { workspace } = current;
       const { projectKey } = project;
       const path = `${project.directory}/${relativePath(request.path)}`;

@@ -157,7 +157,7 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
         await module.get();
         for (const source of request.configSources) {
           const rejected = configChecker.errorOf(source);
-          if (rejected) return { kind: 'error', message: rejected };
+          if (rejected) return { kind: 'error', message: rejected, config: true };
         }
       }
       const stub = /\.pyi$/i.test(request.path);

@@ -33,6 +33,8 @@ import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES, type ConfigBudgetReport 
 import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
+import { pinFilesSignature, readPinFiles } from './pin-files.js';
+import type { VersionReport } from '../core/engine.js';
 import { findNativeBiome } from './biome-native.js';
 import { createConfigWatch } from './config-watch.js';
 import { flushDirectorySyncs, holdsSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
@@ -171,6 +173,8 @@ export interface DoctorReport {
   limits: Limits;
   /** Wasm modules the config names (`{wasi}`): path, sha256 and size, or why they would not run. */
   wasm: DoctorWasmModule[];
+  /** Per formatter the project pins: the version pinned, where it was read, and the version that will run. */
+  versions: VersionReport[];
 }
 
 export interface Runtime {
@@ -228,6 +232,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let closed = false;
   let discoveredIgnored: IgnoredItem[] = [];
   let discoveredFiles: ProjectFiles = {};
+  let pinIgnored: IgnoredItem[] = [];
+  let pinSignature = '';
   const configWatch = createConfigWatch(rootReal);
   let engineReady: Promise<Engine> | undefined;
   let subprocess: SubprocessFormatters | undefined;
@@ -239,6 +245,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // Temp files of a process that died mid-write (SIGKILL) are removed on the next start.
       sweepTree(rootReal, undefined, swept);
       const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal), pool.adapters()]);
+      const pinFiles = readPins();
       discoveredIgnored = discovered.ignored;
       discoveredFiles = discovered.files;
       configWatch.reset(discovered.files);
@@ -264,6 +271,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         formatters: [...adapters, ...sub.adapters],
         ...(config ? { config } : {}),
         projectFiles: discovered.files,
+        pinFiles,
         sha256: nodeSha256,
         trust,
         limits,
@@ -312,6 +320,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * changed, appeared or disappeared on disk (git, an editor, `sed`), selection must see the new config.
    */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
+    // A lockfile or node_modules changed (an install): the pinned versions are read again.
+    if (options.watchConfig !== false && pinsChanged()) return refreshConfig(eng);
     if (!paths.some(isConfigFile) && (options.watchConfig === false || !paths.some((path) => configWatch.changed(path)))) return;
     await refreshConfig(eng);
   }
@@ -321,7 +331,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;
     configWatch.reset(discovered.files);
-    eng.setProjectFiles(discovered.files);
+    eng.setProjectFiles(discovered.files, readPins());
+  }
+
+  function pinsChanged(): boolean {
+    return pinFilesSignature(rootReal) !== pinSignature;
+  }
+
+  function readPins(): ProjectFiles {
+    pinSignature = pinFilesSignature(rootReal);
+    const read = readPinFiles(rootReal);
+    pinIgnored = read.ignored;
+    return read.files;
   }
 
   async function runBefore(event: BeforeWriteEvent): Promise<void> {
@@ -422,8 +443,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (snapshot) final.stage();
       await writeW();
       if (!snapshot) final.stage();
-      if (options.watchConfig !== false && configWatch.changed(target.realRel)) {
-        // That call used the config as it was: format again with the config now on disk.
+      if (options.watchConfig !== false && (configWatch.changed(target.realRel) || pinsChanged())) {
+        // That call used the config (or the pinned versions) as it was: format again with what is now on disk.
         await pending.catch(() => undefined);
         await refreshConfig(eng);
         pending = eng.afterEdit(request);
@@ -639,11 +660,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       languages,
       sandbox: { kind: sandbox.kind, available: sandbox.unavailable === undefined, detail: sandbox.unavailable ?? sandbox.describe() },
       subprocess: [...(subprocess?.status() ?? []), nativeBiomeStatus(sandbox)],
-      ignored: dedupeIgnored([...discoveredIgnored, ...eng.ignored, ...unreadFiles(discoveredFiles, [...discoveredIgnored, ...eng.ignored], trust)]),
+      ignored: dedupeIgnored([...discoveredIgnored, ...pinIgnored, ...eng.ignored, ...unreadFiles(discoveredFiles, [...discoveredIgnored, ...eng.ignored], trust)]),
       ...(eng.configBudget ? { configBudget: eng.configBudget } : {}),
       workers: pool.stats(),
       limits: eng.limits,
       wasm: [...doctorWasmModules(rootReal, options.config?.formatters as Record<string, unknown> | undefined), ...doctorDprintPlugins(localPlugins)],
+      versions: await eng.versions(),
     };
   }
 

@@ -1,0 +1,115 @@
+// The version the project pins, through the runtime: receipts that name both versions when the bytes
+// came from another one, `"versions": "pinned"` refusing instead, a config written by a newer Biome
+// (its own `biome init`, run here from the registry) called what it is rather than invalid, and doctor's rows.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/node/index.js';
+import { writeTree } from '../write-tree.js';
+
+const repo = new URL('../../', import.meta.url);
+const shippedPrettier = JSON.parse(readFileSync(new URL('node_modules/prettier/package.json', repo), 'utf8')).version as string;
+const shippedBiome = JSON.parse(readFileSync(new URL('node_modules/@biomejs/wasm-web/package.json', repo), 'utf8')).version as string;
+
+const roots: string[] = [];
+const runtimes: Runtime[] = [];
+after(async () => {
+  await Promise.all(runtimes.map((r) => r.close()));
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+function project(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'fb-pins-'));
+  roots.push(root);
+  writeTree(root, { '.git/': '', ...files });
+  return root;
+}
+
+function runtime(root: string, options: Partial<RuntimeOptions> = {}): Runtime {
+  const rt = createRuntime({ root, ...options });
+  runtimes.push(rt);
+  return rt;
+}
+
+const UNION = 'type A = { a: string } | { b: number } | { c: boolean } | { d: string } | { eeeeeeeeeeeeeeee: 1 };\n';
+
+test('Prettier 3.3.3 pinned in package.json: the receipt names the version that ran and the pinned one', async () => {
+  const root = project({ 'package.json': JSON.stringify({ devDependencies: { prettier: '3.3.3' } }), '.prettierrc': '{}\n' });
+  const receipt = await runtime(root).write({ path: 'a.ts', content: UNION });
+  assert.equal(receipt.status, 'formatted');
+  assert.equal(receipt.formatter?.version, shippedPrettier);
+  assert.equal(receipt.formatter?.pinned, '3.3.3');
+  assert.equal(receipt.formatter?.pinnedIn, 'package.json');
+  assert.equal(receipt.line, `formatted (prettier ${shippedPrettier}, js; the project pins 3.3.3): a.ts`);
+  assert.ok(receipt.note.startsWith(receipt.line));
+  const report = await runtime(root).doctor();
+  assert.deepEqual(report.versions.find((v) => v.formatter === 'prettier'), {
+    formatter: 'prettier', pinned: '3.3.3', pinnedIn: 'package.json', willRun: shippedPrettier, matches: false,
+    detail: `files are formatted with ${shippedPrettier}, and each receipt says the project pins 3.3.3`,
+  });
+});
+
+test('a .prettierrc alone, or the shipped version pinned: nothing to say', async () => {
+  const root = project({ '.prettierrc': '{}\n' });
+  const rt = runtime(root);
+  const receipt = await rt.write({ path: 'a.ts', content: UNION });
+  assert.equal(receipt.line, `formatted (prettier ${shippedPrettier}, js): a.ts`);
+  assert.equal(receipt.formatter?.pinned, undefined);
+  const row = (await rt.doctor()).versions.find((v) => v.formatter === 'prettier');
+  assert.equal(row?.matches, true);
+  assert.equal(row?.pinned, '3');
+  const exact = project({ 'package.json': JSON.stringify({ devDependencies: { prettier: shippedPrettier } }), '.prettierrc': '{}\n' });
+  assert.equal((await runtime(exact).write({ path: 'a.ts', content: UNION })).line, `formatted (prettier ${shippedPrettier}, js): a.ts`);
+});
+
+test('"versions": "pinned" refuses to format with another version, and says which', async () => {
+  const root = project({ 'package.json': JSON.stringify({ devDependencies: { prettier: '3.3.3' } }), '.prettierrc': '{}\n' });
+  const rt = runtime(root, { config: { versions: 'pinned' } });
+  const receipt = await rt.write({ path: 'a.ts', content: UNION });
+  assert.equal(receipt.status, 'refused');
+  assert.equal(receipt.content, UNION);
+  assert.equal(readFileSync(join(root, 'a.ts'), 'utf8'), UNION);
+  assert.equal(receipt.line, `formatter refused (the project pins prettier 3.3.3; prettier ${shippedPrettier} is not that version): a.ts`);
+  assert.match((await rt.doctor()).versions[0]!.detail, /refused/);
+});
+
+test('a lockfile written after the runtime started is read before the next format', async () => {
+  const root = project({ 'package.json': JSON.stringify({ devDependencies: { prettier: '^3.0.0' } }), '.prettierrc': '{}\n' });
+  const rt = runtime(root);
+  assert.equal((await rt.write({ path: 'a.ts', content: UNION })).formatter?.pinned, undefined);
+  writeFileSync(join(root, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/prettier': { version: '3.6.2' } } }));
+  const receipt = await rt.write({ path: 'b.ts', content: UNION });
+  assert.equal(receipt.formatter?.pinned, '3.6.2');
+  assert.equal(receipt.formatter?.pinnedIn, 'package-lock.json');
+});
+
+test("Biome 2.6.8's own biome init config is not called invalid: the receipt says it needs the pinned version", async (t) => {
+  const root = project({ 'package.json': JSON.stringify({ name: 'x', devDependencies: { '@biomejs/biome': '2.6.8' } }) });
+  try {
+    execFileSync('npx', ['-y', '@biomejs/biome@2.6.8', 'init'], { cwd: root, stdio: 'pipe', timeout: 180_000, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  } catch (error) {
+    if (process.env.CI) throw error;
+    t.skip(`Biome 2.6.8 could not be fetched from the registry here: ${(error as Error).message.split('\n')[0]}`);
+    return;
+  }
+  const config = readFileSync(join(root, 'biome.json'), 'utf8');
+  assert.match(config, /"preset"/, 'biome init of 2.6.8 writes linter.rules.preset');
+  const rt = runtime(root);
+  const receipt = await rt.write({ path: 'src/a.ts', content: 'const  x = 1\n' });
+  assert.equal(receipt.status, 'refused');
+  assert.doesNotMatch(receipt.line, /invalid/);
+  assert.match(receipt.line, new RegExp(`^not formatted \\(the config needs biome 2\\.6\\.8, the version the project pins; biome ${shippedBiome.replace(/\./g, '\\.')} rejects it: biome\\.json:\\d+:\\d+: Found an unknown key \`preset\`\\.\\): src/a\\.ts$`));
+  assert.equal(receipt.formatter?.pinned, '2.6.8');
+  const row = (await rt.doctor()).versions.find((v) => v.formatter === 'biome');
+  assert.deepEqual({ pinned: row?.pinned, pinnedIn: row?.pinnedIn, willRun: row?.willRun, matches: row?.matches }, { pinned: '2.6.8', pinnedIn: 'package.json', willRun: shippedBiome, matches: false });
+});
+
+test('a config the shipped Biome rejects while the project pins that same version stays invalid', async () => {
+  const root = project({ 'package.json': JSON.stringify({ devDependencies: { '@biomejs/biome': shippedBiome } }), 'biome.json': '{ "linter": { "rules": { "preset": "recommended" } } }\n' });
+  const receipt = await runtime(root).write({ path: 'a.ts', content: 'const  x = 1\n' });
+  assert.equal(receipt.status, 'failed');
+  assert.match(receipt.line, /invalid project config: biome\.json:1:\d+: Found an unknown key `preset`/);
+});
