@@ -25,6 +25,7 @@ import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLeng
 import { describeConfigError } from '../config/config-error.js';
 import { outputOverCap } from './output-cap.js';
 import { describePin, detectPins, pinAllows, type VersionPin } from '../config/pins.js';
+import { isCommonjsScript } from '../config/module-type.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
 
@@ -251,6 +252,7 @@ export function createEngine(options: EngineOptions): Engine {
           ...(selection.settingsDir !== undefined ? { settingsDir: selection.settingsDir } : {}),
           ...(selection.configSources ? { configSources: selection.configSources } : {}),
           ...(range ? { range } : {}),
+          ...(adapter.name === 'biome' && isCommonjsScript(project.packageTypes, path) ? { commonjsScript: true } : {}),
         }),
       limits.timeoutMs,
     );

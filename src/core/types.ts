@@ -96,6 +96,11 @@ export interface AdapterRequest {
    * own config loader checks them and answers `error` when the tool would reject them.
    */
   configSources?: ConfigSource[];
+  /**
+   * A `.js` file of a package whose package.json says `"type": "commonjs"`: Biome's CLI parses it as a
+   * script (src/config/module-type.ts). Other adapters ignore it.
+   */
+  commonjsScript?: boolean;
 }
 
 /** An adapter's answer. Expected outcomes are values; only broken invariants throw. */

@@ -59,6 +59,12 @@ interface State {
 
 const BIOME_FILE_NAMES = ['biome.json', 'biome.jsonc', '.biome.json', '.biome.jsonc'];
 
+/**
+ * How Biome's CLI parses a `.js` file whose package.json says `"type": "commonjs"`: a script (import
+ * and export are syntax errors), still with JSX, as it parses any `.js` file.
+ */
+const COMMONJS_SCRIPT = { Js: { embedding_kind: 'None', language: 'javaScript', module_kind: 'script', variant: 'jsx', version: 'eSNext' } } as const;
+
 /** Config texts whose verdicts are remembered. */
 const MAX_CHECKED = 256;
 
@@ -198,7 +204,7 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       }
 
       try {
-        workspace.openFile({ projectKey, path, content: { type: 'fromClient', content: request.text, version: 0 } });
+        workspace.openFile({ projectKey, path, content: { type: 'fromClient', content: request.text, version: 0 }, ...(request.commonjsScript ? { documentFileSource: COMMONJS_SCRIPT } : {}) });
       } catch (error) {
         return { kind: 'error', message: firstLine(messageOf(error)) };
       }
