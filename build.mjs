@@ -82,6 +82,7 @@ export const NODE_ENTRIES = {
   node: 'src/node/index.ts',
   'format-worker': 'src/node/format-worker.ts',
   'trusted-prettier': 'src/node/trusted-prettier.ts',
+  'pinned-prettier': 'src/node/pinned-prettier.ts',
   cli: 'src/cli/entry.ts',
   'cli-main': 'src/cli/main.ts',
   'cli-local': 'src/cli/local.ts',

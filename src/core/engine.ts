@@ -52,7 +52,20 @@ export interface EngineOptions {
   adapterFor?: (choice: FormatterChoice, language: string) => FormatterAdapter | undefined;
   /** The host's SHA-256 for receipts' `record` (default: WebCrypto; Node passes its synchronous one). */
   sha256?: Sha256Port;
+  /**
+   * A build of `formatter` at the version `pin` names, when the project pins another version than the
+   * registered adapter's (Node: from the verified store; a universal host: the build it was given).
+   * Not asked with `"versions": "shipped"`. Without it, the registered adapter formats and says so.
+   */
+  pinnedAdapter?: (formatter: string, pin: VersionPin) => Promise<PinnedAnswer>;
 }
+
+/**
+ * The host's answer for a pinned version: its adapter; or why not yet (being fetched) or not at all
+ * (offline, not published, no sandbox), in words for the receipt. `version`: the exact version the pin
+ * resolved to, when known.
+ */
+export type PinnedAnswer = ({ adapter: FormatterAdapter } | { waiting: string } | { unavailable: string }) & { version?: string };
 
 export interface FormatRequest {
   /** Project-relative POSIX path. */
@@ -188,6 +201,26 @@ export function createEngine(options: EngineOptions): Engine {
     return pin && !pinAllows(pin, info.version) ? pin : undefined;
   }
 
+  /**
+   * The adapter at the version the project pins when the host has it (else the registered one), its
+   * info (naming the pin when they differ), the pin it differs from, and why the pinned one did not run.
+   */
+  async function versionFor(shippedAdapter: FormatterAdapter): Promise<{ adapter: FormatterAdapter; info: FormatterInfo; differs?: VersionPin; why?: string }> {
+    const shipped = await infoOf(shippedAdapter);
+    const shippedDiffers = otherThanPinned(shipped);
+    if (!shippedDiffers) return { adapter: shippedAdapter, info: shipped };
+    let adapter = shippedAdapter;
+    let why: string | undefined;
+    if (user.versions !== 'shipped' && options.pinnedAdapter) {
+      const answer = await options.pinnedAdapter(shipped.name, shippedDiffers).catch((error: unknown): PinnedAnswer => ({ unavailable: messageOf(error) }));
+      if ('adapter' in answer) adapter = answer.adapter;
+      else why = 'waiting' in answer ? answer.waiting : answer.unavailable;
+    } else if (user.versions === 'shipped') why = `the user config says "versions": "shipped"`;
+    const running = adapter === shippedAdapter ? shipped : await infoOf(adapter);
+    const differs = otherThanPinned(running);
+    return { adapter, info: differs ? withPin(running, differs, why) : running, ...(differs ? { differs } : {}), ...(why ? { why } : {}) };
+  }
+
   async function format(request: FormatRequest): Promise<FormatOutcome> {
     const started = now();
     const { path } = request;
@@ -221,17 +254,15 @@ export function createEngine(options: EngineOptions): Engine {
     }
     if (looksBinary(text)) return done(withIgnored(skipped(path, 'binary', text)));
 
-    const adapter = adapterForSelection(selection);
-    if (!adapter) {
+    const shippedAdapter = adapterForSelection(selection);
+    if (!shippedAdapter) {
       const name = typeof selection.formatter === 'string' ? selection.formatter : describeChoice(selection.formatter);
       return done(withIgnored({ status: 'skipped', content: text, reason: `formatter ${name} is not available here`, line: `not formatted (formatter ${name} is not available here): ${shownPath(path)}` }));
     }
-    const shipped = await infoOf(adapter);
-    const differs = otherThanPinned(shipped);
-    const info = differs ? withPin(shipped, differs) : shipped;
+    const { adapter, info, differs, why } = await versionFor(shippedAdapter);
     if (differs && user.versions === 'pinned') {
-      const reason = `the project pins ${info.name} ${describePin(differs)} and formatbox has ${info.version} here; the user config's "versions": "pinned" refuses another version`;
-      return done(withIgnored({ status: 'refused', formatter: info, content: text, reason, line: `formatter refused (the project pins ${info.name} ${describePin(differs)}; ${info.name} ${info.version} is not that version): ${shownPath(path)}` }));
+      const reason = `the project pins ${info.name} ${describePin(differs)} and formatbox has ${info.version} here${why ? ` (${why})` : ''}; the user config's "versions": "pinned" refuses another version`;
+      return done(withIgnored({ status: 'refused', formatter: info, content: text, reason, line: `formatter refused (the project pins ${info.name} ${describePin(differs)}; ${info.name} ${info.version} is not that version${why ? `: ${why}` : ''}): ${shownPath(path)}` }));
     }
 
     const prepared = adapter.rawText ? { text } : normaliseForFormatter(text);
@@ -360,7 +391,7 @@ export function createEngine(options: EngineOptions): Engine {
       const selection = selectionFor(path);
       if (selection.kind !== 'format') return undefined;
       const adapter = adapterForSelection(selection);
-      return adapter ? { info: await infoOf(adapter), selection } : undefined;
+      return adapter ? { info: (await versionFor(adapter)).info, selection } : undefined;
     },
     get ignored() {
       return project.ignored;
@@ -376,15 +407,17 @@ export function createEngine(options: EngineOptions): Engine {
       const rows: VersionReport[] = [];
       for (const pin of pins) {
         const adapter = adaptersByName.get(pin.formatter);
-        const running = adapter ? await infoOf(adapter) : undefined;
+        const version = adapter && !pin.informational ? await versionFor(adapter) : undefined;
+        const running = version?.info ?? (adapter ? await infoOf(adapter) : undefined);
         const matches = running !== undefined && (pin.informational || pinAllows(pin, running.version));
         const where = { formatter: pin.formatter, pinned: pin.spec, pinnedIn: pin.source, ...(running ? { willRun: running.version } : {}), matches };
+        const why = version?.why ? ` (${version.why})` : '';
         let detail: string;
         if (!running) detail = `formatbox has no ${pin.formatter} here`;
         else if (pin.informational) detail = `${pin.source} names Go ${pin.spec}, a language version; formatbox runs @wasm-fmt/gofmt ${running.version}`;
-        else if (matches) detail = pin.implied ? `no version pinned; ${pin.source} means any ${pin.formatter} ${pin.spec}.x, and ${running.version} is one` : `${running.version} is the pinned version`;
-        else if (user.versions === 'pinned') detail = `files are refused: ${running.version} is not the pinned version and the user config says "versions": "pinned"`;
-        else detail = `files are formatted with ${running.version}, and each receipt says the project pins ${describePin(pin)}`;
+        else if (matches) detail = pin.implied ? `no version pinned; ${pin.source} means any ${pin.formatter} ${pin.spec}.x, and ${running.version} is one` : `${running.version}, the pinned version${adapter && version && version.adapter !== adapter ? ', from the verified store' : ''}`;
+        else if (user.versions === 'pinned') detail = `files are refused: ${running.version} is not the pinned version${why}, and the user config says "versions": "pinned"`;
+        else detail = `files are formatted with ${running.version}${why}, and each receipt says the project pins ${describePin(pin)}`;
         rows.push({ ...where, detail });
       }
       return rows;
@@ -417,11 +450,11 @@ function skipped(path: string, reason: string, content: string, detail?: string)
 }
 
 function label(info: FormatterInfo): string {
-  return `${info.name} ${info.version}, ${info.via}${info.pinned ? `; the project pins ${info.pinned}` : ''}`;
+  return `${info.name} ${info.version}, ${info.via}${info.pinned ? `; the project pins ${info.pinned}${info.pinnedNote ? `: ${info.pinnedNote}` : ''}` : ''}`;
 }
 
-function withPin(info: FormatterInfo, pin: VersionPin): FormatterInfo {
-  return { ...info, pinned: describePin(pin), pinnedIn: pin.source };
+function withPin(info: FormatterInfo, pin: VersionPin, note?: string): FormatterInfo {
+  return { ...info, pinned: describePin(pin), pinnedIn: pin.source, ...(note ? { pinnedNote: note } : {}) };
 }
 
 /** What a config loader says of a key or value it does not know: the config may be for a newer version. */

@@ -21,6 +21,8 @@ export interface FormatterInfo {
    */
   pinned?: string;
   pinnedIn?: string;
+  /** Why the pinned version did not run (`prettier 3.3.3 is being fetched`, the registry unreachable). */
+  pinnedNote?: string;
 }
 
 // ---------------------------------------------------------------------------

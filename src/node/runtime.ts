@@ -34,7 +34,9 @@ import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPa
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { pinFilesSignature, readPinFiles } from './pin-files.js';
+import { createPinnedFormatters, type PinnedFormatters } from './pinned-formatters.js';
 import type { VersionReport } from '../core/engine.js';
+import type { VersionPin } from '../config/pins.js';
 import { findNativeBiome } from './biome-native.js';
 import { createConfigWatch } from './config-watch.js';
 import { flushDirectorySyncs, holdsSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
@@ -121,6 +123,13 @@ export interface RuntimeOptions {
    * When given, `workers`, `memoryBudgetMb`, `adapterModules` and `builtins` are the pool's business.
    */
   pool?: WorkerPool;
+  /**
+   * Formatters at the version the project pins, from the per-user verified store (pinned-formatters.ts).
+   * Share one between runtimes (the daemon) so that every root uses one store and one worker per
+   * version; the runtime does not close one it was given. Default: its own, closed with the runtime.
+   * `false`: none (receipts then say which version the project pins, as offline).
+   */
+  pinned?: PinnedFormatters | false;
 }
 
 export interface EditRequest extends EditInput {
@@ -229,6 +238,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     size: options.workers ?? 1,
     ...(options.memoryBudgetMb !== undefined ? { memoryBudgetMb: options.memoryBudgetMb } : {}),
   });
+  const ownPinned = options.pinned === undefined;
+  const pinned: PinnedFormatters | undefined = options.pinned === false ? undefined : (options.pinned ?? createPinnedFormatters({ timeoutMs: limits.timeoutMs }));
   let closed = false;
   let discoveredIgnored: IgnoredItem[] = [];
   let discoveredFiles: ProjectFiles = {};
@@ -275,6 +286,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         sha256: nodeSha256,
         trust,
         limits,
+        ...(pinned ? { pinnedAdapter: (formatter: string, pin: VersionPin) => pinned.adapterFor(formatter, pin) } : {}),
         adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => wasiFor(choice, language) ?? dprintFor(choice, language) ?? sub.adapterFor(choice, language),
       });
     })().catch((error: unknown) => {
@@ -688,6 +700,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         await (await ready?.catch(() => undefined))?.dispose();
       } finally {
         if (ownPool) await pool.close();
+        if (ownPinned) await pinned?.close();
         await flushDirectorySyncs();
       }
     },

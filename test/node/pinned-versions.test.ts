@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/node/index.js';
 import { writeTree } from '../write-tree.js';
+import { createPinnedFormatters } from '../../src/node/pinned-formatters.js';
+import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 
 const repo = new URL('../../', import.meta.url);
 const shippedPrettier = JSON.parse(readFileSync(new URL('node_modules/prettier/package.json', repo), 'utf8')).version as string;
@@ -28,8 +30,9 @@ function project(files: Record<string, string>): string {
   return root;
 }
 
+/** Without a store (`pinned: false`) unless a case gives one: the shipped versions format, and say so. */
 function runtime(root: string, options: Partial<RuntimeOptions> = {}): Runtime {
-  const rt = createRuntime({ root, ...options });
+  const rt = createRuntime({ root, pinned: false, ...options });
   runtimes.push(rt);
   return rt;
 }
@@ -112,4 +115,26 @@ test('a config the shipped Biome rejects while the project pins that same versio
   const receipt = await runtime(root).write({ path: 'a.ts', content: 'const  x = 1\n' });
   assert.equal(receipt.status, 'failed');
   assert.match(receipt.line, /invalid project config: biome\.json:1:\d+: Found an unknown key `preset`/);
+});
+
+test('offline (the registry unreachable): the shipped version formats, and the receipt names both versions and why', async (t) => {
+  const root = project({ 'package.json': JSON.stringify({ devDependencies: { prettier: '3.3.3' } }), '.prettierrc': '{}\n' });
+  const store = createFormatterStore({ dir: join(root, '..', `${root.split('/').pop()}-store`), env: { HOME: '/nonexistent', npm_config_registry: 'http://127.0.0.1:9/' } });
+  t.after(() => rmSync(store.dir, { recursive: true, force: true }));
+  const pinned = createPinnedFormatters({ store, timeoutMs: 10_000 });
+  t.after(() => pinned.close());
+  const rt = runtime(root, { pinned });
+  const receipt = await rt.write({ path: 'a.ts', content: UNION });
+  assert.equal(receipt.status, 'formatted');
+  assert.equal(receipt.formatter?.version, shippedPrettier);
+  assert.equal(receipt.formatter?.pinned, '3.3.3');
+  assert.match(receipt.line, new RegExp(`^formatted \\(prettier ${shippedPrettier.replace(/\./g, '\\.')}, js; the project pins 3\\.3\\.3: .*127\\.0\\.0\\.1:9/prettier: unreachable.*\\): a\\.ts$`));
+  const row = (await rt.doctor()).versions.find((v) => v.formatter === 'prettier');
+  assert.equal(row?.willRun, shippedPrettier);
+  assert.match(row?.detail ?? '', /unreachable/);
+  // "versions": "pinned" refuses instead, and says why.
+  const strict = runtime(root, { pinned, config: { versions: 'pinned' } });
+  const refused = await strict.write({ path: 'b.ts', content: UNION });
+  assert.equal(refused.status, 'refused');
+  assert.match(refused.line, /not that version: .*unreachable/);
 });
