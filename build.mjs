@@ -83,6 +83,7 @@ export const NODE_ENTRIES = {
   'format-worker': 'src/node/format-worker.ts',
   'trusted-prettier': 'src/node/trusted-prettier.ts',
   'pinned-prettier': 'src/node/pinned-prettier.ts',
+  'pinned-biome': 'src/node/pinned-biome.ts',
   cli: 'src/cli/entry.ts',
   'cli-main': 'src/cli/main.ts',
   'cli-local': 'src/cli/local.ts',

@@ -8,6 +8,7 @@
  * SIGTERM/SIGINT, on `daemon stop`, and when a client of another version asks (that client then
  * starts its own). It removes its socket only while the file is still the one it created.
  */
+import { createPinnedFormatters, type PinnedFormatters } from '../node/pinned-formatters.js';
 import { createHash } from 'node:crypto';
 import { lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -53,6 +54,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   if (lstatSync(options.socket, { throwIfNoEntry: false })?.isSocket()) unlinkSync(options.socket);
 
   const pools = new Map<number, WorkerPool>();
+  /** One store of pinned versions for every root and settings (per call timeout, as the pools). */
+  const pinnedByTimeout = new Map<number, PinnedFormatters>();
   const states = new Map<string, SettingsState>();
   const started = Date.now();
   let requests = 0;
@@ -158,8 +161,11 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     const timeoutMs = parsed?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
     let pool = pools.get(timeoutMs);
     if (!pool && trust !== 'trusted') pools.set(timeoutMs, (pool = createWorkerPool({ timeoutMs })));
+    let pinned = pinnedByTimeout.get(timeoutMs);
+    if (!pinned) pinnedByTimeout.set(timeoutMs, (pinned = createPinnedFormatters({ timeoutMs })));
     const handler = createRequestHandler({
       defaultRoot: '/',
+      pinned,
       ...(parsed ? { config: parsed } : {}),
       trust,
       ...(pool ? { pool } : {}),
@@ -197,6 +203,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       await Promise.race([new Promise<void>((resolve) => server.close(() => resolve())), new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref())]);
       for (const state of states.values()) await state.handler.close();
       for (const pool of pools.values()) await pool.close();
+      for (const pinned of pinnedByTimeout.values()) await pinned.close();
       stopped();
     })();
     return stopping;

@@ -16,6 +16,7 @@ import { messageOf } from '../core/errors.js';
 import { createFormatterStore, type FormatterStore } from './formatter-store/store.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 import { pinnedPrettierModuleUrl } from './pinned-prettier.js';
+import { pinnedBiomeModuleUrl } from './pinned-biome.js';
 
 export interface PinnedFormattersOptions {
   store?: FormatterStore;
@@ -34,10 +35,39 @@ export interface PinnedFormatters {
   close(): Promise<void>;
 }
 
-/** What each pinnable formatter is fetched as, and the versions formatbox can run. */
-const BUILDS: Readonly<Record<string, { packageName: string; runs: (version: string) => string | undefined }>> = {
-  prettier: { packageName: 'prettier', runs: (v) => (semverMajor(v) === 3 ? undefined : 'formatbox runs Prettier 3 builds only') },
+/**
+ * What each pinnable formatter is fetched as: the package a pin's version is resolved against (what the
+ * project installs), and the build formatbox runs for an exact version, or why it cannot.
+ */
+interface Build {
+  /** The package the project itself installs (a range is resolved against its versions). */
+  projectPackage: string;
+  /** The build formatbox fetches and runs for `version`. */
+  buildFor(version: string, store: FormatterStore): Promise<{ packageName: string } | { unavailable: string }>;
+}
+
+const BUILDS: Readonly<Record<string, Build>> = {
+  prettier: {
+    projectPackage: 'prettier',
+    buildFor: async (v) => (semverMajor(v) === 3 ? { packageName: 'prettier' } : { unavailable: 'formatbox runs Prettier 3 builds only' }),
+  },
+  biome: {
+    projectPackage: '@biomejs/biome',
+    // The nodejs wasm build of the same version, where the registry has one (it stops at some 2.x).
+    async buildFor(v, store) {
+      const { versions } = await store.published('@biomejs/wasm-nodejs');
+      if (versions.includes(v)) return { packageName: '@biomejs/wasm-nodejs' };
+      return { unavailable: `Biome ${v} has no wasm build on the registry (@biomejs/wasm-nodejs stops at ${versions.filter((x) => !x.includes('-')).sort(compareVersions).pop() ?? 'none'})` };
+    },
+  },
 };
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
 
 export function createPinnedFormatters(options: PinnedFormattersOptions): PinnedFormatters {
   const store = options.store ?? createFormatterStore();
@@ -70,7 +100,7 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
     const key = `${packageName}@${version}`;
     let entry = pools.get(key);
     if (!entry) {
-      const pool = createWorkerPool({ timeoutMs: options.timeoutMs, builtins: false, modules: [moduleUrlFor(formatter, dir)], size: 1 });
+      const pool = createWorkerPool({ timeoutMs: options.timeoutMs, builtins: false, modules: [moduleUrlFor(formatter, dir, version)], size: 1 });
       const adapter = pool.adapters().then((adapters) => {
         const found = adapters.find((a) => a.name === formatter);
         if (!found) throw new Error(`the ${key} worker has no ${formatter} adapter`);
@@ -89,16 +119,22 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
       if (!build) return { unavailable: `formatbox cannot fetch ${formatter} builds yet` };
       let version: string;
       try {
-        version = await withTimeout(exactVersion(build.packageName, pin), call.waitMs ?? waitMs, 'resolving the range on the registry');
+        version = await withTimeout(exactVersion(build.projectPackage, pin), call.waitMs ?? waitMs, 'resolving the range on the registry');
       } catch (error) {
         return { unavailable: `${pin.spec} could not be resolved to a version: ${messageOf(error)}` };
       }
-      const cannot = build.runs(version);
-      if (cannot) return { unavailable: cannot };
-      const key = `${build.packageName}@${version}`;
+      let chosen: { packageName: string } | { unavailable: string };
+      try {
+        chosen = await withTimeout(build.buildFor(version, store), call.waitMs ?? waitMs, 'asking the registry for the build');
+      } catch (error) {
+        return { unavailable: `the registry could not say which build of ${formatter} ${version} to run: ${messageOf(error)}`, version };
+      }
+      if ('unavailable' in chosen) return { ...chosen, version };
+      const { packageName } = chosen;
+      const key = `${packageName}@${version}`;
       let stored;
       try {
-        stored = store.lookup(build.packageName, version);
+        stored = store.lookup(packageName, version);
       } catch (error) {
         return { unavailable: messageOf(error) };
       }
@@ -107,7 +143,7 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
         if (failed && Date.now() - failed.at < retryAfterMs) return { unavailable: failed.reason, version };
         let pending = fetches.get(key);
         if (!pending) {
-          pending = store.fetch(build.packageName, version).then(
+          pending = store.fetch(packageName, version).then(
             () => failedAt.delete(key),
             (error: unknown) => failedAt.set(key, { at: Date.now(), reason: messageOf(error) }),
           ).finally(() => fetches.delete(key));
@@ -120,11 +156,11 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
         }
         const failure = failedAt.get(key);
         if (failure) return { unavailable: failure.reason, version };
-        stored = store.lookup(build.packageName, version);
+        stored = store.lookup(packageName, version);
         if (!stored) return { unavailable: `${key} did not verify after its fetch`, version };
       }
       try {
-        return { adapter: await adapterOf(formatter, build.packageName, version, stored.dir), version };
+        return { adapter: await adapterOf(formatter, packageName, version, stored.dir), version };
       } catch (error) {
         return { unavailable: `${key} could not be loaded: ${messageOf(error)}`, version };
       }
@@ -136,8 +172,9 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
   };
 }
 
-function moduleUrlFor(formatter: string, dir: string): string {
+function moduleUrlFor(formatter: string, dir: string, version: string): string {
   if (formatter === 'prettier') return pinnedPrettierModuleUrl(dir);
+  if (formatter === 'biome') return pinnedBiomeModuleUrl(dir, version);
   throw new Error(`no worker module for ${formatter}`);
 }
 
