@@ -84,6 +84,7 @@ export const NODE_ENTRIES = {
   'trusted-prettier': 'src/node/trusted-prettier.ts',
   'pinned-prettier': 'src/node/pinned-prettier.ts',
   'pinned-biome': 'src/node/pinned-biome.ts',
+  'pinned-ruff': 'src/node/pinned-ruff.ts',
   cli: 'src/cli/entry.ts',
   'cli-main': 'src/cli/main.ts',
   'cli-local': 'src/cli/local.ts',

@@ -17,6 +17,7 @@ import { createFormatterStore, type FormatterStore } from './formatter-store/sto
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 import { pinnedPrettierModuleUrl } from './pinned-prettier.js';
 import { pinnedBiomeModuleUrl } from './pinned-biome.js';
+import { pinnedRuffModuleUrl } from './pinned-ruff.js';
 
 export interface PinnedFormattersOptions {
   store?: FormatterStore;
@@ -60,6 +61,15 @@ const BUILDS: Readonly<Record<string, Build>> = {
       return { unavailable: `Biome ${v} has no wasm build on the registry (@biomejs/wasm-nodejs stops at ${versions.filter((x) => !x.includes('-')).sort(compareVersions).pop() ?? 'none'})` };
     },
   },
+  ruff: {
+    // Ruff's pins are PyPI versions; its wasm builds carry the same numbers on npm.
+    projectPackage: '@astral-sh/ruff-wasm-nodejs',
+    async buildFor(v, store) {
+      const { versions } = await store.published('@astral-sh/ruff-wasm-nodejs');
+      if (versions.includes(v)) return { packageName: '@astral-sh/ruff-wasm-nodejs' };
+      return { unavailable: `Ruff ${v} has no wasm build on the registry (@astral-sh/ruff-wasm-nodejs has ${versions.filter((x) => !x.includes('-')).sort(compareVersions).slice(-1)[0] ?? 'none'} as its newest)` };
+    },
+  },
 };
 
 function compareVersions(a: string, b: string): number {
@@ -81,6 +91,8 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
   /** The exact version for a pin: itself, or a range resolved against the registry as npm would. */
   function exactVersion(packageName: string, pin: VersionPin): Promise<string> {
     if (pin.exact) return Promise.resolve(pin.spec);
+    // A PEP 440 specifier is not an npm range: only exact Ruff pins are fetched.
+    if (pin.formatter === 'ruff') return Promise.reject(new Error(`${pin.spec} is a range; formatbox fetches an exact Ruff version only`));
     const key = `${packageName}@${pin.spec}`;
     let pending = resolved.get(key);
     if (!pending) {
@@ -175,6 +187,7 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
 function moduleUrlFor(formatter: string, dir: string, version: string): string {
   if (formatter === 'prettier') return pinnedPrettierModuleUrl(dir);
   if (formatter === 'biome') return pinnedBiomeModuleUrl(dir, version);
+  if (formatter === 'ruff') return pinnedRuffModuleUrl(dir);
   throw new Error(`no worker module for ${formatter}`);
 }
 
