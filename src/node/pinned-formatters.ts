@@ -18,6 +18,10 @@ import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 import { pinnedPrettierModuleUrl } from './pinned-prettier.js';
 import { pinnedBiomeModuleUrl } from './pinned-biome.js';
 import { pinnedRuffModuleUrl } from './pinned-ruff.js';
+import { checkNativeBiome, nativeBiomeAdapter, nativeBiomePackage, type NativeBiomeBuild } from './pinned-biome-native.js';
+import { detectSandbox } from './sandbox/index.js';
+import type { Sandbox } from '../core/sandbox.js';
+import { join } from 'node:path';
 
 export interface PinnedFormattersOptions {
   store?: FormatterStore;
@@ -27,11 +31,13 @@ export interface PinnedFormattersOptions {
   waitMs?: number;
   /** A fetch that failed is tried again after this long. Default 60 s. */
   retryAfterMs?: number;
+  /** The OS sandbox native builds run in (default: detectSandbox()). */
+  sandbox?: () => Sandbox;
 }
 
 export interface PinnedFormatters {
   /** The pinned version's adapter, or why there is none (yet); starts its fetch when needed. */
-  adapterFor(formatter: string, pin: VersionPin, options?: { waitMs?: number }): Promise<PinnedAnswer>;
+  adapterFor(formatter: string, pin: VersionPin, options?: { waitMs?: number; root?: string }): Promise<PinnedAnswer>;
   readonly store: FormatterStore;
   close(): Promise<void>;
 }
@@ -44,7 +50,7 @@ interface Build {
   /** The package the project itself installs (a range is resolved against its versions). */
   projectPackage: string;
   /** The build formatbox fetches and runs for `version`. */
-  buildFor(version: string, store: FormatterStore): Promise<{ packageName: string } | { unavailable: string }>;
+  buildFor(version: string, store: FormatterStore, sandbox: () => Sandbox): Promise<{ packageName: string; native?: true } | { unavailable: string }>;
 }
 
 const BUILDS: Readonly<Record<string, Build>> = {
@@ -55,10 +61,18 @@ const BUILDS: Readonly<Record<string, Build>> = {
   biome: {
     projectPackage: '@biomejs/biome',
     // The nodejs wasm build of the same version, where the registry has one (it stops at some 2.x).
-    async buildFor(v, store) {
+    // The nodejs wasm build of the same version where the registry has one (it stops at some 2.x),
+    // else the official native CLI of that version, in the OS sandbox only.
+    async buildFor(v, store, sandbox) {
       const { versions } = await store.published('@biomejs/wasm-nodejs');
       if (versions.includes(v)) return { packageName: '@biomejs/wasm-nodejs' };
-      return { unavailable: `Biome ${v} has no wasm build on the registry (@biomejs/wasm-nodejs stops at ${versions.filter((x) => !x.includes('-')).sort(compareVersions).pop() ?? 'none'})` };
+      const noWasm = `Biome ${v} has no wasm build on the registry (@biomejs/wasm-nodejs stops at ${versions.filter((x) => !x.includes('-')).sort(compareVersions).pop() ?? 'none'})`;
+      const native = nativeBiomePackage();
+      if (!native) return { unavailable: `${noWasm}, and formatbox has no native build for ${process.platform}-${process.arch}` };
+      const box = sandbox();
+      if (box.unavailable) return { unavailable: `${noWasm}, and its native CLI runs only in an OS sandbox: ${box.unavailable}` };
+      if (!(await store.published(native)).versions.includes(v)) return { unavailable: `${noWasm}, nor a native ${native} build` };
+      return { packageName: native, native: true };
     },
   },
   ruff: {
@@ -87,6 +101,12 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
   const fetches = new Map<string, Promise<unknown>>();
   const failedAt = new Map<string, { at: number; reason: string }>();
   const resolved = new Map<string, Promise<string>>();
+  let sandboxFound: Sandbox | undefined;
+  const sandbox = (): Sandbox => (sandboxFound ??= (options.sandbox ?? detectSandbox)());
+  /** Per native build: its own answer to `--version` (undefined when it is the version it should be). */
+  const nativeChecks = new Map<string, Promise<string | undefined>>();
+  /** One native adapter per build and root (the engine keys its info on the adapter). */
+  const nativeAdapters = new Map<string, FormatterAdapter>();
 
   /** The exact version for a pin: itself, or a range resolved against the registry as npm would. */
   function exactVersion(packageName: string, pin: VersionPin): Promise<string> {
@@ -137,7 +157,7 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
       }
       let chosen: { packageName: string } | { unavailable: string };
       try {
-        chosen = await withTimeout(build.buildFor(version, store), call.waitMs ?? waitMs, 'asking the registry for the build');
+        chosen = await withTimeout(build.buildFor(version, store, sandbox), call.waitMs ?? waitMs, 'asking the registry for the build');
       } catch (error) {
         return { unavailable: `the registry could not say which build of ${formatter} ${version} to run: ${messageOf(error)}`, version };
       }
@@ -170,6 +190,18 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
         if (failure) return { unavailable: failure.reason, version };
         stored = store.lookup(packageName, version);
         if (!stored) return { unavailable: `${key} did not verify after its fetch`, version };
+      }
+      if ('native' in chosen) {
+        const binary: NativeBiomeBuild = { binary: join(stored.dir, 'biome'), packageDir: stored.dir, version };
+        let check = nativeChecks.get(key);
+        if (!check) nativeChecks.set(key, (check = checkNativeBiome(sandbox(), binary)));
+        const wrong = await check;
+        if (wrong) return { unavailable: wrong, version };
+        if (!call.root) return { unavailable: `the native Biome ${version} needs a project root`, version };
+        const adapterKey = `${key}\0${call.root}`;
+        let adapter = nativeAdapters.get(adapterKey);
+        if (!adapter) nativeAdapters.set(adapterKey, (adapter = nativeBiomeAdapter({ sandbox: sandbox(), build: binary, root: call.root, timeoutMs: options.timeoutMs })));
+        return { adapter, version };
       }
       try {
         return { adapter: await adapterOf(formatter, packageName, version, stored.dir), version };

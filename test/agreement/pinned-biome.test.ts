@@ -1,9 +1,9 @@
-// Agreement at the version a project pins: a project whose package.json pins @biomejs/biome 2.5.14
-// (config from that version's own `biome init`) is formatted by formatbox, which fetches the
-// @biomejs/wasm-nodejs build of 2.5.14 from the real registry into its verified store, and by that
-// version's own CLI (`npx -y @biomejs/biome@2.5.14 format --write`) on a copy; and a project pinning
-// 2.4.15, the shipped version. More than 200 real JS and TS files read from installed packages,
-// equal file for file.
+// Agreement at the version a project pins: a project whose package.json pins @biomejs/biome 2.6.8
+// (no wasm build: the official native CLI of 2.6.8 from the verified store, in bubblewrap), 2.5.14
+// (the @biomejs/wasm-nodejs build of 2.5.14 from the store) or 2.4.15 (the shipped wasm), each with
+// the config of that version's own `biome init`, is formatted by formatbox and by that version's own
+// CLI (`npx -y @biomejs/biome@<v> format --write`) on a copy: more than 200 real JS and TS files read
+// from installed packages, equal file for file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -15,6 +15,7 @@ import { createRuntime } from '../../src/node/index.js';
 import { createPinnedFormatters } from '../../src/node/pinned-formatters.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 import { writeTree } from '../write-tree.js';
+import { detectSandbox } from '../../src/node/sandbox/index.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const shipped = JSON.parse(readFileSync(join(repo, 'node_modules/@biomejs/wasm-web/package.json'), 'utf8')).version as string;
@@ -37,12 +38,17 @@ function sources(dir: string, extension: string, limit: number): string[] {
 const FILES = [...sources(join(repo, 'node_modules/rxjs/src'), '.ts', 140), ...sources(join(repo, 'node_modules/@modelcontextprotocol/sdk/dist/esm'), '.js', 90)];
 const npx = (cwd: string, args: string[]) => spawnSync('npx', ['-y', ...args], { cwd, encoding: 'utf8', timeout: 300_000, env: { ...process.env, npm_config_update_notifier: 'false' } });
 
-for (const version of ['2.5.14', '2.4.15']) {
-  test(`a project pinning @biomejs/biome ${version} (its own biome init): formatbox's bytes equal that CLI's on ${FILES.length} real files`, async (t) => {
+for (const [version, via] of [['2.6.8', 'sandbox'], ['2.5.14', 'wasm'], ['2.4.15', 'wasm']] as const) {
+  test(`a project pinning @biomejs/biome ${version} (its own biome init): formatbox's bytes equal that CLI's on ${FILES.length} real files (${via})`, async (t) => {
     assert.ok(FILES.length >= 200, `${FILES.length} files`);
+    if (via === 'sandbox' && detectSandbox().unavailable) {
+      if (process.env.CI) assert.fail(`no sandbox: ${detectSandbox().unavailable}`);
+      t.skip(`no OS sandbox here for the native Biome ${version}: ${detectSandbox().unavailable}`);
+      return;
+    }
     const base = mkdtempSync(join(tmpdir(), `fb-pin-biome-${version}-`));
     t.after(() => rmSync(base, { recursive: true, force: true }));
-    const layout: Record<string, string> = { '.git/': '', 'package.json': JSON.stringify({ name: 'x', devDependencies: { '@biomejs/biome': version } }) };
+    const layout: Record<string, string> = { '.git/': '', '.gitignore': 'node_modules\n', 'package.json': JSON.stringify({ name: 'x', devDependencies: { '@biomejs/biome': version } }) };
     FILES.forEach((file, index) => {
       layout[`src/${String(index).padStart(3, '0')}${file.endsWith('.ts') ? '.ts' : '.js'}`] = readFileSync(file, 'utf8');
     });
@@ -66,6 +72,7 @@ for (const version of ['2.5.14', '2.4.15']) {
       for (const path of paths) {
         const receipt = await runtime.format({ path });
         assert.equal(receipt.formatter?.version, version, `${path}: ${receipt.line}`);
+        assert.equal(receipt.formatter?.via, via, receipt.line);
         assert.equal(receipt.formatter?.pinned, undefined, receipt.line);
       }
       const row = (await runtime.doctor()).versions.find((v) => v.formatter === 'biome');

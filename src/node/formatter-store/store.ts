@@ -26,6 +26,7 @@ export const STORE_PACKAGES: ReadonlySet<string> = new Set([
   '@biomejs/wasm-nodejs',
   '@biomejs/wasm-web',
   '@biomejs/cli-linux-x64',
+  '@biomejs/cli-linux-arm64',
   '@astral-sh/ruff-wasm-nodejs',
   '@astral-sh/ruff-wasm-web',
 ]);
@@ -87,6 +88,8 @@ interface Manifest {
   version: string;
   integrity: string;
   files: Record<string, string>;
+  /** Files stored executable (native binaries); every other file is stored without an execute bit. */
+  executables?: string[];
 }
 
 export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -161,8 +164,9 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
         if (file.path === '') continue;
         const target = join(temp, 'package', ...file.path.split('/'));
         mkdirSync(dirname(target), { recursive: true });
-        writeFileSync(target, file.bytes, { flag: 'wx', mode: 0o644 });
+        writeFileSync(target, file.bytes, { flag: 'wx', mode: file.executable ? 0o755 : 0o644 });
         manifest.files[file.path] = sha256(file.bytes);
+        if (file.executable) (manifest.executables ??= []).push(file.path);
       }
       writeFileSync(join(temp, MANIFEST), JSON.stringify(manifest));
       try {
@@ -308,6 +312,11 @@ function verifyEntry(root: string, name: string, version: string): string | unde
       return `${file} unreadable`;
     }
     if (sha256(bytes) !== manifest.files[file]) return `${file} changed`;
+  }
+  const executables = new Set(manifest.executables ?? []);
+  for (const file of expected) {
+    const executable = (lstatSync(join(root, 'package', ...file.split('/'))).mode & 0o111) !== 0;
+    if (executable !== executables.has(file)) return `${file} has another mode`;
   }
   return undefined;
 }

@@ -21,6 +21,8 @@ export interface TarFile {
   /** POSIX path inside the package (`package/` removed), e.g. `plugins/babel.mjs`. */
   path: string;
   bytes: Uint8Array;
+  /** The entry's mode has an execute bit (a native binary); stored 0755, everything else 0644. */
+  executable: boolean;
 }
 
 const BLOCK = 512;
@@ -76,7 +78,8 @@ export function readPackageTarball(gzipped: Uint8Array, limits: TarLimits = TAR_
     if (seen.has(path)) throw refuse(`${JSON.stringify(path)} twice`);
     seen.add(path);
     if (files.length >= limits.maxFiles) throw refuse(`more than ${limits.maxFiles} files`);
-    files.push({ path, bytes: new Uint8Array(data) });
+    const mode = octal(header.subarray(100, 108)) ?? 0;
+    files.push({ path, bytes: new Uint8Array(data), executable: (mode & 0o111) !== 0 });
   }
   if (files.length === 0) throw refuse('no files');
   return files;
