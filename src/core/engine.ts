@@ -131,6 +131,23 @@ export interface VersionReport {
   matches: boolean;
   /** What happens to files of this formatter, in words. */
   detail: string;
+  /** When the pinned version does not run: the build a host would give `pinnedAdapter` for it. */
+  needs?: string;
+}
+
+/** The build of a pinned version a host gives the engine (see docs/versions.md). */
+function buildNeeded(pin: VersionPin): string | undefined {
+  const version = pin.exact ? pin.spec : `a version in ${pin.spec}`;
+  switch (pin.formatter) {
+    case 'prettier':
+      return `prettier ${version}: its standalone.mjs and plugins/*.mjs (prettierFormatter({modules}))`;
+    case 'biome':
+      return `@biomejs/wasm-web or @biomejs/wasm-nodejs ${version} (biomeFormatter({bindings})), or its native CLI in a sandbox`;
+    case 'ruff':
+      return `@astral-sh/ruff-wasm-web or -nodejs ${version} (ruffFormatter({bindings}))`;
+    default:
+      return undefined;
+  }
 }
 
 /** Creates the universal engine. Pure: no I/O beyond what the given adapters do. */
@@ -418,7 +435,8 @@ export function createEngine(options: EngineOptions): Engine {
         else if (matches) detail = pin.implied ? `no version pinned; ${pin.source} means any ${pin.formatter} ${pin.spec}.x, and ${running.version} is one` : `${running.version}, the pinned version${adapter && version && version.adapter !== adapter ? ', from the verified store' : ''}`;
         else if (user.versions === 'pinned') detail = `files are refused: ${running.version} is not the pinned version${why}, and the user config says "versions": "pinned"`;
         else detail = `files are formatted with ${running.version}${why}, and each receipt says the project pins ${describePin(pin)}`;
-        rows.push({ ...where, detail });
+        const needs = matches ? undefined : buildNeeded(pin);
+        rows.push({ ...where, detail, ...(needs ? { needs } : {}) });
       }
       return rows;
     },

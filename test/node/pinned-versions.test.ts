@@ -52,6 +52,7 @@ test('Prettier 3.3.3 pinned in package.json: the receipt names the version that 
   assert.deepEqual(report.versions.find((v) => v.formatter === 'prettier'), {
     formatter: 'prettier', pinned: '3.3.3', pinnedIn: 'package.json', willRun: shippedPrettier, matches: false,
     detail: `files are formatted with ${shippedPrettier}, and each receipt says the project pins 3.3.3`,
+    needs: 'prettier 3.3.3: its standalone.mjs and plugins/*.mjs (prettierFormatter({modules}))',
   });
 });
 
@@ -146,4 +147,42 @@ test("format's native Biome pass stays out of a project that pins another Biome"
   const lock = { 'package-lock.json': JSON.stringify({ packages: { 'node_modules/@biomejs/biome': { version: '2.6.8' } } }) };
   assert.deepEqual(nativeBiomeCandidates(['a.ts'], { projectFiles: { 'biome.json': '{}\n' }, pinFiles: lock, trust: 'untrusted' }), { reason: `the project pins Biome 2.6.8; the native build is ${shippedBiome}` });
   assert.deepEqual(nativeBiomeCandidates(['a.ts'], { projectFiles: { 'biome.json': '{}\n', 'package.json': JSON.stringify({ devDependencies: { '@biomejs/biome': shippedBiome } }) }, trust: 'untrusted' }), ['a.ts']);
+});
+
+test('the universal engine: the host gives the pinned Prettier build through pinnedAdapter, and doctor says which it needs without one', async (t) => {
+  const { createEngine } = await import('../../src/core/engine.js');
+  const { prettierFormatter } = await import('../../src/formatters/prettier.js');
+  const { pathToFileURL } = await import('node:url');
+  const store = createFormatterStore({ dir: mkdtempSync(join(tmpdir(), 'fb-pins-store-')) });
+  t.after(() => rmSync(store.dir, { recursive: true, force: true }));
+  let stored;
+  try {
+    stored = await store.fetch('prettier', '3.3.3');
+  } catch (error) {
+    if (process.env.CI) throw error;
+    t.skip(`the npm registry is not reachable here: ${(error as Error).message}`);
+    return;
+  }
+  const load = (file: string) => import(pathToFileURL(join(stored.dir, file)).href);
+  const pinnedBuild = prettierFormatter({ modules: { standalone: () => load('standalone.mjs'), plugin: (name) => load(`plugins/${name}.mjs`) } });
+  const projectFiles = { '.prettierrc': '{}', 'package.json': JSON.stringify({ devDependencies: { prettier: '3.3.3' } }) };
+  const asked: string[] = [];
+  const engine = createEngine({
+    formatters: [prettierFormatter()],
+    projectFiles,
+    pinnedAdapter: async (formatter, pin) => {
+      asked.push(`${formatter}@${pin.spec}`);
+      return { adapter: pinnedBuild, version: pin.spec };
+    },
+  });
+  const outcome = await engine.format({ path: 'a.ts', text: UNION });
+  assert.deepEqual(outcome.formatter, { name: 'prettier', version: '3.3.3', via: 'js' });
+  assert.equal(outcome.line, 'formatted (prettier 3.3.3, js): a.ts');
+  assert.deepEqual(asked, ['prettier@3.3.3']);
+  assert.equal((await engine.versions())[0]?.matches, true);
+  const without = createEngine({ formatters: [prettierFormatter()], projectFiles });
+  const row = (await without.versions())[0];
+  assert.equal(row?.matches, false);
+  assert.match(row?.needs ?? '', /standalone\.mjs/);
+  await Promise.all([engine.dispose(), without.dispose()]);
 });
