@@ -11,7 +11,7 @@
  *   npm run bench [-- name …] [-- --quick]
  *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice,
  *          php-choice, cli-serve, per-edit,
- *          delivery, config-watch, project
+ *          delivery, config-watch, project, pinned-versions
  *   --quick: fewer runs and a smaller project, benchmarks without a quick mode left out (< 60 s);
  *            their records are marked "(quick)".
  */
@@ -39,6 +39,7 @@ const BENCHES: Record<string, Bench> = {
   'per-edit': { args: ['test/bench/per-edit.ts', '20'] },
   'config-watch': { args: ['test/bench/config-watch.ts', '20000'] },
   project: { args: ['test/bench/project.ts'], quick: ['test/bench/project.ts', '--quick', '--files', '80'] },
+  'pinned-versions': { args: ['test/bench/pinned-versions.ts', '30'], quick: ['test/bench/pinned-versions.ts', '5'] },
 };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
