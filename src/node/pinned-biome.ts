@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FormatterAdapter } from '../core/types.js';
+import { workerModuleUrl, workerParams } from './worker-module-url.js';
 import { biomeFormatter, type BiomeBindings } from '../formatters/biome.js';
 
 export function pinnedBiomeFormatter(packageDir: string, version: string): FormatterAdapter {
@@ -18,18 +19,11 @@ export function pinnedBiomeFormatter(packageDir: string, version: string): Forma
 }
 
 export function createAdapters(): FormatterAdapter[] {
-  const params = new URL(import.meta.url).searchParams;
-  const dir = params.get('dir');
-  const version = params.get('version');
-  if (!dir || !version) throw new Error('pinned-biome: the module URL carries no ?dir= and ?version=');
+  const { dir, version } = workerParams(import.meta.url, ['dir', 'version']);
   return [pinnedBiomeFormatter(dir, version)];
 }
 
 /** The module URL the runtime hands to a worker pool for the Biome build in `packageDir`. */
 export function pinnedBiomeModuleUrl(packageDir: string, version: string): string {
-  const here = import.meta.url;
-  const url = new URL(here.endsWith('.ts') ? './pinned-biome.ts' : './pinned-biome.js', here);
-  url.searchParams.set('dir', packageDir);
-  url.searchParams.set('version', version);
-  return url.href;
+  return workerModuleUrl(import.meta.url, 'pinned-biome', { dir: packageDir, version });
 }

@@ -144,76 +144,89 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
     return entry.adapter;
   }
 
+  /** A pin with no build to run is answered from memory until `retryAfterMs` passed (no registry call per edit). */
+  const unavailableSince = new Map<string, { at: number; answer: PinnedAnswer }>();
+
   return {
     store,
     async adapterFor(formatter, pin, call = {}) {
-      const build = BUILDS[formatter];
-      if (!build) return { unavailable: `formatbox cannot fetch ${formatter} builds yet` };
-      let version: string;
-      try {
-        version = await withTimeout(exactVersion(build.projectPackage, pin), call.waitMs ?? waitMs, 'resolving the range on the registry');
-      } catch (error) {
-        return { unavailable: `${pin.spec} could not be resolved to a version: ${messageOf(error)}` };
-      }
-      let chosen: { packageName: string } | { unavailable: string };
-      try {
-        chosen = await withTimeout(build.buildFor(version, store, sandbox), call.waitMs ?? waitMs, 'asking the registry for the build');
-      } catch (error) {
-        return { unavailable: `the registry could not say which build of ${formatter} ${version} to run: ${messageOf(error)}`, version };
-      }
-      if ('unavailable' in chosen) return { ...chosen, version };
-      const { packageName } = chosen;
-      const key = `${packageName}@${version}`;
-      let stored;
-      try {
-        stored = store.lookup(packageName, version);
-      } catch (error) {
-        return { unavailable: messageOf(error) };
-      }
-      if (!stored) {
-        const failed = failedAt.get(key);
-        if (failed && Date.now() - failed.at < retryAfterMs) return { unavailable: failed.reason, version };
-        let pending = fetches.get(key);
-        if (!pending) {
-          pending = store.fetch(packageName, version).then(
-            () => failedAt.delete(key),
-            (error: unknown) => failedAt.set(key, { at: Date.now(), reason: messageOf(error) }),
-          ).finally(() => fetches.delete(key));
-          fetches.set(key, pending);
-        }
-        try {
-          await withTimeout(pending, call.waitMs ?? waitMs, 'fetching');
-        } catch {
-          return { waiting: `${formatter} ${version} is being fetched`, version };
-        }
-        const failure = failedAt.get(key);
-        if (failure) return { unavailable: failure.reason, version };
-        stored = store.lookup(packageName, version);
-        if (!stored) return { unavailable: `${key} did not verify after its fetch`, version };
-      }
-      if ('native' in chosen) {
-        const binary: NativeBiomeBuild = { binary: join(stored.dir, 'biome'), packageDir: stored.dir, version };
-        let check = nativeChecks.get(key);
-        if (!check) nativeChecks.set(key, (check = checkNativeBiome(sandbox(), binary)));
-        const wrong = await check;
-        if (wrong) return { unavailable: wrong, version };
-        if (!call.root) return { unavailable: `the native Biome ${version} needs a project root`, version };
-        const adapterKey = `${key}\0${call.root}`;
-        let adapter = nativeAdapters.get(adapterKey);
-        if (!adapter) nativeAdapters.set(adapterKey, (adapter = nativeBiomeAdapter({ sandbox: sandbox(), build: binary, root: call.root, timeoutMs: options.timeoutMs })));
-        return { adapter, version };
-      }
-      try {
-        return { adapter: await adapterOf(formatter, packageName, version, stored.dir), version };
-      } catch (error) {
-        return { unavailable: `${key} could not be loaded: ${messageOf(error)}`, version };
-      }
+      const pinKey = `${formatter}\0${pin.spec}`;
+      const known = unavailableSince.get(pinKey);
+      if (known && Date.now() - known.at < retryAfterMs) return known.answer;
+      const answer = await answerFor(formatter, pin, call);
+      if ('unavailable' in answer) unavailableSince.set(pinKey, { at: Date.now(), answer });
+      else unavailableSince.delete(pinKey);
+      return answer;
     },
     async close() {
       await Promise.all([...pools.values()].map((entry) => entry.pool.close()));
       pools.clear();
     },
   };
+
+  async function answerFor(formatter: string, pin: VersionPin, call: { waitMs?: number; root?: string }): Promise<PinnedAnswer> {
+    const build = BUILDS[formatter];
+    if (!build) return { unavailable: `formatbox cannot fetch ${formatter} builds yet` };
+    let version: string;
+    try {
+      version = await withTimeout(exactVersion(build.projectPackage, pin), call.waitMs ?? waitMs, 'resolving the range on the registry');
+    } catch (error) {
+      return { unavailable: `${pin.spec} could not be resolved to a version: ${messageOf(error)}` };
+    }
+    let chosen: { packageName: string } | { unavailable: string };
+    try {
+      chosen = await withTimeout(build.buildFor(version, store, sandbox), call.waitMs ?? waitMs, 'asking the registry for the build');
+    } catch (error) {
+      return { unavailable: `the registry could not say which build of ${formatter} ${version} to run: ${messageOf(error)}`, version };
+    }
+    if ('unavailable' in chosen) return { ...chosen, version };
+    const { packageName } = chosen;
+    const key = `${packageName}@${version}`;
+    let stored;
+    try {
+      stored = store.lookup(packageName, version);
+    } catch (error) {
+      return { unavailable: messageOf(error) };
+    }
+    if (!stored) {
+      const failed = failedAt.get(key);
+      if (failed && Date.now() - failed.at < retryAfterMs) return { unavailable: failed.reason, version };
+      let pending = fetches.get(key);
+      if (!pending) {
+        pending = store.fetch(packageName, version).then(
+          () => failedAt.delete(key),
+          (error: unknown) => failedAt.set(key, { at: Date.now(), reason: messageOf(error) }),
+        ).finally(() => fetches.delete(key));
+        fetches.set(key, pending);
+      }
+      try {
+        await withTimeout(pending, call.waitMs ?? waitMs, 'fetching');
+      } catch {
+        return { waiting: `${formatter} ${version} is being fetched`, version };
+      }
+      const failure = failedAt.get(key);
+      if (failure) return { unavailable: failure.reason, version };
+      stored = store.lookup(packageName, version);
+      if (!stored) return { unavailable: `${key} did not verify after its fetch`, version };
+    }
+    if ('native' in chosen) {
+      const binary: NativeBiomeBuild = { binary: join(stored.dir, 'biome'), packageDir: stored.dir, version };
+      let check = nativeChecks.get(key);
+      if (!check) nativeChecks.set(key, (check = checkNativeBiome(sandbox(), binary)));
+      const wrong = await check;
+      if (wrong) return { unavailable: wrong, version };
+      if (!call.root) return { unavailable: `the native Biome ${version} needs a project root`, version };
+      const adapterKey = `${key}\0${call.root}`;
+      let adapter = nativeAdapters.get(adapterKey);
+      if (!adapter) nativeAdapters.set(adapterKey, (adapter = nativeBiomeAdapter({ sandbox: sandbox(), build: binary, root: call.root, timeoutMs: options.timeoutMs })));
+      return { adapter, version };
+    }
+    try {
+      return { adapter: await adapterOf(formatter, packageName, version, stored.dir), version };
+    } catch (error) {
+      return { unavailable: `${key} could not be loaded: ${messageOf(error)}`, version };
+    }
+  }
 }
 
 function moduleUrlFor(formatter: string, dir: string, version: string): string {

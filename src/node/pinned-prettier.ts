@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FormatterAdapter } from '../core/types.js';
+import { workerModuleUrl, workerParams } from './worker-module-url.js';
 import { prettierFormatter, type PrettierPluginName } from '../formatters/prettier.js';
 
 export function pinnedPrettierFormatter(packageDir: string): FormatterAdapter {
@@ -21,15 +22,11 @@ export function pinnedPrettierFormatter(packageDir: string): FormatterAdapter {
 }
 
 export function createAdapters(): FormatterAdapter[] {
-  const dir = new URL(import.meta.url).searchParams.get('dir');
-  if (!dir) throw new Error('pinned-prettier: the module URL carries no ?dir=');
+  const { dir } = workerParams(import.meta.url, ['dir']);
   return [pinnedPrettierFormatter(dir)];
 }
 
 /** The module URL the runtime hands to a worker pool for the Prettier build in `packageDir`. */
 export function pinnedPrettierModuleUrl(packageDir: string): string {
-  const here = import.meta.url;
-  const url = new URL(here.endsWith('.ts') ? './pinned-prettier.ts' : './pinned-prettier.js', here);
-  url.searchParams.set('dir', packageDir);
-  return url.href;
+  return workerModuleUrl(import.meta.url, 'pinned-prettier', { dir: packageDir });
 }

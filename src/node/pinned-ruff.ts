@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FormatterAdapter } from '../core/types.js';
+import { workerModuleUrl, workerParams } from './worker-module-url.js';
 import { ruffFormatter } from '../formatters/ruff.js';
 import type { RuffBindings } from '../formatters/ruff-config-check.js';
 
@@ -19,15 +20,11 @@ export function pinnedRuffFormatter(packageDir: string): FormatterAdapter {
 }
 
 export function createAdapters(): FormatterAdapter[] {
-  const dir = new URL(import.meta.url).searchParams.get('dir');
-  if (!dir) throw new Error('pinned-ruff: the module URL carries no ?dir=');
+  const { dir } = workerParams(import.meta.url, ['dir']);
   return [pinnedRuffFormatter(dir)];
 }
 
 /** The module URL the runtime hands to a worker pool for the Ruff build in `packageDir`. */
 export function pinnedRuffModuleUrl(packageDir: string): string {
-  const here = import.meta.url;
-  const url = new URL(here.endsWith('.ts') ? './pinned-ruff.ts' : './pinned-ruff.js', here);
-  url.searchParams.set('dir', packageDir);
-  return url.href;
+  return workerModuleUrl(import.meta.url, 'pinned-ruff', { dir: packageDir });
 }

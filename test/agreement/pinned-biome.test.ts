@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,30 +15,18 @@ import { createRuntime } from '../../src/node/index.js';
 import { createPinnedFormatters } from '../../src/node/pinned-formatters.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 import { writeTree } from '../write-tree.js';
+import { PINNED_CORPUS } from '../pinned-helpers.js';
 import { detectSandbox } from '../../src/node/sandbox/index.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const shipped = JSON.parse(readFileSync(join(repo, 'node_modules/@biomejs/wasm-web/package.json'), 'utf8')).version as string;
 
-function sources(dir: string, extension: string, limit: number): string[] {
-  const out: string[] = [];
-  const walk = (current: string): void => {
-    for (const name of readdirSync(current).sort()) {
-      if (out.length >= limit) return;
-      const full = join(current, name);
-      const stat = statSync(full);
-      if (stat.isDirectory()) walk(full);
-      else if (name.endsWith(extension) && !name.endsWith('.d.ts') && stat.size < 16 * 1024) out.push(full);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-const FILES = [...sources(join(repo, 'node_modules/rxjs/src'), '.ts', 140), ...sources(join(repo, 'node_modules/@modelcontextprotocol/sdk/dist/esm'), '.js', 90)];
+const FILES = PINNED_CORPUS;
 const npx = (cwd: string, args: string[]) => spawnSync('npx', ['-y', ...args], { cwd, encoding: 'utf8', timeout: 300_000, env: { ...process.env, npm_config_update_notifier: 'false' } });
 
-for (const [version, via] of [['2.6.8', 'sandbox'], ['2.5.14', 'wasm'], ['2.4.15', 'wasm']] as const) {
+// 2.4.15 is the shipped wasm: no fetch, the receipt's version checked the same way.
+const SHIPPED = JSON.parse(readFileSync(join(repo, 'node_modules/@biomejs/wasm-web/package.json'), 'utf8')).version as string;
+
+for (const [version, via] of [['2.6.8', 'sandbox'], ['2.5.14', 'wasm'], [SHIPPED, 'wasm']] as const) {
   test(`a project pinning @biomejs/biome ${version} (its own biome init): formatbox's bytes equal that CLI's on ${FILES.length} real files (${via})`, async (t) => {
     assert.ok(FILES.length >= 200, `${FILES.length} files`);
     if (via === 'sandbox' && detectSandbox().unavailable) {

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,26 +14,12 @@ import { createRuntime } from '../../src/node/index.js';
 import { createPinnedFormatters } from '../../src/node/pinned-formatters.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 import { writeTree } from '../write-tree.js';
+import { PINNED_CORPUS } from '../pinned-helpers.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const shipped = JSON.parse(readFileSync(join(repo, 'node_modules/prettier/package.json'), 'utf8')).version as string;
 
-function sources(dir: string, extension: string, limit: number): string[] {
-  const out: string[] = [];
-  const walk = (current: string): void => {
-    for (const name of readdirSync(current).sort()) {
-      if (out.length >= limit) return;
-      const full = join(current, name);
-      const stat = statSync(full);
-      if (stat.isDirectory()) walk(full);
-      else if (name.endsWith(extension) && !name.endsWith('.d.ts') && stat.size < 16 * 1024) out.push(full);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-const FILES = [...sources(join(repo, 'node_modules/rxjs/src'), '.ts', 140), ...sources(join(repo, 'node_modules/@modelcontextprotocol/sdk/dist/esm'), '.js', 90)];
+const FILES = PINNED_CORPUS;
 
 function npxPrettier(version: string, cwd: string): { ok: true } | { ok: false; why: string } {
   const run = spawnSync('npx', ['-y', `prettier@${version}`, '--write', 'src'], { cwd, encoding: 'utf8', timeout: 300_000, env: { ...process.env, npm_config_update_notifier: 'false' } });

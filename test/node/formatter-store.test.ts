@@ -14,6 +14,7 @@ import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 import { readPackageTarball } from '../../src/node/formatter-store/tar.js';
 import { userRegistryFor } from '../../src/node/formatter-store/registry.js';
 import { isFormatboxError } from '../../src/core/errors.js';
+import { fetchOrSkip } from '../pinned-helpers.js';
 
 function tempDir(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'fb-store-'));
@@ -83,14 +84,8 @@ test('prettier 3.3.3 from the real registry: verified, stored, reused; a tampere
   delete env.npm_execpath;
   const store = createFormatterStore({ dir, env });
   assert.equal(store.lookup('prettier', '3.3.3'), undefined);
-  let stored;
-  try {
-    stored = await store.fetch('prettier', '3.3.3');
-  } catch (error) {
-    if (process.env.CI) throw error;
-    t.skip(`the npm registry is not reachable here: ${(error as Error).message}`);
-    return;
-  }
+  const stored = await fetchOrSkip(t, store, 'prettier', '3.3.3');
+  if (!stored) return;
   assert.equal(JSON.parse(readFileSync(join(stored.dir, 'package.json'), 'utf8')).version, '3.3.3');
   assert.ok(existsSync(join(stored.dir, 'standalone.mjs')));
   assert.match(stored.integrity, /^sha512-/);

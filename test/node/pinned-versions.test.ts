@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/node/index.js';
 import { writeTree } from '../write-tree.js';
+import { fetchOrSkip } from '../pinned-helpers.js';
 import { createPinnedFormatters } from '../../src/node/pinned-formatters.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 
@@ -155,14 +156,8 @@ test('the universal engine: the host gives the pinned Prettier build through pin
   const { pathToFileURL } = await import('node:url');
   const store = createFormatterStore({ dir: mkdtempSync(join(tmpdir(), 'fb-pins-store-')) });
   t.after(() => rmSync(store.dir, { recursive: true, force: true }));
-  let stored;
-  try {
-    stored = await store.fetch('prettier', '3.3.3');
-  } catch (error) {
-    if (process.env.CI) throw error;
-    t.skip(`the npm registry is not reachable here: ${(error as Error).message}`);
-    return;
-  }
+  const stored = await fetchOrSkip(t, store, 'prettier', '3.3.3');
+  if (!stored) return;
   const load = (file: string) => import(pathToFileURL(join(stored.dir, file)).href);
   const pinnedBuild = prettierFormatter({ modules: { standalone: () => load('standalone.mjs'), plugin: (name) => load(`plugins/${name}.mjs`) } });
   const projectFiles = { '.prettierrc': '{}', 'package.json': JSON.stringify({ devDependencies: { prettier: '3.3.3' } }) };
