@@ -22,6 +22,7 @@ import { checkNativeBiome, nativeBiomeAdapter, nativeBiomePackage, type NativeBi
 import { detectSandbox } from './sandbox/index.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 
 export interface PinnedFormattersOptions {
   store?: FormatterStore;
@@ -37,7 +38,11 @@ export interface PinnedFormattersOptions {
 
 export interface PinnedFormatters {
   /** The pinned version's adapter, or why there is none (yet); starts its fetch when needed. */
-  adapterFor(formatter: string, pin: VersionPin, options?: { waitMs?: number; root?: string }): Promise<PinnedAnswer>;
+  /**
+   * `trusted` (the user's explicit choice): a Prettier the project itself installed at the pinned
+   * version (`<root>/node_modules/prettier`) runs instead of a fetched one, as prettierd does.
+   */
+  adapterFor(formatter: string, pin: VersionPin, options?: { waitMs?: number; root?: string; trusted?: boolean }): Promise<PinnedAnswer>;
   readonly store: FormatterStore;
   close(): Promise<void>;
 }
@@ -164,9 +169,13 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
     },
   };
 
-  async function answerFor(formatter: string, pin: VersionPin, call: { waitMs?: number; root?: string }): Promise<PinnedAnswer> {
+  async function answerFor(formatter: string, pin: VersionPin, call: { waitMs?: number; root?: string; trusted?: boolean }): Promise<PinnedAnswer> {
     const build = BUILDS[formatter];
     if (!build) return { unavailable: `formatbox cannot fetch ${formatter} builds yet` };
+    if (call.trusted && call.root && formatter === 'prettier' && pin.exact) {
+      const own = projectPrettier(call.root, pin.spec);
+      if (own) return { adapter: await adapterOf(formatter, `project:${call.root}:prettier`, pin.spec, own), version: pin.spec };
+    }
     let version: string;
     try {
       version = await withTimeout(exactVersion(build.projectPackage, pin), call.waitMs ?? waitMs, 'resolving the range on the registry');
@@ -226,6 +235,18 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
     } catch (error) {
       return { unavailable: `${key} could not be loaded: ${messageOf(error)}`, version };
     }
+  }
+}
+
+/** The project's own installed Prettier when it is `version` and a Prettier 3 build (trusted mode only). */
+function projectPrettier(root: string, version: string): string | undefined {
+  const dir = join(root, 'node_modules', 'prettier');
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+    if (manifest.name !== 'prettier' || manifest.version !== version || semverMajor(version) !== 3) return undefined;
+    return existsSync(join(dir, 'standalone.mjs')) ? dir : undefined;
+  } catch {
+    return undefined;
   }
 }
 

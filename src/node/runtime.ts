@@ -286,7 +286,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         sha256: nodeSha256,
         trust,
         limits,
-        ...(pinned ? { pinnedAdapter: (formatter: string, pin: VersionPin) => pinned.adapterFor(formatter, pin, { root: rootReal }) } : {}),
+        ...(pinned ? { pinnedAdapter: (formatter: string, pin: VersionPin) => pinned.adapterFor(formatter, pin, { root: rootReal, trusted: trust === 'trusted' }) } : {}),
         adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => wasiFor(choice, language) ?? dprintFor(choice, language) ?? sub.adapterFor(choice, language),
       });
     })().catch((error: unknown) => {

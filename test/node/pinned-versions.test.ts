@@ -181,3 +181,23 @@ test('the universal engine: the host gives the pinned Prettier build through pin
   assert.match(row?.needs ?? '', /standalone\.mjs/);
   await Promise.all([engine.dispose(), without.dispose()]);
 });
+
+test("trusted mode runs the project's own installed Prettier at the pinned version, with no fetch", async (t) => {
+  const { cpSync } = await import('node:fs');
+  const source = createFormatterStore({ dir: mkdtempSync(join(tmpdir(), 'fb-pins-own-')) });
+  t.after(() => rmSync(source.dir, { recursive: true, force: true }));
+  const real = await fetchOrSkip(t, source, 'prettier', '3.3.3');
+  if (!real) return;
+  const root = project({ 'package.json': JSON.stringify({ devDependencies: { prettier: '3.3.3' } }), '.prettierrc': '{}\n' });
+  cpSync(real.dir, join(root, 'node_modules', 'prettier'), { recursive: true });
+  const offline = createFormatterStore({ dir: join(source.dir, 'empty'), env: { HOME: '/nonexistent', npm_config_registry: 'http://127.0.0.1:9/' } });
+  const pinned = createPinnedFormatters({ store: offline, timeoutMs: 10_000 });
+  t.after(() => pinned.close());
+  const trusted = await runtime(root, { pinned, trust: 'trusted' }).write({ path: 'a.ts', content: UNION });
+  assert.equal(trusted.line, 'formatted (prettier 3.3.3, js): a.ts');
+  assert.equal(trusted.formatter?.pinned, undefined);
+  // Untrusted, the same installed copy never runs: the offline store has nothing, and the receipt says so.
+  const untrusted = await runtime(root, { pinned }).write({ path: 'b.ts', content: UNION });
+  assert.equal(untrusted.formatter?.version, shippedPrettier);
+  assert.match(untrusted.line, /the project pins 3\.3\.3: .*unreachable/);
+});
