@@ -484,8 +484,9 @@ const UNKNOWN_TO_THIS_VERSION = /unknown (key|field|variant|value|option)|Found 
  */
 function configForPinned(info: FormatterInfo, pin: VersionPin, path: string, content: string, message: string): Omit<FormatOutcome, 'ms' | 'path'> {
   const said = message.replace(/^invalid project config: /, '').split('\n')[0]!.trim();
-  const reason = `the config needs ${info.name} ${describePin(pin)}, the version the project pins (${pin.source}); ${info.name} ${info.version}, the version formatbox has here, rejects it: ${said}`;
-  return { status: 'refused', formatter: info, content, reason, line: `not formatted (the config needs ${info.name} ${describePin(pin)}, the version the project pins; ${info.name} ${info.version} rejects it: ${said}): ${shownPath(path)}` };
+  const why = info.pinnedNote ? ` (${info.pinnedNote})` : '';
+  const reason = `the config needs ${info.name} ${describePin(pin)}, the version the project pins (${pin.source})${why}; ${info.name} ${info.version}, the version formatbox has here, rejects it: ${said}`;
+  return { status: 'refused', formatter: info, content, reason, line: `not formatted (the config needs ${info.name} ${describePin(pin)}, the version the project pins${why}; ${info.name} ${info.version} rejects it: ${said}): ${shownPath(path)}` };
 }
 
 function failedLine(info: FormatterInfo, path: string, message: string, exitCode?: number): string {

@@ -201,3 +201,26 @@ test("trusted mode runs the project's own installed Prettier at the pinned versi
   assert.equal(untrusted.formatter?.version, shippedPrettier);
   assert.match(untrusted.line, /the project pins 3\.3\.3: .*unreachable/);
 });
+
+test('the first use of a version starts its fetch in the background: an edit does not wait for a registry that does not answer', async (t) => {
+  const { createServer } = await import('node:http');
+  const hanging: Array<import('node:http').ServerResponse> = [];
+  const server = createServer((_request, response) => void hanging.push(response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const response of hanging) response.destroy();
+    server.close();
+  });
+  const port = (server.address() as { port: number }).port;
+  const root = project({ 'package.json': JSON.stringify({ devDependencies: { prettier: '3.3.3' } }), '.prettierrc': '{}\n' });
+  const store = createFormatterStore({ dir: join(root, '..', `${root.split('/').pop()}-slow-store`), env: { HOME: '/nonexistent', npm_config_registry: `http://127.0.0.1:${port}/` } });
+  t.after(() => rmSync(store.dir, { recursive: true, force: true }));
+  const pinned = createPinnedFormatters({ store, timeoutMs: 10_000, waitMs: 200 });
+  t.after(() => pinned.close());
+  const receipt = await runtime(root, { pinned }).write({ path: 'a.ts', content: UNION });
+  assert.equal(receipt.status, 'formatted');
+  assert.equal(receipt.formatter?.version, shippedPrettier);
+  assert.equal(receipt.line, `formatted (prettier ${shippedPrettier}, js; the project pins 3.3.3: prettier 3.3.3 is being fetched): a.ts`);
+  assert.ok(hanging.length >= 1, 'the fetch was started');
+  assert.equal(store.state('prettier', '3.3.3').state, 'fetching');
+});
