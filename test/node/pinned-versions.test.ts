@@ -224,3 +224,24 @@ test('the first use of a version starts its fetch in the background: an edit doe
   assert.ok(hanging.length >= 1, 'the fetch was started');
   assert.equal(store.state('prettier', '3.3.3').state, 'fetching');
 });
+
+test('a native Biome binary that is not the version it should be is refused (asked in the real sandbox)', async (t) => {
+  const { detectSandbox } = await import('../../src/node/sandbox/index.js');
+  const { checkNativeBiome } = await import('../../src/node/pinned-biome-native.js');
+  const sandbox = detectSandbox();
+  if (sandbox.unavailable) {
+    if (process.env.CI) assert.fail(sandbox.unavailable);
+    t.skip(`no OS sandbox here: ${sandbox.unavailable}`);
+    return;
+  }
+  // The shipped native Biome standing in for a 2.6.8 download: it says its own version.
+  const { findNativeBiome } = await import('../../src/node/biome-native.js');
+  const shippedNative = findNativeBiome();
+  if ('unavailable' in shippedNative) {
+    if (process.env.CI) assert.fail(shippedNative.unavailable);
+    t.skip(shippedNative.unavailable);
+    return;
+  }
+  assert.equal(await checkNativeBiome(sandbox, { binary: shippedNative.binary, packageDir: shippedNative.packageDir, version: shippedNative.version }), undefined);
+  assert.match((await checkNativeBiome(sandbox, { binary: shippedNative.binary, packageDir: shippedNative.packageDir, version: '2.6.8' })) ?? '', new RegExp(`says "Version: ${shippedNative.version.replace(/\./g, '\\.')}", not Version: 2\\.6\\.8: refused`));
+});
