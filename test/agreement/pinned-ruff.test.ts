@@ -13,7 +13,9 @@ import { createPinnedFormatters } from '../../src/node/pinned-formatters.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 import { writeTree } from '../write-tree.js';
 
-const STDLIB = ['/usr/lib/python3.11', '/usr/lib/python3.11/json', '/usr/lib/python3.11/email', '/usr/lib/python3.11/asyncio', '/usr/lib/python3.11/concurrent/futures', '/usr/lib/python3.11/importlib', '/usr/lib/python3.11/logging'];
+// The system Python's standard library (.ci/run installs python3): /usr/lib/python3.<minor>.
+const PYTHON_LIB = existsSync('/usr/lib') ? readdirSync('/usr/lib').filter((name) => /^python3\.\d+$/.test(name)).sort().map((name) => join('/usr/lib', name)).pop() : undefined;
+const STDLIB = PYTHON_LIB ? ['', 'json', 'email', 'asyncio', 'concurrent/futures', 'importlib', 'logging'].map((sub) => join(PYTHON_LIB, sub)) : [];
 const FILES = STDLIB.filter(existsSync).flatMap((dir) => readdirSync(dir).sort().filter((name) => name.endsWith('.py')).map((name) => join(dir, name))).filter((file) => statSync(file).size < 48 * 1024).slice(0, 220);
 
 /** The official build of `version`, installed by npm into its own directory and run in a child process. */
