@@ -128,7 +128,7 @@ function npmPin(files: Files, formatter: 'prettier' | 'biome', manifest: Manifes
     const schema = biomeSchemaVersion(files);
     if (schema) return exact(schema.version, `${schema.file} $schema`);
   }
-  if (range !== undefined && semverValidRange(range)) return { formatter, spec: range, exact: false, source: 'package.json' };
+  if (range !== undefined && isShowable(range) && semverValidRange(range)) return { formatter, spec: range, exact: false, source: 'package.json' };
   if (formatter === 'prettier') {
     const config = PRETTIER_CONFIG_FILES.find((file) => files[file] !== undefined) ?? (isRecord(parseJson(files['package.json'])) && 'prettier' in (parseJson(files['package.json']) as object) ? 'package.json "prettier"' : undefined);
     if (config) return { formatter, spec: '3', exact: false, source: config, implied: true };
@@ -279,7 +279,7 @@ function ruffPin(files: Files): VersionPin | undefined {
     const spec = required.trim();
     const bare = spec.replace(/^==\s*/, '');
     if (isPep440Release(bare)) return exact(bare, `${file} required-version`);
-    if (parsePep440(spec)) return { formatter: 'ruff', spec, exact: false, source: `${file} required-version` };
+    if (isShowable(spec) && parsePep440(spec)) return { formatter: 'ruff', spec, exact: false, source: `${file} required-version` };
   }
   return undefined;
 }
@@ -369,6 +369,14 @@ function parseJson(text: string | null | undefined): unknown {
 function leadingVersion(text: string): string | undefined {
   const match = /^['"]?([0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+-]*)/.exec(text);
   return match?.[1];
+}
+
+/**
+ * A range from the repository is shown in receipts as written: printable ASCII on one line, short.
+ * (semver accepts line breaks between `||` alternatives; a receipt line must not carry them.)
+ */
+function isShowable(spec: string): boolean {
+  return spec.length <= 64 && /^[\x20-\x7e]*$/.test(spec);
 }
 
 function escapeRegExp(text: string): string {

@@ -97,6 +97,10 @@ test('without a lockfile: an exact package.json version, Biome\'s $schema, then 
   // A dependency that is not a version (a git URL, a tag) pins nothing; the config's presence still says Prettier 3.
   pins = detectPins({ 'package.json': JSON.stringify({ devDependencies: { prettier: 'github:prettier/prettier' } }), '.prettierrc.json': '{}' });
   assert.equal(pinOf(pins, 'prettier')?.spec, '3');
+  // A range with a line break in it (semver accepts one around `||`) would reach the receipt's line: not a pin.
+  pins = detectPins({ 'package.json': JSON.stringify({ devDependencies: { prettier: '^3.0.0\n||\n^4.0.0' } }), '.prettierrc': '{}' });
+  assert.equal(pinOf(pins, 'prettier')?.spec, '3');
+  assert.equal(pinOf(detectPins({ 'ruff.toml': 'required-version = ">=0.5,\n<0.7"\n' }), 'ruff'), undefined);
   // A node_modules package.json of another package under that name is not believed.
   pins = detectPins({ 'node_modules/prettier/package.json': JSON.stringify({ name: 'evil', version: '9.9.9' }), '.prettierrc': '{}' });
   assert.equal(pinOf(pins, 'prettier')?.spec, '3');
