@@ -14,6 +14,7 @@
  * secret (with that caller's settings) besides its own (hook-secret.ts), and does not exit idle
  * while a registered session's process lives, so the http hook never finds the port closed.
  */
+import { createPinnedFormatters, type PinnedFormatters } from '../node/pinned-formatters.js';
 import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -86,6 +87,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   if (lstatSync(options.socket, { throwIfNoEntry: false })?.isSocket()) unlinkSync(options.socket);
 
   const pools = new Map<number, WorkerPool>();
+  /** One store of pinned versions for every root and settings (per call timeout, as the pools). */
+  const pinnedByTimeout = new Map<number, PinnedFormatters>();
   const states = new Map<string, SettingsState>();
   const started = Date.now();
   const maxRssMb = options.maxRssMb ?? DEFAULT_MAX_RSS_MB;
@@ -299,8 +302,11 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     const timeoutMs = parsed?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
     let pool = pools.get(timeoutMs);
     if (!pool && trust !== 'trusted') pools.set(timeoutMs, (pool = createWorkerPool({ timeoutMs })));
+    let pinned = pinnedByTimeout.get(timeoutMs);
+    if (!pinned) pinnedByTimeout.set(timeoutMs, (pinned = createPinnedFormatters({ timeoutMs })));
     const handler = createRequestHandler({
       defaultRoot: '/',
+      pinned,
       ...(parsed ? { config: parsed } : {}),
       trust,
       ...(pool ? { pool } : {}),
@@ -344,6 +350,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       await Promise.race([new Promise<void>((resolve) => server.close(() => resolve())), new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref())]);
       for (const state of states.values()) await state.handler.close();
       for (const pool of pools.values()) await pool.close();
+      for (const pinned of pinnedByTimeout.values()) await pinned.close();
       stopped();
     })();
     return stopping;

@@ -20,5 +20,6 @@ export const EXIT_CODE_BY_ERROR: Readonly<Record<ErrorCode, number>> = {
   PATH_REFUSED: 4,
   WRITE_FAILED: 4,
   WASM_LOAD_FAILED: 70,
+  FORMATTER_FETCH: 4,
   INVARIANT_BROKEN: 70,
 };

@@ -8,6 +8,8 @@
  * nothing formatbox left out of the config (plugins, a clamped `files.maxSize`). The choice is made by
  * the same functions the engine uses (`selectFormatter` on the same discovered config files).
  */
+import { describePin, detectPins, pinAllows } from '../config/pins.js';
+import { BIOME_VERSION } from '../formatters/biome.js';
 import type { ProjectFiles, UserConfig } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import { languageOf } from '../core/languages.js';
@@ -44,6 +46,8 @@ export type NativeOutcome = { used: NativePass } | { notUsed: string } | undefin
 
 export interface NativePassOptions {
   projectFiles: ProjectFiles;
+  /** Lockfiles and installed package.json files (pins.ts): a project pinning another Biome is not the native build's to answer for. */
+  pinFiles?: ProjectFiles;
   trust: 'trusted' | 'untrusted';
   config?: UserConfig;
   sandbox: () => Sandbox;
@@ -54,10 +58,12 @@ export interface NativePassOptions {
 const ENGINE_ADAPTER_NAMES = [...new Set([...Object.values(DEFAULT_FORMATTER), 'editorconfig', 'dprint:markdown', 'dprint:json', 'dprint:dockerfile'])];
 
 /** The project's config as the engine loads it, when native Biome may answer for it; else why not (`undefined`: no Biome config). */
-function nativeBiomeProject(options: Pick<NativePassOptions, 'projectFiles' | 'trust' | 'config'>): { project: ProjectConfig; user: NormalisedUserConfig } | { reason: string } | undefined {
+function nativeBiomeProject(options: Pick<NativePassOptions, 'projectFiles' | 'pinFiles' | 'trust' | 'config'>): { project: ProjectConfig; user: NormalisedUserConfig } | { reason: string } | undefined {
   const project = loadProjectConfig(options.projectFiles, { trust: options.trust });
   const biome = project.biome;
   if (biome.length === 0) return undefined;
+  const pin = detectPins({ ...(options.pinFiles ?? {}), ...options.projectFiles }).find((p) => p.formatter === 'biome');
+  if (pin && !pinAllows(pin, BIOME_VERSION)) return { reason: `the project pins Biome ${describePin(pin)}; the native build is ${BIOME_VERSION}` };
   if (project.overBudget) return { reason: 'the project config is over budget' };
   let user: NormalisedUserConfig;
   try {
@@ -102,7 +108,7 @@ async function selectedForBiomeYielding(files: readonly string[], project: Proje
  * The files of `files` (project-relative) that the per-file path would format with Biome under the
  * project's single root config, or why none may be handed to native Biome.
  */
-export function nativeBiomeCandidates(files: readonly string[], options: Pick<NativePassOptions, 'projectFiles' | 'trust' | 'config'>): string[] | { reason: string } {
+export function nativeBiomeCandidates(files: readonly string[], options: Pick<NativePassOptions, 'projectFiles' | 'pinFiles' | 'trust' | 'config'>): string[] | { reason: string } {
   const eligible = nativeBiomeProject(options);
   if (!eligible) return [];
   if ('reason' in eligible) return eligible;

@@ -36,6 +36,7 @@ import { bwrapSandbox, detectSandbox, noSandbox } from '../node/sandbox/index.js
 import { findBwrap } from '../node/sandbox/bwrap.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { findNativeBiome } from '../node/biome-native.js';
+import { readPinFiles } from '../node/pin-files.js';
 import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions, type NativeRun } from './format-native.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { quietOnEpipe } from './epipe.js';
@@ -185,7 +186,7 @@ async function prepareGroup(group: ProjectGroup, startEarly: boolean, options: H
   }) : undefined;
   const nativeOptions: NativePassOptions | undefined =
     useNative && discovered
-      ? { projectFiles: discovered.files, trust: options.trust ?? 'untrusted', ...(options.config ? { config: options.config } : {}), ...ports }
+      ? { projectFiles: discovered.files, pinFiles: readPinFiles(group.rootReal).files, trust: options.trust ?? 'untrusted', ...(options.config ? { config: options.config } : {}), ...ports }
       : undefined;
   // A guess is either adopted or stopped here (nativeOptions exists whenever native Biome may run).
   const early = earlyTried && nativeOptions ? startNativeBiomePass(group.rootReal, nativeOptions, (project) => earlyTargets(group.rootReal, namedInside(group), project.gitignore), guessed) : undefined;

@@ -13,6 +13,7 @@
  *
  * Runtimes are kept per root (one shared worker pool), so wasm stays warm across requests.
  */
+import { createPinnedFormatters, type PinnedFormatters } from '../node/pinned-formatters.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import type { Receipt, SingleFileInput, ToolInput, UserConfig } from '../core/types.js';
 import type { PatchReceipt } from '../reconcile/index.js';
@@ -57,6 +58,8 @@ export interface HandlerOptions {
   trust?: 'untrusted' | 'trusted';
   /** A worker pool to share with other handlers (the daemon's); the handler does not close it. */
   pool?: WorkerPool;
+  /** Pinned formatter versions to share with other handlers (the daemon's: one store for all roots); not closed here. */
+  pinned?: PinnedFormatters;
 }
 
 /** Most roots kept open at once; the least recently used one is closed first. */
@@ -64,6 +67,8 @@ const MAX_ROOTS = 16;
 
 export function createRequestHandler(options: HandlerOptions): RequestHandler {
   let pool: WorkerPool | undefined;
+  // Every root of this handler uses one store and one worker per pinned version.
+  let pinned: PinnedFormatters | undefined = options.pinned;
   const runtimes = new Map<string, Runtime>();
 
   async function runtimeFor(root: string): Promise<Runtime> {
@@ -77,8 +82,10 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     // project's own Prettier config in its worker, so there each runtime has its own pool.
     const shared = options.trust !== 'trusted';
     if (shared) pool ??= options.pool ?? createWorkerPool({ timeoutMs: options.config?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs });
+    pinned ??= createPinnedFormatters({ timeoutMs: options.config?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs });
     const runtime = createRuntime({
       root,
+      pinned,
       ...(shared && pool ? { pool } : {}),
       ...(options.trust ? { trust: options.trust } : {}),
       ...(options.config ? { config: options.config } : {}),
@@ -104,6 +111,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       for (const runtime of runtimes.values()) await runtime.close();
       runtimes.clear();
       if (pool !== options.pool) await pool?.close();
+      if (pinned !== options.pinned) await pinned?.close();
     },
   };
 }

@@ -14,6 +14,7 @@ import { loadPrettierConfigs, type PrettierConfigFile, type Trust } from './pret
 import { loadRuffConfigs, type RuffConfigFile } from './ruff.js';
 import { loadStyluaConfigs, type StyluaConfigFile } from './stylua.js';
 import { NOT_READ_REASON } from './config-error.js';
+import { loadPackageModuleTypes, type PackageModuleType } from './module-type.js';
 import {
   loadClangFormat,
   loadGoModules,
@@ -41,6 +42,8 @@ export interface ProjectConfig {
   dprint: DprintConfigFile[];
   /** stylua.toml / .stylua.toml (Lua). */
   stylua: StyluaConfigFile[];
+  /** Each package.json's `"type"`, deepest first: Biome parses `.js` in a CommonJS package as a script. */
+  packageTypes: PackageModuleType[];
   /** The root `.prettierignore` (Prettier reads it with the root `.gitignore`). */
   prettierignore?: IgnoreFile;
   /** Every `.gitignore` as git reads it, shallowest first (Prettier's CLI reads the root one). */
@@ -126,7 +129,7 @@ function collapseRefusals(ignored: IgnoredItem[], reason: string): IgnoredItem[]
 }
 
 function emptyProject(trust: Trust, ignored: IgnoredItem[]): ProjectConfig {
-  return { trust, gitignore: [], biomeGitignore: [], prettier: [], editorconfig: [], biome: [], ruff: [], black: [], go: [], cargo: [], rustfmt: [], clangFormat: [], toml: [], dprint: [], stylua: [], ignored };
+  return { trust, gitignore: [], biomeGitignore: [], prettier: [], editorconfig: [], biome: [], ruff: [], black: [], go: [], cargo: [], rustfmt: [], clangFormat: [], toml: [], dprint: [], stylua: [], packageTypes: [], ignored };
 }
 
 /**
@@ -169,6 +172,9 @@ function loadInto(project: ProjectConfig, clean: Record<string, string | null>, 
     eachDirectory((files) => project.toml.push(...loadTomlDeclarations(files))),
     eachDirectory((files) => project.dprint.push(...loadDprintConfigs(files, ignored))),
     eachDirectory((files) => project.stylua.push(...loadStyluaConfigs(files, ignored))),
+    () => {
+      project.packageTypes = loadPackageModuleTypes(clean);
+    },
   ];
   for (const step of steps) {
     if (budget.checkTime()) break;

@@ -5,7 +5,7 @@
  * arguments, no shell); well-known formatter commands map to formatbox's built-in formatters.
  */
 import picomatch from 'picomatch';
-import type { FormatterChoice, UserConfig } from '../core/types.js';
+import type { FormatterChoice, UserConfig, VersionPolicy } from '../core/types.js';
 import { FormatboxError } from '../core/errors.js';
 
 export interface UserRule {
@@ -33,6 +33,7 @@ export interface NormalisedUserConfig {
   maxDiffChars?: number;
   report?: 'receipt' | 'line' | 'none';
   scope?: 'file' | 'edit';
+  versions: VersionPolicy;
 }
 
 /** A key containing `/`, `*`, `{` or `.` is a glob; otherwise a language id. */
@@ -57,6 +58,7 @@ export function normaliseUserConfig(config: UserConfig | undefined, options: { a
     mode,
     rules: [],
     languages: {},
+    versions: 'prefer-pinned',
   };
   if (typeof out.enabled !== 'boolean') throw invalid('enabled must be a boolean');
   setNumber(out, 'timeoutMs', c.timeoutMs ?? gateway?.timeoutMs);
@@ -69,6 +71,10 @@ export function normaliseUserConfig(config: UserConfig | undefined, options: { a
   if (c.scope !== undefined) {
     if (!['file', 'edit'].includes(c.scope)) throw invalid(`scope must be 'file' or 'edit'`);
     out.scope = c.scope;
+  }
+  if (c.versions !== undefined) {
+    if (!['prefer-pinned', 'pinned', 'shipped'].includes(c.versions)) throw invalid(`versions must be 'prefer-pinned', 'pinned' or 'shipped'`);
+    out.versions = c.versions;
   }
   if (c.languages !== undefined) {
     for (const [language, extensions] of Object.entries(c.languages)) {

@@ -24,6 +24,8 @@ import { problemsOf } from './wasm.js';
 import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength, type Sha256Port } from './text.js';
 import { describeConfigError, NOT_READ_REASON } from '../config/config-error.js';
 import { outputOverCap } from './output-cap.js';
+import { describePin, detectPins, pinAllows, type VersionPin } from '../config/pins.js';
+import { isCommonjsScript } from '../config/module-type.js';
 
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
 
@@ -40,6 +42,12 @@ export interface EngineOptions {
    * in what was not read.
    */
   unread?: IgnoredItem[];
+  /**
+   * The files formatter versions are pinned in besides config files (lockfiles, installed
+   * package.json files: `PIN_SOURCE_FILES`), read as data. Not charged to the config budget: a
+   * lockfile is large and only scanned for one entry.
+   */
+  pinFiles?: ProjectFiles;
   /** Default 'untrusted': project config is sanitised and never loads code. */
   trust?: 'untrusted' | 'trusted';
   limits?: Partial<Limits>;
@@ -50,7 +58,20 @@ export interface EngineOptions {
   adapterFor?: (choice: FormatterChoice, language: string) => FormatterAdapter | undefined;
   /** The host's SHA-256 for receipts' `record` (default: WebCrypto; Node passes its synchronous one). */
   sha256?: Sha256Port;
+  /**
+   * A build of `formatter` at the version `pin` names, when the project pins another version than the
+   * registered adapter's (Node: from the verified store; a universal host: the build it was given).
+   * Not asked with `"versions": "shipped"`. Without it, the registered adapter formats and says so.
+   */
+  pinnedAdapter?: (formatter: string, pin: VersionPin) => Promise<PinnedAnswer>;
 }
+
+/**
+ * The host's answer for a pinned version: its adapter; or why not yet (being fetched) or not at all
+ * (offline, not published, no sandbox), in words for the receipt. `version`: the exact version the pin
+ * resolved to, when known.
+ */
+export type PinnedAnswer = ({ adapter: FormatterAdapter } | { waiting: string } | { unavailable: string }) & { version?: string };
 
 export interface FormatRequest {
   /** Project-relative POSIX path. */
@@ -95,9 +116,47 @@ export interface Engine {
   /** What the project's config used of its budget (see src/config/budget.ts). */
   readonly configBudget: ConfigBudgetReport | undefined;
   readonly limits: Limits;
-  /** Re-reads project config (e.g. after a config file changed on disk). */
-  setProjectFiles(files: ProjectFiles, unread?: IgnoredItem[]): void;
+  /**
+   * Re-reads project config (e.g. after a config file changed on disk); with `unread`, what discovery
+   * did not read this time; with `pinFiles`, the pin files read again.
+   */
+  setProjectFiles(files: ProjectFiles, reread?: { unread?: IgnoredItem[]; pinFiles?: ProjectFiles }): void;
+  /** The version each formatter is pinned to by the project (src/config/pins.ts). */
+  readonly pins: readonly VersionPin[];
+  /** Per pinned formatter: the pin, where it was read, and the version this engine would run (for `doctor()`). */
+  versions(): Promise<VersionReport[]>;
   dispose(): Promise<void>;
+}
+
+/** One row of `doctor()`'s versions: what the project pins and what will run. */
+export interface VersionReport {
+  formatter: string;
+  /** The pinned version or range, and where it was read. */
+  pinned: string;
+  pinnedIn: string;
+  /** The version formatbox will run, or undefined when this host has no such formatter. */
+  willRun?: string;
+  /** True when `willRun` is a version the pin allows. */
+  matches: boolean;
+  /** What happens to files of this formatter, in words. */
+  detail: string;
+  /** When the pinned version does not run: the build a host would give `pinnedAdapter` for it. */
+  needs?: string;
+}
+
+/** The build of a pinned version a host gives the engine (see docs/versions.md). */
+function buildNeeded(pin: VersionPin): string | undefined {
+  const version = pin.exact ? pin.spec : `a version in ${pin.spec}`;
+  switch (pin.formatter) {
+    case 'prettier':
+      return `prettier ${version}: its standalone.mjs and plugins/*.mjs (prettierFormatter({modules}))`;
+    case 'biome':
+      return `@biomejs/wasm-web or @biomejs/wasm-nodejs ${version} (biomeFormatter({bindings})), or its native CLI in a sandbox`;
+    case 'ruff':
+      return `@astral-sh/ruff-wasm-web or -nodejs ${version} (ruffFormatter({bindings}))`;
+    default:
+      return undefined;
+  }
 }
 
 /** Creates the universal engine. Pure: no I/O beyond what the given adapters do. */
@@ -115,6 +174,8 @@ export function createEngine(options: EngineOptions): Engine {
   const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs / 4) } });
   let project: ProjectConfig = loadConfig(options.projectFiles ?? {});
   let unread: IgnoredItem[] = options.unread ?? [];
+  let pinFiles: ProjectFiles = options.pinFiles ?? {};
+  let pins: VersionPin[] = detectPins({ ...pinFiles, ...(options.projectFiles ?? {}) });
   const adaptersByName = new Map(options.formatters.map((adapter) => [adapter.name, adapter]));
   const choiceAdapters = new Map<string, FormatterAdapter | undefined>();
   const infoCache = new Map<FormatterAdapter, Promise<FormatterInfo>>();
@@ -161,6 +222,32 @@ export function createEngine(options: EngineOptions): Engine {
     return info;
   }
 
+  /** The project's pin for this formatter when `info`'s version is not one it allows. */
+  function otherThanPinned(info: FormatterInfo): VersionPin | undefined {
+    const pin = pins.find((p) => p.formatter === info.name && !p.informational);
+    return pin && !pinAllows(pin, info.version) ? pin : undefined;
+  }
+
+  /**
+   * The adapter at the version the project pins when the host has it (else the registered one), its
+   * info (naming the pin when they differ), the pin it differs from, and why the pinned one did not run.
+   */
+  async function versionFor(shippedAdapter: FormatterAdapter): Promise<{ adapter: FormatterAdapter; info: FormatterInfo; differs?: VersionPin; why?: string }> {
+    const shipped = await infoOf(shippedAdapter);
+    const shippedDiffers = otherThanPinned(shipped);
+    if (!shippedDiffers) return { adapter: shippedAdapter, info: shipped };
+    let adapter = shippedAdapter;
+    let why: string | undefined;
+    if (user.versions !== 'shipped' && options.pinnedAdapter) {
+      const answer = await options.pinnedAdapter(shipped.name, shippedDiffers).catch((error: unknown): PinnedAnswer => ({ unavailable: messageOf(error) }));
+      if ('adapter' in answer) adapter = answer.adapter;
+      else why = 'waiting' in answer ? answer.waiting : answer.unavailable;
+    } else if (user.versions === 'shipped') why = `the user config says "versions": "shipped"`;
+    const running = adapter === shippedAdapter ? shipped : await infoOf(adapter);
+    const differs = otherThanPinned(running);
+    return { adapter, info: differs ? withPin(running, differs, why) : running, ...(differs ? { differs } : {}), ...(why ? { why } : {}) };
+  }
+
   async function format(request: FormatRequest): Promise<FormatOutcome> {
     const started = now();
     const { path } = request;
@@ -196,12 +283,16 @@ export function createEngine(options: EngineOptions): Engine {
     }
     if (looksBinary(text)) return done(withIgnored(skipped(path, 'binary', text)));
 
-    const adapter = adapterForSelection(selection);
-    if (!adapter) {
+    const shippedAdapter = adapterForSelection(selection);
+    if (!shippedAdapter) {
       const name = typeof selection.formatter === 'string' ? selection.formatter : describeChoice(selection.formatter);
       return done(withIgnored({ status: 'skipped', content: text, reason: `formatter ${name} is not available here`, line: `not formatted (formatter ${name} is not available here): ${shownPath(path)}` }));
     }
-    const info = await infoOf(adapter);
+    const { adapter, info, differs, why } = await versionFor(shippedAdapter);
+    if (differs && user.versions === 'pinned') {
+      const reason = `the project pins ${info.name} ${describePin(differs)} and formatbox has ${info.version} here${why ? ` (${why})` : ''}; the user config's "versions": "pinned" refuses another version`;
+      return done(withIgnored({ status: 'refused', formatter: info, content: text, reason, line: `formatter refused (the project pins ${info.name} ${describePin(differs)}; ${info.name} ${info.version} is not that version${why ? `: ${why}` : ''}): ${shownPath(path)}` }));
+    }
 
     const prepared = adapter.rawText ? { text } : normaliseForFormatter(text);
     let range = request.range ? rangeToNormalised(text, request.range) : undefined;
@@ -221,6 +312,7 @@ export function createEngine(options: EngineOptions): Engine {
           ...(selection.settingsDir !== undefined ? { settingsDir: selection.settingsDir } : {}),
           ...(selection.configSources ? { configSources: selection.configSources } : {}),
           ...(range ? { range } : {}),
+          ...(adapter.name === 'biome' && isCommonjsScript(project.packageTypes, path) ? { commonjsScript: true } : {}),
         }),
       limits.timeoutMs,
     );
@@ -228,7 +320,9 @@ export function createEngine(options: EngineOptions): Engine {
 
     switch (result.kind) {
       case 'ok': {
-        const producer = result.formatter ?? info;
+        const produced = result.formatter ?? info;
+        const producerDiffers = result.formatter ? otherThanPinned(result.formatter) : differs;
+        const producer = producerDiffers && !produced.pinned ? withPin(produced, producerDiffers) : produced;
         const overCap = outputOverCap(prepared.text, result.text);
         if (overCap) return done({ status: 'failed', formatter: producer, content: text, reason: overCap, line: failedLine(producer, path, overCap), ...extra });
         if (result.text.trim() === '' && prepared.text.trim() !== '') {
@@ -246,6 +340,7 @@ export function createEngine(options: EngineOptions): Engine {
         return done({ status: 'formatted', formatter: producer, content, line, ...(unstable ? { unstable } : {}), ...extra });
       }
       case 'error': {
+        if (differs && result.config) return done({ ...configForPinned(info, differs, path, text, result.message), ...extra });
         // A rejected setting is a config error: name the file and position it was written at.
         const origin = result.setting !== undefined ? selection.settingOrigins?.[result.setting] : undefined;
         const message = origin ? `invalid project config: ${describeConfigError({ ...origin, message: result.message })}` : result.message;
@@ -263,7 +358,13 @@ export function createEngine(options: EngineOptions): Engine {
   /** A `failed` outcome for a config the project's formatter would reject: the file stays as written. */
   async function invalidConfig(selection: Extract<Selection, { kind: 'invalid-config' }>, path: string, text: string): Promise<Omit<FormatOutcome, 'ms' | 'path'>> {
     const adapter = adaptersByName.get(selection.formatter);
-    const info = adapter ? await infoOf(adapter) : undefined;
+    const shipped = adapter ? await infoOf(adapter) : undefined;
+    const differs = shipped ? otherThanPinned(shipped) : undefined;
+    const info = shipped && differs ? withPin(shipped, differs) : shipped;
+    const ignoredExtra = selection.ignored.length > 0 ? { ignored: selection.ignored } : {};
+    if (info && differs && !selection.error.refusal && UNKNOWN_TO_THIS_VERSION.test(selection.error.message)) {
+      return { ...configForPinned(info, differs, path, text, describeConfigError(selection.error)), ...ignoredExtra };
+    }
     if (selection.error.refusal) {
       const reason = describeConfigError(selection.error);
       return { status: 'refused', ...(info ? { formatter: info } : {}), content: text, reason, line: `not formatted (refused: ${reason}): ${shownPath(path)}`, ...(selection.ignored.length > 0 ? { ignored: selection.ignored } : {}) };
@@ -319,7 +420,7 @@ export function createEngine(options: EngineOptions): Engine {
       const selection = selectionFor(path);
       if (selection.kind !== 'format') return undefined;
       const adapter = adapterForSelection(selection);
-      return adapter ? { info: await infoOf(adapter), selection } : undefined;
+      return adapter ? { info: (await versionFor(adapter)).info, selection } : undefined;
     },
     get ignored() {
       return project.ignored;
@@ -328,9 +429,34 @@ export function createEngine(options: EngineOptions): Engine {
       return project.budget;
     },
     limits,
-    setProjectFiles(files, notRead = []) {
+    get pins() {
+      return pins;
+    },
+    async versions() {
+      const rows: VersionReport[] = [];
+      for (const pin of pins) {
+        const adapter = adaptersByName.get(pin.formatter);
+        const version = adapter && !pin.informational ? await versionFor(adapter) : undefined;
+        const running = version?.info ?? (adapter ? await infoOf(adapter) : undefined);
+        const matches = running !== undefined && (pin.informational || pinAllows(pin, running.version));
+        const where = { formatter: pin.formatter, pinned: pin.spec, pinnedIn: pin.source, ...(running ? { willRun: running.version } : {}), matches };
+        const why = version?.why ? ` (${version.why})` : '';
+        let detail: string;
+        if (!running) detail = `formatbox has no ${pin.formatter} here`;
+        else if (pin.informational) detail = `${pin.source} names Go ${pin.spec}, a language version; formatbox runs @wasm-fmt/gofmt ${running.version}`;
+        else if (matches) detail = pin.implied ? `no version pinned; ${pin.source} means any ${pin.formatter} ${pin.spec}.x, and ${running.version} is one` : `${running.version}, the pinned version${adapter && version && version.adapter !== adapter ? ', from the verified store' : ''}`;
+        else if (user.versions === 'pinned') detail = `files are refused: ${running.version} is not the pinned version${why}, and the user config says "versions": "pinned"`;
+        else detail = `files are formatted with ${running.version}${why}, and each receipt says the project pins ${describePin(pin)}`;
+        const needs = matches ? undefined : buildNeeded(pin);
+        rows.push({ ...where, detail, ...(needs ? { needs } : {}) });
+      }
+      return rows;
+    },
+    setProjectFiles(files, reread = {}) {
       project = loadConfig(files);
-      unread = notRead;
+      unread = reread.unread ?? [];
+      if (reread.pinFiles) pinFiles = reread.pinFiles;
+      pins = detectPins({ ...pinFiles, ...files });
       lastOutput.clear();
       selections.clear();
     },
@@ -367,7 +493,25 @@ function skipped(path: string, reason: string, content: string, detail?: string)
 }
 
 function label(info: FormatterInfo): string {
-  return `${info.name} ${info.version}, ${info.via}`;
+  return `${info.name} ${info.version}, ${info.via}${info.pinned ? `; the project pins ${info.pinned}${info.pinnedNote ? `: ${info.pinnedNote}` : ''}` : ''}`;
+}
+
+function withPin(info: FormatterInfo, pin: VersionPin, note?: string): FormatterInfo {
+  return { ...info, pinned: describePin(pin), pinnedIn: pin.source, ...(note ? { pinnedNote: note } : {}) };
+}
+
+/** What a config loader says of a key or value it does not know: the config may be for a newer version. */
+const UNKNOWN_TO_THIS_VERSION = /unknown (key|field|variant|value|option)|Found an unknown|not a valid|expected one of/i;
+
+/**
+ * The formatter's own loader rejected the config, and the project pins another version than this
+ * one: the config is for that version, not invalid. Refused, saying so, so that no one "fixes" it.
+ */
+function configForPinned(info: FormatterInfo, pin: VersionPin, path: string, content: string, message: string): Omit<FormatOutcome, 'ms' | 'path'> {
+  const said = message.replace(/^invalid project config: /, '').split('\n')[0]!.trim();
+  const why = info.pinnedNote ? ` (${info.pinnedNote})` : '';
+  const reason = `the config needs ${info.name} ${describePin(pin)}, the version the project pins (${pin.source})${why}; ${info.name} ${info.version}, the version formatbox has here, rejects it: ${said}`;
+  return { status: 'refused', formatter: info, content, reason, line: `not formatted (the config needs ${info.name} ${describePin(pin)}, the version the project pins${why}; ${info.name} ${info.version} rejects it: ${said}): ${shownPath(path)}` };
 }
 
 function shownOutcome<T extends { line: string; reason?: string; ignored?: IgnoredItem[] }>(outcome: T, unread: IgnoredItem[]): T {

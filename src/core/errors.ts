@@ -20,6 +20,11 @@ export type ErrorCode =
   | 'INVALID_CONFIG'
   /** A wasm module could not be loaded. */
   | 'WASM_LOAD_FAILED'
+  /**
+   * A pinned formatter version could not be fetched or verified (registry unreachable, integrity
+   * mismatch, a tarball with links or paths out of its root, over a size or time limit).
+   */
+  | 'FORMATTER_FETCH'
   /** A broken internal invariant (e.g. a receipt that does not replay). Always a bug. */
   | 'INVARIANT_BROKEN';
 

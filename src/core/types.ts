@@ -9,10 +9,20 @@ export type Status = 'formatted' | 'unchanged' | 'skipped' | 'failed' | 'timeout
 /** How the formatter executes. */
 export type Via = 'js' | 'wasm' | 'wasi' | 'sandbox';
 
+export type VersionPolicy = 'prefer-pinned' | 'pinned' | 'shipped';
+
 export interface FormatterInfo {
   name: string;
   version: string;
   via: Via;
+  /**
+   * Set on a receipt when the project pins another version than the one that produced the bytes:
+   * the pinned version or range, and the file it was read from (see src/config/pins.ts).
+   */
+  pinned?: string;
+  pinnedIn?: string;
+  /** Why the pinned version did not run (`prettier 3.3.3 is being fetched`, the registry unreachable). */
+  pinnedNote?: string;
 }
 
 // ---------------------------------------------------------------------------
@@ -88,6 +98,11 @@ export interface AdapterRequest {
    * own config loader checks them and answers `error` when the tool would reject them.
    */
   configSources?: ConfigSource[];
+  /**
+   * A `.js` file of a package whose package.json says `"type": "commonjs"`: Biome's CLI parses it as a
+   * script (src/config/module-type.ts). Other adapters ignore it.
+   */
+  commonjsScript?: boolean;
 }
 
 /** An adapter's answer. Expected outcomes are values; only broken invariants throw. */
@@ -100,9 +115,10 @@ export type AdapterResult =
   /**
    * The formatter rejected the input (e.g. a syntax error). `message` is its first message, with location.
    * `setting`: the formatter rejected this setting (e.g. Prettier's `tabWidth`), not the file; the engine
-   * then names the config file and position it came from.
+   * then names the config file and position it came from. `config`: the formatter's own config loader
+   * rejected the project's config file (the engine then asks whether it is for another version).
    */
-  | { kind: 'error'; message: string; exitCode?: number; setting?: string }
+  | { kind: 'error'; message: string; exitCode?: number; setting?: string; config?: boolean }
   | { kind: 'timeout'; ms: number }
   /** Policy forbade running (no sandbox, unapproved command). */
   | { kind: 'refused'; reason: string }
@@ -191,6 +207,12 @@ export interface UserConfig {
   maxDiffChars?: number;
   report?: 'receipt' | 'line' | 'none';
   scope?: 'file' | 'edit';
+  /**
+   * Which formatter version runs when the project pins one formatbox does not ship (docs/versions.md):
+   * 'prefer-pinned' (default) the pinned one when it can be had, else the shipped one, said in the
+   * receipt; 'pinned' refuses rather than format with another version; 'shipped' never fetches.
+   */
+  versions?: VersionPolicy;
   /** Prior-art shapes accepted as-is: code-assistant's glob map and the agent gateway's `format.onEdit`. */
   format_on_save?: Record<string, string>;
   format?: { enabled?: boolean; onEdit?: Record<string, string | false>; timeoutMs?: number; maxOutputChars?: number };

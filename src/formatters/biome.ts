@@ -21,7 +21,12 @@ export const BIOME_VERSION = '2.4.15';
 
 export interface BiomeFormatterOptions {
   /** The `biome_wasm_bg.wasm` of `@biomejs/wasm-web` (a compiled Module, bytes, a URL, or a loader). */
-  wasm: WasmSource;
+  wasm?: WasmSource;
+  /**
+   * Another Biome build, already instantiated: the bindings of `@biomejs/wasm-nodejs` (or wasm-web)
+   * at the version a project pins, from the verified store. Then `wasm` is not used, and `version` names it.
+   */
+  bindings?: () => Promise<BiomeBindings>;
   /** Reported by `info()`. Defaults to `BIOME_VERSION`; set it only if the host ships another build. */
   version?: string;
 }
@@ -42,13 +47,15 @@ const DEFAULT_MAX_SIZE = 1024 * 1024;
 const DROPPED_KEYS = ['extends', 'plugins', '$schema'];
 
 type BiomeModule = typeof import('@biomejs/wasm-web');
+/** What this adapter uses of a Biome wasm build: its workspace and memory file system (same API across 2.x builds). */
+export type BiomeBindings = Pick<BiomeModule, 'Workspace' | 'MemoryFileSystem'>;
 type Workspace = InstanceType<BiomeModule['Workspace']>;
 
 /** A project configured with one configuration, or the error Biome gave for that configuration. */
 type Project = { projectKey: number; directory: string } | { error: string };
 
 interface State {
-  biome: BiomeModule;
+  biome: BiomeBindings;
   workspace: Workspace;
   /** Keyed by the configuration's JSON. */
   projects: Map<string, Project>;
@@ -58,6 +65,12 @@ interface State {
 }
 
 const BIOME_FILE_NAMES = ['biome.json', 'biome.jsonc', '.biome.json', '.biome.jsonc'];
+
+/**
+ * How Biome's CLI parses a `.js` file whose package.json says `"type": "commonjs"`: a script (import
+ * and export are syntax errors), still with JSX, as it parses any `.js` file.
+ */
+const COMMONJS_SCRIPT = { Js: { embedding_kind: 'None', language: 'javaScript', module_kind: 'script', variant: 'jsx', version: 'eSNext' } } as const;
 
 /** Config texts whose verdicts are remembered. */
 const MAX_CHECKED = 256;
@@ -122,6 +135,12 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
   /** The loaded state, if any, so `dispose()` never triggers a load. */
   let live: State | undefined;
   const state = lazy(async (): Promise<State> => {
+    if (options.bindings) {
+      const biome = await options.bindings();
+      live = { biome, workspace: new biome.Workspace(), projects: new Map(), opened: 0, checked: new Map() };
+      return live;
+    }
+    if (!options.wasm) throw new Error('biomeFormatter needs wasm or bindings');
     const [module, biome] = await Promise.all([compileWasm(options.wasm, 'Biome'), import('@biomejs/wasm-web')]);
     // wasm-bindgen keeps one instance per JS module: a second adapter reuses the first instance.
     // Async instantiation: Chromium's main thread refuses a synchronous one for modules over 8 MB.
@@ -173,10 +192,10 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       // Biome's own loader reads the config files first: what it rejects, formatbox refuses.
       for (const source of request.configSources ?? []) {
         const rejected = configErrorOf(current, source);
-        if (rejected) return { kind: 'error', message: rejected };
+        if (rejected) return { kind: 'error', message: rejected, config: true };
       }
       const project = projectFor(current, request.settings, relativePath(request.settingsDir ?? ''));
-      if ('error' in project) return { kind: 'error', message: project.error };
+      if ('error' in project) return { kind: 'error', message: project.error, config: true };
       const { workspace } = current;
       const { projectKey } = project;
       const path = `${project.directory}/${relativePath(request.path)}`;
@@ -198,7 +217,7 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       }
 
       try {
-        workspace.openFile({ projectKey, path, content: { type: 'fromClient', content: request.text, version: 0 } });
+        workspace.openFile({ projectKey, path, content: { type: 'fromClient', content: request.text, version: 0 }, ...(request.commonjsScript ? { documentFileSource: COMMONJS_SCRIPT } : {}) });
       } catch (error) {
         return { kind: 'error', message: firstLine(messageOf(error)) };
       }

@@ -23,7 +23,20 @@ export interface PrettierFormatterOptions {
    * project's config lists the plugin (settings `plugins: ['java']`). Default: the universal ones.
    */
   shippedPlugins?: Readonly<Record<string, ShippedPrettierPlugin>>;
+  /**
+   * Another Prettier 3 build than the one formatbox ships (the version a project pins, from the
+   * verified store): its `standalone` and its own language plugins, by plugin file name.
+   */
+  modules?: PrettierModules;
 }
+
+/** Where a Prettier 3 build's standalone core and its language plugins (`plugins/<name>.mjs`) come from. */
+export interface PrettierModules {
+  standalone: () => Promise<unknown>;
+  plugin: (name: PrettierPluginName) => Promise<unknown>;
+}
+
+export type PrettierPluginName = 'babel' | 'estree' | 'typescript' | 'postcss' | 'markdown' | 'yaml' | 'html' | 'graphql' | 'acorn' | 'meriyah' | 'flow' | 'angular' | 'glimmer';
 
 /** Language ids this adapter formats (see src/core/languages.ts). */
 /** Languages whose Prettier printers honour rangeStart/rangeEnd; the others are formatted whole. */
@@ -50,8 +63,11 @@ const RANGE_PARSERS = new Set([
 ]);
 const RANGE_LANGUAGES = new Set(['javascript', 'typescript', 'json', 'jsonc', 'json5', 'graphql', 'vue']);
 
+const BASE_PLUGINS: readonly PrettierPluginName[] = ['babel', 'estree', 'typescript', 'postcss', 'markdown', 'yaml', 'html', 'graphql'];
+
 /** Plugins loaded on first use: they cover every language above, and embedded code in them. */
-function loadBasePlugins(): Promise<Plugin[]> {
+function loadBasePlugins(modules: PrettierModules | undefined): Promise<Plugin[]> {
+  if (modules) return Promise.all(BASE_PLUGINS.map((name) => modules.plugin(name))) as Promise<Plugin[]>;
   return Promise.all([
     import('prettier/plugins/babel'),
     import('prettier/plugins/estree'),
@@ -68,6 +84,7 @@ function loadBasePlugins(): Promise<Plugin[]> {
  * Built-in plugins that are only loaded when a project's `parser` setting asks for one of their
  * parsers (they are still part of prettier itself, so nothing from the repo is loaded).
  */
+const OPTIONAL_PLUGIN_NAMES: Readonly<Record<string, PrettierPluginName>> = { acorn: 'acorn', espree: 'acorn', meriyah: 'meriyah', flow: 'flow', angular: 'angular', glimmer: 'glimmer' };
 const OPTIONAL_PLUGINS: Readonly<Record<string, () => Promise<unknown>>> = {
   acorn: () => import('prettier/plugins/acorn'),
   espree: () => import('prettier/plugins/acorn'),
@@ -135,9 +152,10 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
   }
 
   // `info()` needs only the core (85 kB); `format()` needs the plugins too (about 2.5 MB of JS).
-  const core = lazy(() => import('prettier/standalone'));
+  const modules = options.modules;
+  const core = lazy(() => (modules ? (modules.standalone() as Promise<typeof import('prettier/standalone')>) : import('prettier/standalone')));
   const loader = lazy(async (): Promise<Loaded> => {
-    const [prettier, base] = await Promise.all([core.get(), loadBasePlugins()]);
+    const [prettier, base] = await Promise.all([core.get(), loadBasePlugins(modules)]);
     const plugins = [...base, ...extraPlugins];
     const info = (await (prettier.getSupportInfo as (options: { plugins: Plugin[] }) => Promise<unknown>)({ plugins })) as { options: SupportOption[] };
     return { format: prettier.format, plugins, parsers: parsersOf(plugins), schema: new Map(info.options.map((o) => [o.name, o])) };
@@ -146,7 +164,8 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
   /** The plugin list for one call: the base set, plus an optional built-in plugin if `parser` needs it. */
   async function pluginsFor(loaded: Loaded, parser: string | undefined): Promise<Plugin[] | 'omitted' | undefined> {
     if (parser === undefined || loaded.parsers.has(parser)) return loaded.plugins;
-    const load = OPTIONAL_PLUGINS[parser];
+    const optional = Object.hasOwn(OPTIONAL_PLUGIN_NAMES, parser) ? OPTIONAL_PLUGIN_NAMES[parser] : undefined;
+    const load = modules ? (optional ? () => modules.plugin(optional) : undefined) : OPTIONAL_PLUGINS[parser];
     if (!load) return undefined;
     let plugin = optionalLoaded.get(parser);
     if (!plugin) {

@@ -12,7 +12,7 @@
  *
  * The module must already be initialised (the adapter calls this after loading its wasm).
  */
-import { PositionEncoding, Workspace } from '@astral-sh/ruff-wasm-web';
+import { PositionEncoding as ShippedPositionEncoding, Workspace as ShippedWorkspace } from '@astral-sh/ruff-wasm-web';
 import { messageOf } from '../core/errors.js';
 import type { ConfigSource } from '../core/types.js';
 import { firstLine, lineColumnAt } from './shared.js';
@@ -25,7 +25,17 @@ export interface RuffConfigChecker {
   errorOf(source: ConfigSource): string | undefined;
 }
 
-export function createRuffConfigChecker(): RuffConfigChecker {
+/** What the checker uses of a Ruff wasm build (the shipped web build unless another version's is given). */
+export interface RuffBindings {
+  Workspace: typeof ShippedWorkspace;
+  PositionEncoding: typeof ShippedPositionEncoding;
+}
+
+let bindings: RuffBindings = { Workspace: ShippedWorkspace, PositionEncoding: ShippedPositionEncoding };
+
+export function createRuffConfigChecker(build?: RuffBindings): RuffConfigChecker {
+  // A worker holds one Ruff build: a pinned version's worker judges with that version's loader.
+  if (build) bindings = build;
   const verdicts = new Map<string, string | undefined>();
   return {
     errorOf(source: ConfigSource): string | undefined {
@@ -63,7 +73,7 @@ const ENVIRONMENT_LOOKUP = /environment variable not found/;
 /** The first line of the error Ruff's loader throws for `options`, without its `Error:` prefixes. */
 function loaderMessage(options: Record<string, unknown>): string | undefined {
   try {
-    new Workspace(options, PositionEncoding.Utf16).free();
+    new bindings.Workspace(options, bindings.PositionEncoding.Utf16).free();
     return undefined;
   } catch (thrown) {
     return firstLine(messageOf(thrown)).replace(/^(Error:\s*)+/, '');

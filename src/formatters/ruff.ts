@@ -21,17 +21,22 @@
  *   text; whole .py files always go to the official build. Without `ruffFmtWasm` a range request
  *   formats the whole file and the receipt says so.
  */
-import init, { PositionEncoding, Workspace } from '@astral-sh/ruff-wasm-web';
+import init, { PositionEncoding as ShippedPositionEncoding, Workspace as ShippedWorkspace } from '@astral-sh/ruff-wasm-web';
 import initRuffFmt, { format as ruffFmtFormat, format_range as ruffFmtFormatRange } from '@wasm-fmt/ruff_fmt/web';
 import { byteToUtf16Offset, utf16ToByteOffset } from '../core/text.js';
 import { compileWasm, lazy, preloadAll } from '../core/wasm.js';
-import { createRuffConfigChecker } from './ruff-config-check.js';
+import { createRuffConfigChecker, type RuffBindings } from './ruff-config-check.js';
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, LineEndingPolicy, FormatterAdapter, FormatterInfo, Utf16Range, WasmSource } from '../core/types.js';
 
 export interface RuffFormatterOptions {
   /** `ruff_wasm_bg.wasm` of `@astral-sh/ruff-wasm-web`. */
-  wasm: WasmSource;
+  wasm?: WasmSource;
+  /**
+   * Another Ruff build, already instantiated: the bindings of `@astral-sh/ruff-wasm-nodejs` at the
+   * version a project pins, from the verified store. Then `wasm` is not used.
+   */
+  bindings?: () => Promise<RuffBindings>;
   /**
    * What to do with `.pyi` stubs: `'stub-rules'` (the default when `ruffFmtWasm` is given) formats them
    * with Ruff's stub rules through `@wasm-fmt/ruff_fmt`; `'skip'` (the default otherwise) answers
@@ -88,11 +93,21 @@ export function ruffOptions(settings: Record<string, unknown>): Record<string, u
 export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
   const maxWorkspaces = options.maxWorkspaces ?? 8;
   const pyi = options.pyi ?? (options.ruffFmtWasm ? 'stub-rules' : 'skip');
+  type Workspace = InstanceType<RuffBindings['Workspace']>;
   const workspaces = new Map<string, Workspace>();
-  const configChecker = createRuffConfigChecker();
+  let Workspace: RuffBindings['Workspace'] = ShippedWorkspace;
+  let PositionEncoding: RuffBindings['PositionEncoding'] = ShippedPositionEncoding;
+  let configChecker = createRuffConfigChecker();
 
   // The web glue keeps one instance per JS realm; `init` resolves at once when it already ran.
   const module = lazy(async () => {
+    if (options.bindings) {
+      const build = await options.bindings();
+      ({ Workspace, PositionEncoding } = build);
+      configChecker = createRuffConfigChecker(build);
+      return { version: Workspace.version() };
+    }
+    if (!options.wasm) throw new Error('ruffFormatter needs wasm or bindings');
     const compiled = await compileWasm(options.wasm, 'ruff');
     await init({ module_or_path: compiled });
     return { version: Workspace.version() };
@@ -157,7 +172,7 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
         await module.get();
         for (const source of request.configSources) {
           const rejected = configChecker.errorOf(source);
-          if (rejected) return { kind: 'error', message: rejected };
+          if (rejected) return { kind: 'error', message: rejected, config: true };
         }
       }
       const stub = /\.pyi$/i.test(request.path);

@@ -33,6 +33,10 @@ import { CONFIG_FILE_NAMES, PRETTIER_CODE_CONFIG_NAMES, type ConfigBudgetReport 
 import { applyInput, applyParsedPatch, finalStates, parsePatch, toolKind, wrapPatch, type ToolKind } from '../tools/index.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
+import { pinFilesSignature, readPinFiles } from './pin-files.js';
+import { createPinnedFormatters, type PinnedFormatters } from './pinned-formatters.js';
+import type { VersionReport } from '../core/engine.js';
+import type { VersionPin } from '../config/pins.js';
 import { findNativeBiome } from './biome-native.js';
 import { createConfigWatch } from './config-watch.js';
 import { flushDirectorySyncs, holdsSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
@@ -119,6 +123,13 @@ export interface RuntimeOptions {
    * When given, `workers`, `memoryBudgetMb`, `adapterModules` and `builtins` are the pool's business.
    */
   pool?: WorkerPool;
+  /**
+   * Formatters at the version the project pins, from the per-user verified store (pinned-formatters.ts).
+   * Share one between runtimes (the daemon) so that every root uses one store and one worker per
+   * version; the runtime does not close one it was given. Default: its own, closed with the runtime.
+   * `false`: none (receipts then say which version the project pins, as offline).
+   */
+  pinned?: PinnedFormatters | false;
 }
 
 export interface EditRequest extends EditInput {
@@ -171,6 +182,8 @@ export interface DoctorReport {
   limits: Limits;
   /** Wasm modules the config names (`{wasi}`): path, sha256 and size, or why they would not run. */
   wasm: DoctorWasmModule[];
+  /** Per formatter the project pins: the version pinned, where it was read, and the version that will run. */
+  versions: VersionReport[];
 }
 
 export interface Runtime {
@@ -225,9 +238,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     size: options.workers ?? 1,
     ...(options.memoryBudgetMb !== undefined ? { memoryBudgetMb: options.memoryBudgetMb } : {}),
   });
+  const ownPinned = options.pinned === undefined;
+  const pinned: PinnedFormatters | undefined = options.pinned === false ? undefined : (options.pinned ?? createPinnedFormatters({ timeoutMs: limits.timeoutMs }));
   let closed = false;
   let discoveredIgnored: IgnoredItem[] = [];
   let discoveredFiles: ProjectFiles = {};
+  let pinIgnored: IgnoredItem[] = [];
+  let pinSignature = '';
   const configWatch = createConfigWatch(rootReal);
   let engineReady: Promise<Engine> | undefined;
   let subprocess: SubprocessFormatters | undefined;
@@ -239,6 +256,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // Temp files of a process that died mid-write (SIGKILL) are removed on the next start.
       sweepTree(rootReal, undefined, swept);
       const [discovered, adapters] = await Promise.all([discoverProjectFiles(rootReal, { refuseHardLinks: trust === 'untrusted' }), pool.adapters()]);
+      const pinFiles = readPins();
       discoveredIgnored = discovered.ignored;
       discoveredFiles = discovered.files;
       configWatch.reset(discovered.files);
@@ -265,9 +283,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(config ? { config } : {}),
         projectFiles: discovered.files,
         unread: unreadByDiscovery(discovered.ignored),
+        pinFiles,
         sha256: nodeSha256,
         trust,
         limits,
+        ...(pinned ? { pinnedAdapter: (formatter: string, pin: VersionPin) => pinned.adapterFor(formatter, pin, { root: rootReal, trusted: trust === 'trusted' }) } : {}),
         adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => wasiFor(choice, language) ?? dprintFor(choice, language) ?? sub.adapterFor(choice, language),
       });
     })().catch((error: unknown) => {
@@ -313,6 +333,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * changed, appeared or disappeared on disk (git, an editor, `sed`), selection must see the new config.
    */
   async function refreshConfigIfNeeded(eng: Engine, paths: string[]): Promise<void> {
+    // A lockfile or node_modules changed (an install): the pinned versions are read again.
+    if (options.watchConfig !== false && pinsChanged()) return refreshConfig(eng);
     if (!paths.some(isConfigFile) && (options.watchConfig === false || !paths.some((path) => configWatch.changed(path)))) return;
     await refreshConfig(eng);
   }
@@ -322,7 +344,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     discoveredIgnored = discovered.ignored;
     discoveredFiles = discovered.files;
     configWatch.reset(discovered.files);
-    eng.setProjectFiles(discovered.files, unreadByDiscovery(discovered.ignored));
+    eng.setProjectFiles(discovered.files, { unread: unreadByDiscovery(discovered.ignored), pinFiles: readPins() });
+  }
+
+  function pinsChanged(): boolean {
+    return pinFilesSignature(rootReal) !== pinSignature;
+  }
+
+  function readPins(): ProjectFiles {
+    pinSignature = pinFilesSignature(rootReal);
+    const read = readPinFiles(rootReal);
+    pinIgnored = read.ignored;
+    return read.files;
   }
 
   async function runBefore(event: BeforeWriteEvent): Promise<void> {
@@ -423,8 +456,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (snapshot) final.stage();
       await writeW();
       if (!snapshot) final.stage();
-      if (options.watchConfig !== false && configWatch.changed(target.realRel)) {
-        // That call used the config as it was: format again with the config now on disk.
+      if (options.watchConfig !== false && (configWatch.changed(target.realRel) || pinsChanged())) {
+        // That call used the config (or the pinned versions) as it was: format again with what is now on disk.
         await pending.catch(() => undefined);
         await refreshConfig(eng);
         pending = eng.afterEdit(request);
@@ -640,11 +673,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       languages,
       sandbox: { kind: sandbox.kind, available: sandbox.unavailable === undefined, detail: sandbox.unavailable ?? sandbox.describe() },
       subprocess: [...(subprocess?.status() ?? []), nativeBiomeStatus(sandbox)],
-      ignored: dedupeIgnored([...discoveredIgnored, ...eng.ignored, ...unreadFiles(discoveredFiles, [...discoveredIgnored, ...eng.ignored], trust)]),
+      ignored: dedupeIgnored([...discoveredIgnored, ...pinIgnored, ...eng.ignored, ...unreadFiles(discoveredFiles, [...discoveredIgnored, ...eng.ignored], trust)]),
       ...(eng.configBudget ? { configBudget: eng.configBudget } : {}),
       workers: pool.stats(),
       limits: eng.limits,
       wasm: [...doctorWasmModules(rootReal, options.config?.formatters as Record<string, unknown> | undefined), ...doctorDprintPlugins(localPlugins)],
+      versions: await eng.versions(),
     };
   }
 
@@ -667,6 +701,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         await (await ready?.catch(() => undefined))?.dispose();
       } finally {
         if (ownPool) await pool.close();
+        if (ownPinned) await pinned?.close();
         await flushDirectorySyncs();
       }
     },

@@ -11,7 +11,7 @@
  *   npm run bench [-- name …] [-- --quick]
  *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice,
  *          php-choice, cli-serve, per-edit,
- *          delivery, config-watch, daemon-bounds, project, agents, agent-plugins
+ *          delivery, config-watch, daemon-bounds, project, agents, agent-plugins, pinned-versions
  *   --quick: fewer runs and a smaller project, benchmarks without a quick mode left out (< 60 s);
  *            their records are marked "(quick)".
  */
@@ -42,6 +42,7 @@ const BENCHES: Record<string, Bench> = {
   project: { args: ['test/bench/project.ts'], quick: ['test/bench/project.ts', '--quick', '--files', '80'] },
   agents: { args: ['test/bench/agents.ts', '12'], quick: ['test/bench/agents.ts', '4'] },
   'agent-plugins': { args: ['test/bench/agent-plugins.ts', '20'], quick: ['test/bench/agent-plugins.ts', '5'] },
+  'pinned-versions': { args: ['test/bench/pinned-versions.ts', '30'], quick: ['test/bench/pinned-versions.ts', '5'] },
 };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
