@@ -15,6 +15,7 @@ import { nearestPrettierConfig, prettierConfigError, prettierOptionsFor, PRETTIE
 import type { ProjectConfig } from './project.js';
 import { clangFormatSettingsFor, rustfmtSettingsFor } from './toolchains.js';
 import { ruffExcludes } from './ruff-exclude.js';
+import { ruffSettingsFor } from './ruff.js';
 import type { NormalisedUserConfig, UserRule } from './user.js';
 
 export type Selection =
@@ -258,7 +259,9 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       if (config?.error) return { settings: {}, ignored: [...config.ignored], error: config.error };
       // Ruff's loader judges the whole table (unknown keys, wrong types) in the adapter.
       const configSources = config?.source ? [{ file: config.file, text: config.source.text, options: config.source.options }] : undefined;
-      return { settings: config ? config.settings : {}, ignored: config ? [...config.ignored] : [], ...(configSources ? { configSources } : {}) };
+      const forPath = config ? ruffSettingsFor(config, path) : { settings: {} };
+      if (forPath.error) return { settings: {}, ignored: config ? [...config.ignored] : [], error: forPath.error };
+      return { settings: forPath.settings, ignored: config ? [...config.ignored] : [], ...(configSources ? { configSources } : {}) };
     }
     case 'rustfmt':
       return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)(rust-toolchain(\.toml)?|\.?rustfmt\.toml)$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };

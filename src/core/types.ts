@@ -100,9 +100,9 @@ export type AdapterResult =
   /**
    * The formatter rejected the input (e.g. a syntax error). `message` is its first message, with location.
    * `setting`: the formatter rejected this setting (e.g. Prettier's `tabWidth`), not the file; the engine
-   * then names the config file and position it came from.
+   * then names the config file and position it came from. `formatter`: as for `ok`, the build that failed.
    */
-  | { kind: 'error'; message: string; exitCode?: number; setting?: string }
+  | { kind: 'error'; message: string; exitCode?: number; setting?: string; formatter?: FormatterInfo }
   | { kind: 'timeout'; ms: number }
   /** Policy forbade running (no sandbox, unapproved command). */
   | { kind: 'refused'; reason: string }
