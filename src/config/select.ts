@@ -46,7 +46,8 @@ const CLANG_LANGUAGES = new Set(['c', 'cpp', 'java', 'proto', 'csharp', 'objecti
 
 /**
  * Language defaults for `mode: 'always'`. Prettier covers the web languages (it is the formatter most
- * projects without config expect, and one formatter for all of them keeps output consistent).
+ * projects without config expect, and one formatter for all of them keeps output consistent); the
+ * languages of the shipped Prettier plugins get Prettier with that plugin (`pluginForLanguage`).
  */
 export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
   ...Object.fromEntries([...PRETTIER_LANGUAGES].map((language) => [language, 'prettier'])),
@@ -65,6 +66,7 @@ export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
   shell: 'shfmt',
   lua: 'stylua',
   sql: 'sql_fmt',
+  dockerfile: 'dprint:dockerfile',
 };
 
 /** Languages a shipped dprint plugin formats, and the plugin (its dprint.json section name). */
@@ -93,9 +95,13 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
   if (declared && 'skip' in declared) return { kind: 'skip', reason: 'ignored by project config', detail: declared.skip, language };
   let formatter = declared?.formatter;
   let because = declared?.because;
+  // mode 'always' for a language only a shipped Prettier plugin formats (XML/SVG, PHP, Svelte, Astro): Prettier with formatbox's copy of it.
+  let defaultPlugin: string | undefined;
   if (!formatter && user.mode === 'always') {
-    formatter = DEFAULT_FORMATTER[language];
-    because = formatter ? `mode 'always': ${NAMES[formatter] ?? formatter} is the default for ${language}` : undefined;
+    defaultPlugin = DEFAULT_FORMATTER[language] ? undefined : pluginForLanguage(language);
+    formatter = DEFAULT_FORMATTER[language] ?? (defaultPlugin ? 'prettier' : undefined);
+    const name = formatter === undefined ? undefined : defaultPlugin ? `Prettier with its ${defaultPlugin} plugin` : NAMES[formatter] ?? formatter;
+    because = name ? `mode 'always': ${name} is the default for ${language}` : undefined;
   }
   if (!formatter || !because) {
     const fallback = editorconfigFallback(project, path, language);
@@ -106,7 +112,8 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
   if (prettierSkip) return { kind: 'skip', reason: 'ignored by project config', detail: prettierSkip, language };
   const resolved = settingsFor(project, formatter, path, language);
   if (resolved.error) return { kind: 'invalid-config', formatter, language, error: resolved.error, because, ignored: short(resolved.ignored) };
-  return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: short(resolved.ignored), ...extrasOf(resolved) };
+  const settings = defaultPlugin ? { ...resolved.settings, plugins: [...(Array.isArray(resolved.settings.plugins) ? resolved.settings.plugins : []), defaultPlugin] } : resolved.settings;
+  return { kind: 'format', formatter, language, settings, because, ignored: short(resolved.ignored), ...extrasOf(resolved) };
 }
 
 /**
