@@ -63,9 +63,10 @@ root is the client's first root (roots/list), else --root, else each file's proj
 nearest VCS root, else the nearest formatter config).
 
 ${COMMON}`,
-  doctor: `usage: formatbox doctor [--json]
+  doctor: `usage: formatbox doctor [--json] [PATH]
 
-Which formatter each language would use and why, sandbox status, ignored config.
+Which formatter each language would use for files in PATH (a directory or file; default: the working
+directory) and why, as format would decide in PATH's project; sandbox status, ignored config.
 
 ${COMMON}`,
   demo: `usage: formatbox demo

@@ -40,7 +40,7 @@ usage:
                                  (or $FORMATBOX_SOCKET) that a serve answers on, the warm server formats
   formatbox daemon status|stop   the per-user daemon that apply, hook and --stdin-filepath start on first use
   formatbox mcp [--root DIR]     an MCP server on stdio: edit, multi_edit, write, apply_patch, format, doctor
-  formatbox doctor [--json]      which formatter each language would use and why, sandbox status, ignored config
+  formatbox doctor [--json] [PATH]  which formatter each language would use in PATH (default: here) and why, sandbox, ignored config
   formatbox demo                 run the main job on an embedded example
   formatbox --version            the version; formatbox COMMAND --help: that command's usage
 
@@ -90,7 +90,8 @@ async function main(argv: string[]): Promise<number> {
     case 'doctor': {
       const handler = createRequestHandler(handlerOptions);
       try {
-        const report = (await handler.handle({ method: 'doctor' })) as DoctorReport;
+        const path = flags.positional[0];
+        const report = (await handler.handle({ method: 'doctor', ...(path !== undefined ? { path } : {}) })) as DoctorReport;
         process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report) + '\n');
         return 0;
       } finally {
@@ -224,7 +225,7 @@ async function runClaudeCodeHook(options: HandlerOptions, socket: string | undef
 }
 
 function formatDoctor(report: DoctorReport): string {
-  const lines = [`formatbox doctor — ${report.root} (trust: ${report.trust})`, '', 'languages:'];
+  const lines = [`formatbox doctor — ${report.root}${report.dir ? ` (for files in ${shownPath(report.dir)}/)` : ''} (trust: ${report.trust})`, '', 'languages:'];
   const width = Math.max(...report.languages.map((l) => l.language.length));
   for (const l of report.languages) {
     lines.push(`  ${l.language.padEnd(width)}  ${l.formatter ? `${l.formatter} — ${l.because ?? ''}` : `not formatted (${l.skipped ?? 'unknown'})`}`);

@@ -11,7 +11,7 @@
  * directory is reached only when its project root holds the working directory (`../x.ts` from a
  * subdirectory); any other stays refused as outside the root, as before.
  */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { findProjectRoot } from '../node/project-root.js';
 
@@ -38,11 +38,19 @@ interface RootedFields {
 export function placeRequest<R extends object>(request: R, where: { cwd: string; root?: string }): PlacedRequest<R> {
   const fields = request as RootedFields;
   if (typeof fields.root === 'string') return { request: request as R & { root: string }, noRoot: false };
-  if (where.root !== undefined) return { request: { ...request, root: resolve(where.cwd, where.root) }, noRoot: false };
+  if (where.root !== undefined) {
+    // doctor's PATH is the caller's (relative to the working directory); the runtime resolves it in the root.
+    const doctorPath = fields.method === 'doctor' && typeof fields.path === 'string' && fields.path !== '' ? { path: resolve(where.cwd, fields.path) } : {};
+    return { request: { ...request, ...doctorPath, root: resolve(where.cwd, where.root) }, noRoot: false };
+  }
   if (fields.method === 'doctor') {
-    // The project the working directory belongs to.
-    const found = findProjectRoot(join(where.cwd, '.formatbox-doctor'), { cwd: where.cwd });
-    return { request: { ...request, root: found?.root ?? resolve(where.cwd) }, noRoot: found === undefined };
+    // The project PATH (default: the working directory) belongs to, found as `format` finds a file's,
+    // and PATH's directory inside it: a monorepo package answers with its own config.
+    const dir = typeof fields.path === 'string' && fields.path !== '' ? resolve(where.cwd, fields.path) : resolve(where.cwd);
+    const probe = isDirectory(dir) ? join(dir, '.formatbox-doctor') : dir;
+    const found = findProjectRoot(probe, { cwd: where.cwd });
+    if (!found || !callerMayReach(found.root, join(found.root, found.path), where.cwd)) return { request: { ...request, root: resolve(where.cwd) }, noRoot: found === undefined };
+    return { request: { ...request, root: found.root, path: found.path }, noRoot: false };
   }
   if (typeof fields.path !== 'string' || fields.path === '') return { request: { ...request, root: resolve(where.cwd) }, noRoot: false };
   const found = findProjectRoot(fields.path, { cwd: where.cwd });
@@ -81,4 +89,12 @@ export function withNoRootReason<T>(result: T, noRoot: boolean): T {
   const reason = typeof receipt.reason === 'string' && receipt.reason !== '' ? `${NO_ROOT_REASON}; ${receipt.reason}` : NO_ROOT_REASON;
   const line = typeof receipt.line === 'string' ? `${receipt.line} (${NO_ROOT_REASON})` : receipt.line;
   return { ...result, reason, line };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

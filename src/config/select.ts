@@ -106,7 +106,9 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
   if (!formatter || !because) {
     const fallback = editorconfigFallback(project, path, language);
     if (fallback) return fallback;
-    return { kind: 'skip', reason: 'no formatter declared', detail: `the project declares no formatter for ${language}`, language };
+    // Biome 2.4's SCSS formatter is behind a build feature its published packages leave off.
+    const biomeScss = language === 'scss' && biomeConfigFor(project.biome, path) ? " (Biome's published build formats no SCSS: its SCSS support is behind a build feature)" : '';
+    return { kind: 'skip', reason: 'no formatter declared', detail: `the project declares no formatter for ${language}${biomeScss}`, language };
   }
   const prettierSkip = formatter === 'prettier' ? prettierIgnores(project, path) : undefined;
   if (prettierSkip) return { kind: 'skip', reason: 'ignored by project config', detail: prettierSkip, language };
