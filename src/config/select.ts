@@ -256,12 +256,12 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       return { settings, ignored, settingOrigins };
     }
     case 'biome': {
-      const biome = biomeConfigFor(project.biome, path);
+      // The root .editorconfig is merged in there, as Biome's CLI reads it (biome-editorconfig.ts).
+      const biome = biomeConfigFor(project.biome, path, project.editorconfig);
       if (!biome) return { settings: {}, ignored: [] };
-      const ignored = [...biome.config.ignored];
+      const ignored = biome.ignored;
       if (biome.error) return { settings: {}, ignored, error: biome.error };
-      const settings = biome.useEditorconfig ? withBiomeEditorconfig(project, biome.configuration, path) : biome.configuration;
-      return { settings, ignored, settingsDir: biome.config.dir, configSources: biome.sources };
+      return { settings: biome.configuration, ignored, settingsDir: biome.config.dir, configSources: biome.sources };
     }
     case 'ruff': {
       const config = nearest(project.ruff, path) ?? nearest(project.black, path);
@@ -318,30 +318,6 @@ function extrasOf(resolved: ResolvedSettings): { settingsDir?: string; configSou
     ...(resolved.configSources ? { configSources: resolved.configSources } : {}),
     ...(resolved.settingOrigins ? { settingOrigins: resolved.settingOrigins } : {}),
   };
-}
-
-/**
- * Biome 2 with `formatter.useEditorconfig: true` in its root config reads the `.editorconfig` beside it,
- * for files under the root config (or a nested one that extends it); its own settings win. The
- * properties for `path` become the base of the formatter section.
- */
-function withBiomeEditorconfig(project: ProjectConfig, configuration: Record<string, unknown>, path: string): Record<string, unknown> {
-  const formatter = typeof configuration.formatter === 'object' && configuration.formatter !== null ? configuration.formatter : {};
-  const root = project.editorconfig.filter((f) => f.dir === '');
-  const ec = editorconfigFor(root, path, { postProcess: false });
-  const fromEditorconfig: Record<string, unknown> = {};
-  // As Biome 2.4.15's CLI reads them (checked): `indent_size = tab` means tab indentation unless
-  // indent_style (or biome.json) says otherwise, and a width of 4; tab_width is not read.
-  if (ec.indent_size === 'tab') {
-    fromEditorconfig.indentStyle = 'tab';
-    fromEditorconfig.indentWidth = 4;
-  }
-  if (ec.indent_style === 'tab' || ec.indent_style === 'space') fromEditorconfig.indentStyle = ec.indent_style;
-  if (typeof ec.indent_size === 'number') fromEditorconfig.indentWidth = ec.indent_size;
-  if (ec.end_of_line === 'lf' || ec.end_of_line === 'crlf' || ec.end_of_line === 'cr') fromEditorconfig.lineEnding = ec.end_of_line;
-  // Biome 2.4.15 takes indent_style, indent_size and end_of_line, but not max_line_length (checked against its CLI).
-  if (Object.keys(fromEditorconfig).length === 0) return configuration;
-  return { ...configuration, formatter: { ...fromEditorconfig, ...(formatter as Record<string, unknown>) } };
 }
 
 function dirOfFile(file: string): string {
