@@ -162,9 +162,10 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
   const applicable = configs.filter((c) => isUnder(c.dir, path)).sort((a, b) => a.dir.length - b.dir.length);
   if (applicable.length === 0) return undefined;
   const projectRoot = applicable.find((c) => c.isRoot) ?? applicable[0]!;
-  const nestedAbove = applicable.filter((c) => c !== projectRoot && c.dir.length > projectRoot.dir.length);
+  const nestedAbove = applicable.filter((c) => c !== projectRoot && c.dir.length > projectRoot.dir.length && !scanSkips(projectRoot, c.dir));
   const config = nestedAbove[0] ?? projectRoot;
-  const used = configs.filter((c) => c === projectRoot || isUnder(projectRoot.dir, c.file)).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
+  // Biome's scan skips directories the root config's files.includes negates, and the configs in them.
+  const used = configs.filter((c) => c === projectRoot || (isUnder(projectRoot.dir, c.file) && !scanSkips(projectRoot, c.dir))).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
   const unreadable = used.find((c) => c.text === null || c.error);
   const nestedRoot = used.find((c) => c !== projectRoot && c.isRoot && c.dir !== projectRoot.dir);
   // Files they extend go through Biome's loader too: it rejects an extended file it cannot read.
@@ -189,6 +190,16 @@ export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string
   const configuration = config === projectRoot ? rootConfiguration : config.extendsRoot ? withoutRoot(biomeMerge(rootConfiguration, config.configuration)) : config.configuration;
   const ignored = config !== projectRoot && config.extendsRoot ? [...config.ignored, ...projectRoot.ignored] : [...config.ignored];
   return { config, configuration, sources, useEditorconfig, ignored, ...(error ? { error } : {}) };
+}
+
+/** Whether Biome's scan stays out of `dir`: a negated `files.includes` pattern of the root config matches it or a directory above it. */
+function scanSkips(root: BiomeConfigFile, dir: string): boolean {
+  const files = root.configuration.files;
+  const includes = isRecord(files) && Array.isArray(files.includes) ? files.includes : [];
+  const relative = relativeTo(root.dir, dir);
+  if (relative === '') return false;
+  const dirs = [...ancestors(`${relative}/x`)];
+  return includes.some((pattern) => typeof pattern === 'string' && pattern.startsWith('!') && dirs.some(biomeGlob(pattern.replace(/^!!?/, ''), root.file, 'files.includes', [])));
 }
 
 /** Biome's `Merge`: objects merged key by key, lists concatenated, other values replaced. */
