@@ -245,6 +245,15 @@ test('upstream: Ruff formatter fixtures (Black compatibility cases)', { skip: RU
   assert.ok(t.differ.length <= t.checked * 0.05, `${t.differ.length} of ${t.checked} differ`);
 });
 
+/** The installed Prettier's own output for `input` as `path` with `options`, or undefined when it throws. */
+async function prettierItself(prettier: typeof import('prettier'), input: string, path: string, options: Record<string, unknown>): Promise<string | undefined> {
+  try {
+    return await prettier.format(input, { ...options, filepath: path });
+  } catch {
+    return undefined;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Prettier: `tests/format/**/format.test.js.snap`, the cases whose options are expressible in a
 // .prettierrc (parsers are inferred from the file name, as the CLI does).
@@ -290,7 +299,9 @@ test('upstream: Prettier tests/format snapshots', { skip: PRETTIER ? false : 'FO
         }
       }
       const file = name.replace(/ - \{.*\}$/, '');
-      const inferred = (await prettier.getFileInfo(`x/${file}`)).inferredParser;
+      // No .prettierignore of the caller's working directory applies to a fixture.
+      const inferred = (await prettier.getFileInfo(`x/${file}`, { ignorePath: [] as unknown as string })).inferredParser;
+      if (Object.values(options).some((value) => typeof value === 'string' && /^-?Infinity$/.test(value))) expressible = false;
       if (!expressible || (parser !== undefined && inferred !== parser)) {
         skipFixture(t, 'whose parser is not the one the file name gives, or with per-call options (cursor, range, pragma)');
         continue;
@@ -303,7 +314,11 @@ test('upstream: Prettier tests/format snapshots', { skip: PRETTIER ? false : 'FO
       const outcome = await engine.format({ path: `x/${file}`, text: input });
       t.checked++;
       if (outcome.content === output || outcome.content === `${output}\n`) t.agree++;
-      else t.differ.push(`${relative(root, snap)}: ${file}: ${outcome.status} ${outcome.reason ?? ''}`);
+      else if (outcome.content === (await prettierItself(prettier, input, `x/${file}`, options))) {
+        // The checkout is another Prettier than the one formatbox ships; formatbox equals the shipped one's API.
+        t.checked--;
+        skipFixture(t, `whose snapshot differs from what the installed Prettier ${(prettier as unknown as { version: string }).version} writes (formatbox equals it)`);
+      } else t.differ.push(`${relative(root, snap)}: ${file}: ${outcome.status} ${outcome.reason ?? ''}`);
     }
   }
   console.log(summary('Prettier tests/format snapshots', t));
