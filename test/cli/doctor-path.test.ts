@@ -5,6 +5,9 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cleanUp, installCopy, isolatedEnv, project, runCli } from './built-cli.js';
 
 const built = await installCopy();
@@ -54,4 +57,17 @@ test('doctor PATH outside the project is refused, not answered for another direc
   const run = await runCli(built.cli, ['doctor', '--json', '--root', join(mono, 'packages/api'), join(mono, 'packages/web')], { env, cwd: mono });
   assert.notEqual(run.code, 0, run.stdout);
   assert.match(run.stderr, /outside the project root/);
+});
+
+test('the MCP doctor tool takes a path too', { timeout: 120_000 }, async () => {
+  const client = new Client({ name: 'formatbox-test', version: '1.0.0' }, {});
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [built.cli, 'mcp', '--root', mono], cwd: mono, env: env as Record<string, string>, stderr: 'pipe' }));
+  try {
+    const inPackage = (await client.callTool({ name: 'doctor', arguments: { path: 'packages/web' } })) as CallToolResult;
+    assert.match((inPackage.content[0] as { text: string }).text, /typescript: biome \(packages\/web\/biome\.json declares Biome\)/);
+    const atRoot = (await client.callTool({ name: 'doctor', arguments: {} })) as CallToolResult;
+    assert.match((atRoot.content[0] as { text: string }).text, /typescript: not formatted/);
+  } finally {
+    await client.close();
+  }
 });
