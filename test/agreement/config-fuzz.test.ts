@@ -65,7 +65,7 @@ async function inParallel<T>(items: T[], width: number, work: (item: T) => Promi
   }));
 }
 
-test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome and Prettier CLIs`, { timeout: 60 * 60 * 1000 }, async () => {
+test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome and Prettier CLIs`, { timeout: LONG ? 3 * 60 * 60 * 1000 : 60 * 60 * 1000 }, async () => {
   assert.ok(existsSync(BIOME_BIN), `the native Biome binary is missing: ${BIOME_BIN}`);
   const rng = mulberry32(SEED);
   const projects: Array<{ dir: string; project: GeneratedProject }> = [];
