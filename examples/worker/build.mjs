@@ -18,12 +18,13 @@ export const PROFILES = ['edge', 'full'];
 export const GZIP_LIMITS = { edge: 3e6, full: 10e6 };
 
 /**
- * Prettier's optional parsers (used only when a project sets `parser` to one of them) and formatbox's
+ * Prettier's optional parsers (used only when a project sets `parser` to one of them, or Markdown embeds
+ * Flow; angular and glimmer stay, Prettier's embed step needs them for HTML, Vue and TS) and formatbox's
  * shipped Prettier plugins (used only when a project's config lists them: XML, Svelte), left out of the
  * edge profile: workerd compiles every listed module when the isolate starts, so each chunk costs
  * start time even if never imported. A project asking for one gets an `unsupported` receipt saying so.
  */
-export const EDGE_OMITTED_PRETTIER_PLUGINS = ['acorn', 'angular', 'flow', 'glimmer', 'meriyah', 'prettier-plugin-xml', 'prettier-plugin-svelte'];
+export const EDGE_OMITTED_PRETTIER_PLUGINS = ['acorn', 'flow', 'meriyah', 'prettier-plugin-xml', 'prettier-plugin-svelte'];
 
 /** Resolves the omitted plugins (by package path, or by their chunk name in formatbox's dist/) to an empty plugin. */
 function omitPrettierPlugins(names) {

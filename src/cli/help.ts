@@ -69,10 +69,11 @@ root is the client's first root (roots/list), else --root, else each file's proj
 nearest VCS root, else the nearest formatter config).
 
 ${COMMON}`,
-  doctor: `usage: formatbox doctor [--json]
+  doctor: `usage: formatbox doctor [--json] [PATH]
 
-Which formatter each language would use and why, sandbox status, ignored config, and which agents
-(Claude Code, Codex, opencode, Cursor) are set up to use formatbox, where and how.
+Which formatter each language would use for files in PATH (a directory or file; default: the working
+directory) and why, as format would decide in PATH's project; sandbox status, ignored config; and
+which agents (Claude Code, Codex, opencode, Cursor) are set up to use formatbox, where and how.
 
 ${COMMON}`,
   init: `usage: formatbox init claude-code|codex|opencode|cursor [--user|--project] [--dry-run] [--bin CMD]

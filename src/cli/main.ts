@@ -42,8 +42,8 @@ usage:
   formatbox hook codex           PostToolUse hook for Codex's apply_patch (Codex hooks share that format)
   formatbox daemon status|stop   the per-user daemon that apply, hook and --stdin-filepath start on first use
   formatbox mcp [--root DIR]     an MCP server on stdio: edit, multi_edit, write, apply_patch, format, doctor
-  formatbox doctor [--json]      which formatter each language would use and why, sandbox status, ignored config,
-                                 and which agents are set up to use formatbox, and how
+  formatbox doctor [--json] [PATH]  which formatter each language would use in PATH (default: here) and why, sandbox,
+                                 ignored config, and which agents are set up to use formatbox, and how
   formatbox init AGENT [--user|--project]
                                  set up claude-code, codex, opencode or cursor (merges into its config, shows the diff)
   formatbox demo                 run the main job on an embedded example
@@ -97,7 +97,8 @@ async function main(argv: string[]): Promise<number> {
     case 'doctor': {
       const handler = createRequestHandler(handlerOptions);
       try {
-        const report = (await handler.handle({ method: 'doctor' })) as DoctorReport;
+        const path = flags.positional[0];
+        const report = (await handler.handle({ method: 'doctor', ...(path !== undefined ? { path } : {}) })) as DoctorReport;
         const agents = (await import('./init/index.js')).detectAgents();
         process.stdout.write(flags.json ? JSON.stringify({ ...report, agents }, null, 2) + '\n' : `${formatDoctor(report)}\n\n${formatAgents(agents)}\n`);
         return 0;
@@ -247,7 +248,7 @@ function formatDoctor(report: DoctorReport): string {
 }
 
 function doctorLines(report: DoctorReport): string[] {
-  const lines = [`formatbox doctor — ${report.root} (trust: ${report.trust})`, '', 'languages:'];
+  const lines = [`formatbox doctor — ${report.root}${report.dir ? ` (for files in ${shownPath(report.dir)}/)` : ''} (trust: ${report.trust})`, '', 'languages:'];
   const width = Math.max(...report.languages.map((l) => l.language.length));
   for (const l of report.languages) {
     lines.push(`  ${l.language.padEnd(width)}  ${l.formatter ? `${l.formatter} — ${l.because ?? ''}` : `not formatted (${l.skipped ?? 'unknown'})`}`);

@@ -101,8 +101,8 @@ export const MCP_TOOLS = [
   },
   {
     name: 'doctor',
-    description: 'Which formatter each language would use in this project and why; sandbox status; ignored config.',
-    inputSchema: { type: 'object', properties: {} },
+    description: 'Which formatter each language would use in this project (or for files in `path`, a directory or file) and why; sandbox status; ignored config.',
+    inputSchema: { type: 'object', properties: { path: { type: 'string', description: 'Optional: a directory or file; the answers are for files there (a monorepo package with its own config).' } } },
     outputSchema: DOCTOR_OUTPUT,
   },
 ] as const;
@@ -216,7 +216,7 @@ function requestFor(name: string, args: Record<string, unknown>, given: string |
     case 'format':
       return { ...root, method: 'format', path };
     case 'doctor':
-      return { ...root, method: 'doctor' };
+      return { ...root, method: 'doctor', ...(typeof path === 'string' && path !== '' ? { path } : {}) };
     default:
       throw new FormatboxError('INVALID_REQUEST', `unknown tool ${JSON.stringify(name)}`);
   }

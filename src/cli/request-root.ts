@@ -13,7 +13,8 @@
  *
  * A patch (`apply_patch`) keeps the working directory as its root: its paths are relative to it.
  */
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { shownPath } from '../core/shown.js';
 import { FormatboxError } from '../core/errors.js';
 import { callerProjectRoot, findProjectRoot, realPathOf, refusedRootReason } from '../node/project-root.js';
@@ -80,8 +81,16 @@ export function decideRoot(where: { cwd: string; root?: string; path?: string; p
 export function placeRequest<R extends object>(request: R, where: { cwd: string; root?: string }): PlacedRequest<R> {
   const fields = request as { root?: unknown; path?: unknown; method?: unknown; input?: unknown };
   const explicit = typeof fields.root === 'string' ? fields.root : where.root;
-  const path = typeof fields.path === 'string' && fields.path !== '' && fields.method !== 'doctor' ? fields.path : undefined;
-  const patch = path === undefined && fields.method !== 'doctor' && fields.input !== undefined;
+  if (fields.method === 'doctor') {
+    // doctor PATH (default: the working directory) answers for the project PATH belongs to, found as
+    // `format` finds a file's, inside the containing root: a monorepo package answers with its own config.
+    const dir = typeof fields.path === 'string' && fields.path !== '' ? resolve(where.cwd, fields.path) : resolve(where.cwd);
+    const probe = isDirectory(dir) ? join(dir, '.formatbox-doctor') : dir;
+    const decision = decideRoot({ cwd: where.cwd, ...(explicit !== undefined ? { root: explicit } : {}), path: probe });
+    return { request: { ...request, root: decision.root, ...(decision.path !== undefined ? { path: decision.path } : {}) }, noRoot: decision.noRoot };
+  }
+  const path = typeof fields.path === 'string' && fields.path !== '' ? fields.path : undefined;
+  const patch = path === undefined && fields.input !== undefined;
   // An explicit root is taken as given (the runtime checks the path, symlinks and all, against it).
   if (explicit !== undefined) return { request: { ...request, root: allowedRoot(resolve(where.cwd, explicit), 'the explicit root') }, noRoot: false };
   const decision = decideRoot({ cwd: where.cwd, ...(path !== undefined ? { path } : {}), patch });
@@ -94,6 +103,7 @@ function within(dir: string, path: string): boolean {
   const rel = relative(dir, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
+
 /** Whether a receipt says its file was not formatted because no project root was found (the CLI prints it). */
 export function saysNoRoot(receipt: { status?: unknown; reason?: unknown }): boolean {
   return receipt.status === 'skipped' && typeof receipt.reason === 'string' && receipt.reason.startsWith(NO_ROOT_REASON);
@@ -107,4 +117,12 @@ export function withNoRootReason<T>(result: T, noRoot: boolean): T {
   const reason = typeof receipt.reason === 'string' && receipt.reason !== '' ? `${NO_ROOT_REASON}; ${receipt.reason}` : NO_ROOT_REASON;
   const line = typeof receipt.line === 'string' ? `${receipt.line} (${NO_ROOT_REASON})` : receipt.line;
   return { ...result, reason, line };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -119,7 +119,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
 function handlePlaced(runtime: Runtime, request: CliRequest): Promise<CliResult> {
   switch (request.method ?? 'apply') {
     case 'doctor':
-      return runtime.doctor();
+      return runtime.doctor(typeof request.path === 'string' && request.path !== '' ? { path: request.path } : {});
     case 'format':
       return runtime.format({ path: requirePath(request), ...(request.check === true ? { check: true } : {}) });
     case 'formatText':

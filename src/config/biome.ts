@@ -12,6 +12,8 @@ import { CONFIG_BUDGET } from './budget.js';
 import { baseOf, dirOf, isUnder, relativeTo } from './paths.js';
 import { truncate } from './prettier.js';
 import { mergeBiomeConfiguration, readBiomeExtends } from './biome-extends.js';
+import { parseBiomeEditorconfig } from './biome-editorconfig.js';
+import type { EditorconfigFile } from './editorconfig.js';
 
 export const BIOME_CONFIG_NAMES = ['biome.json', 'biome.jsonc', '.biome.json', '.biome.jsonc'];
 /** Biome's default `files.maxSize` (1 MiB). A project may lower it, never raise it. */
@@ -24,6 +26,8 @@ export interface BiomeConfigFile {
   configuration: Record<string, unknown>;
   /** `root: false` */
   nested: boolean;
+  /** A root config as Biome judges it: `root: true`, or `root` not given and no `extends: "//"`. */
+  isRoot: boolean;
   /** `extends: "//"`: merged over the root config. */
   extendsRoot: boolean;
   ignored: IgnoredItem[];
@@ -48,7 +52,7 @@ export function loadBiomeConfigs(files: Record<string, string | null>, ignored: 
       continue;
     }
     const text = files[file] ?? null;
-    const entry: BiomeConfigFile = { dir, file, configuration: {}, nested: false, extendsRoot: false, ignored: [], text };
+    const entry: BiomeConfigFile = { dir, file, configuration: {}, nested: false, isRoot: true, extendsRoot: false, ignored: [], text };
     // A file formatbox cannot parse is still used: Biome's own loader (in the adapter) rejects it with its message.
     if (text !== null) {
       const parsed = parseData(text, 'jsonc');
@@ -72,6 +76,7 @@ function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void
   if (out.root === false) entry.nested = true;
   // `"//"` (the whole value) merges the root config; a list of files is merged by mergeExtended.
   if (out.extends === '//') entry.extendsRoot = true;
+  entry.isRoot = out.root === undefined ? !entry.extendsRoot : out.root !== false;
   delete out.extends;
   if (out.plugins !== undefined) {
     const list = Array.isArray(out.plugins) ? out.plugins : [out.plugins];
@@ -114,7 +119,7 @@ function mergeExtended(extendsValue: unknown, entry: BiomeConfigFile, files: Rec
   if (read.extended.length === 0) return;
   let merged: Record<string, unknown> = {};
   for (const extended of read.extended) {
-    const part: BiomeConfigFile = { dir: entry.dir, file: extended.file, configuration: {}, nested: false, extendsRoot: false, ignored: [], text: extended.text };
+    const part: BiomeConfigFile = { dir: entry.dir, file: extended.file, configuration: {}, nested: false, isRoot: true, extendsRoot: false, ignored: [], text: extended.text };
     const { extends: inner, root: _root, ...rest } = extended.configuration;
     if (inner !== undefined) part.ignored.push({ file: extended.file, item: `extends: ${truncate(JSON.stringify(inner) ?? String(inner))}`, reason: `not followed: Biome ignores extends inside an extended file (${entry.file} extends this one)` });
     sanitise(rest, part);
@@ -134,30 +139,83 @@ export interface BiomeConfigForPath {
   error?: ConfigError;
   /** `formatter.useEditorconfig` of the root config (Biome reads `.editorconfig` only when the root asks). */
   useEditorconfig: boolean;
+  /** Items ignored (or clamped) in the configs the settings come from: the config, and the root config it extends. */
+  ignored: IgnoredItem[];
 }
 
-/** The config Biome uses for `path`: the nearest one, merged over the root config when it extends `"//"`. */
-export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string): BiomeConfigForPath | undefined {
-  const applicable = configs.filter((c) => isUnder(c.dir, path)).sort((a, b) => b.dir.length - a.dir.length);
-  const config = applicable[0];
-  if (!config) return undefined;
-  const root = config.extendsRoot ? applicable.slice(1).find((c) => !c.nested) : undefined;
-  // Biome loads every nested config below the root config before it formats anything: one it rejects
-  // stops the whole run, whichever file is asked for.
-  const projectRoot = applicable.find((c) => !c.nested) ?? applicable[applicable.length - 1] ?? config;
-  const used = configs.filter((c) => c === projectRoot || isUnder(projectRoot.dir, c.file)).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
+/**
+ * The config Biome 2.4.15's CLI (run in the root config's directory) uses for `path`:
+ * - the root config is the topmost config above `path` that is a root; every other config below it
+ *   is nested, and Biome loads all of them before formatting anything: one it rejects, or one that is
+ *   a root too ("Found a nested root configuration"), stops the whole run;
+ * - Biome keeps nested settings in a map ordered by path and takes the first directory that holds the
+ *   file: the outermost nested config above `path` wins over deeper ones (checked against the CLI);
+ * - a nested config with `extends: "//"` is the root configuration (with its `.editorconfig` merged in)
+ *   with the nested one merged over it, lists concatenated as Biome's Merge does;
+ * - `.editorconfig` (biome-editorconfig.ts) only when the root config sets `formatter.useEditorconfig`,
+ *   only the one in the root config's directory, and only for files the root settings (or a nested
+ *   config extending them) cover. Its sections other than `[*]` are overrides placed before biome.json's;
+ *   those that match `path` (relative to the directory of the settings that apply) are given here as
+ *   overrides for every file, since the settings are resolved per path anyway.
+ */
+export function biomeConfigFor(configs: readonly BiomeConfigFile[], path: string, editorconfigs: readonly EditorconfigFile[] = []): BiomeConfigForPath | undefined {
+  const applicable = configs.filter((c) => isUnder(c.dir, path)).sort((a, b) => a.dir.length - b.dir.length);
+  if (applicable.length === 0) return undefined;
+  const projectRoot = applicable.find((c) => c.isRoot) ?? applicable[0]!;
+  const nestedAbove = applicable.filter((c) => c !== projectRoot && c.dir.length > projectRoot.dir.length && !scanSkips(projectRoot, c.dir));
+  const config = nestedAbove[0] ?? projectRoot;
+  // Biome's scan skips directories the root config's files.includes negates, and the configs in them.
+  const used = configs.filter((c) => c === projectRoot || (isUnder(projectRoot.dir, c.file) && !scanSkips(projectRoot, c.dir))).sort((a, b) => a.dir.length - b.dir.length || (a.file < b.file ? -1 : 1));
   const unreadable = used.find((c) => c.text === null || c.error);
+  const nestedRoot = used.find((c) => c !== projectRoot && c.isRoot && c.dir !== projectRoot.dir);
   // Files they extend go through Biome's loader too: it rejects an extended file it cannot read.
   const sources = used.flatMap((c) => [...(c.text === null ? [] : [{ file: c.file, text: c.text }]), ...(c.extended ?? [])]);
-  const configuration = root ? deepMerge(root.configuration, config.configuration) : config.configuration;
   const rootFormatter = projectRoot.configuration.formatter;
-  return {
-    config,
-    configuration,
-    sources,
-    useEditorconfig: isRecord(rootFormatter) && rootFormatter.useEditorconfig === true && (config === projectRoot || config.extendsRoot),
-    ...(unreadable ? { error: unreadable.error ?? { file: unreadable.file, message: NOT_READ_REASON } } : {}),
-  };
+  const rootUsesEditorconfig = isRecord(rootFormatter) && rootFormatter.useEditorconfig === true;
+  const useEditorconfig = rootUsesEditorconfig && (config === projectRoot || config.extendsRoot);
+  let error: ConfigError | undefined = unreadable ? (unreadable.error ?? { file: unreadable.file, message: NOT_READ_REASON }) : undefined;
+  if (!error && nestedRoot) error = { file: nestedRoot.file, message: `Found a nested root configuration, but there's already a root configuration (${projectRoot.file}); set "root": false in it` };
+  let rootConfiguration = projectRoot.configuration;
+  if (rootUsesEditorconfig) {
+    // Biome reads the file before anything else: one it cannot parse stops the whole run.
+    const file = editorconfigs.find((e) => e.dir === projectRoot.dir);
+    const parsed = file?.text !== undefined ? parseBiomeEditorconfig(file.text, file.file) : undefined;
+    if (parsed && !parsed.ok) error ??= parsed.error;
+    else if (parsed?.ok && useEditorconfig) {
+      const relative = relativeTo(config.dir, path);
+      const overrides = parsed.config.overrides.filter((o) => o.test(relative)).map((o) => ({ includes: ['**'], formatter: o.formatter }));
+      rootConfiguration = biomeMerge({ ...(parsed.config.formatter ? { formatter: parsed.config.formatter } : {}), ...(overrides.length > 0 ? { overrides } : {}) }, rootConfiguration);
+    }
+  }
+  const configuration = config === projectRoot ? rootConfiguration : config.extendsRoot ? withoutRoot(biomeMerge(rootConfiguration, config.configuration)) : config.configuration;
+  const ignored = config !== projectRoot && config.extendsRoot ? [...config.ignored, ...projectRoot.ignored] : [...config.ignored];
+  return { config, configuration, sources, useEditorconfig, ignored, ...(error ? { error } : {}) };
+}
+
+/** Whether Biome's scan stays out of `dir`: a negated `files.includes` pattern of the root config matches it or a directory above it. */
+function scanSkips(root: BiomeConfigFile, dir: string): boolean {
+  const files = root.configuration.files;
+  const includes = isRecord(files) && Array.isArray(files.includes) ? files.includes : [];
+  const relative = relativeTo(root.dir, dir);
+  if (relative === '') return false;
+  const dirs = [...ancestors(`${relative}/x`)];
+  return includes.some((pattern) => typeof pattern === 'string' && pattern.startsWith('!') && dirs.some(biomeGlob(pattern.replace(/^!!?/, ''), root.file, 'files.includes', [])));
+}
+
+/** Biome's `Merge`: objects merged key by key, lists concatenated, other values replaced. */
+function biomeMerge(base: Record<string, unknown>, over: Record<string, unknown>, depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const prior = out[key];
+    if (Array.isArray(prior) && Array.isArray(value)) out[key] = prior.length === 0 ? value : [...prior, ...value];
+    else out[key] = isRecord(prior) && isRecord(value) && depth < 64 ? biomeMerge(prior, value, depth + 1) : value;
+  }
+  return out;
+}
+
+function withoutRoot(configuration: Record<string, unknown>): Record<string, unknown> {
+  const { root: _root, ...rest } = configuration;
+  return rest;
 }
 
 /**
@@ -173,16 +231,6 @@ export function biomeVcsIgnore(configs: readonly BiomeConfigFile[], path: string
   if (!isRecord(vcs) || vcs.enabled !== true || vcs.useIgnoreFile !== true) return undefined;
   if (vcs.clientKind !== undefined && vcs.clientKind !== 'git') return undefined;
   return { dir: root.dir, file: root.file };
-}
-
-function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const prior = out[key];
-    out[key] = isRecord(prior) && isRecord(value) ? deepMerge(prior, value) : value;
-  }
-  delete out.root;
-  return out;
 }
 
 /**

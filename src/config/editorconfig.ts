@@ -20,6 +20,8 @@ export interface EditorconfigFile {
   file: string;
   root: boolean;
   sections: EditorconfigSection[];
+  /** The file as written: Biome reads it its own way (biome-editorconfig.ts). */
+  text?: string;
 }
 
 /** Known properties whose values editorconfig-core lower-cases. */
@@ -27,7 +29,7 @@ const KNOWN = new Set(['end_of_line', 'indent_style', 'indent_size', 'insert_fin
 
 /** Parses one `.editorconfig`. Sections whose glob is refused are reported in `ignored`. */
 export function parseEditorconfig(text: string, file: string, dir: string, ignored: IgnoredItem[], budget?: GlobBudget): EditorconfigFile {
-  const result: EditorconfigFile = { dir, file, root: false, sections: [] };
+  const result: EditorconfigFile = { dir, file, root: false, sections: [], text };
   let section: EditorconfigSection | undefined;
   let skipping = false;
   const lines = text.split(/\r\n|\r|\n/);

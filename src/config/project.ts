@@ -154,7 +154,7 @@ function loadInto(project: ProjectConfig, clean: Record<string, string | null>, 
       }
     }),
     eachDirectory((files) => {
-      const { ruff, black } = loadRuffConfigs(files, ignored);
+      const { ruff, black } = loadRuffConfigs(files, ignored, clean);
       project.ruff.push(...ruff);
       project.black.push(...black);
     }),

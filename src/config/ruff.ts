@@ -9,6 +9,7 @@ import { isRecord, parseData } from './data.js';
 import { baseOf, dirOf } from './paths.js';
 import { truncate } from './prettier.js';
 import { NOT_READ_REASON, locateKey, type ConfigError } from './config-error.js';
+import { globsetRegExp } from './ruff-exclude.js';
 
 export const RUFF_CONFIG_NAMES = ['.ruff.toml', 'ruff.toml', 'pyproject.toml'];
 
@@ -23,6 +24,8 @@ export interface RuffConfigFile {
   error?: ConfigError;
   /** The whole Ruff table and the file's text, for Ruff's own loader to judge (the adapter validates it). */
   source?: { text: string; options: Record<string, unknown> };
+  /** `per-file-target-version` as written (glob → version), resolved per file by `ruffSettingsFor`. */
+  perFileTargetVersion?: Array<[pattern: string, version: string]>;
   /** `exclude` (replaces Ruff's default list when given), `extend-exclude`, `format.exclude`. */
   exclude?: string[];
   extendExclude: string[];
@@ -34,7 +37,19 @@ const int = (min: number, max: number): Check => (v) => typeof v === 'number' &&
 const oneOf = (...values: string[]): Check => (v) => typeof v === 'string' && values.includes(v);
 const bool: Check = (v) => typeof v === 'boolean';
 
-const TOP_LEVEL: Record<string, Check> = { 'line-length': int(1, 320), 'indent-width': int(1, 16) };
+/**
+ * Ruff 0.16.9's Python versions (its loader names them when it rejects one; a test checks this list
+ * against the wasm). `target-version` itself is judged by Ruff's loader in the adapter.
+ */
+export const RUFF_PYTHON_VERSIONS: readonly string[] = ['py37', 'py38', 'py39', 'py310', 'py311', 'py312', 'py313', 'py314', 'py315'];
+
+/** Top-level keys that change how Ruff formats, passed to the wasm. */
+const TOP_LEVEL: Record<string, Check> = {
+  'line-length': int(1, 320),
+  'indent-width': int(1, 16),
+  'target-version': (v) => typeof v === 'string',
+  preview: bool,
+};
 const FORMAT: Record<string, Check> = {
   'quote-style': oneOf('double', 'single', 'preserve'),
   'indent-style': oneOf('space', 'tab'),
@@ -51,8 +66,12 @@ const FORMAT_OTHER: Record<string, Check> = {
 };
 const stringList: Check = (v) => Array.isArray(v) && v.every((p) => typeof p === 'string');
 
-/** Reads Ruff and black configs; for each directory keeps the file Ruff would use (black only where no Ruff config is). */
-export function loadRuffConfigs(files: Record<string, string | null>, ignored: IgnoredItem[]): { ruff: RuffConfigFile[]; black: RuffConfigFile[] } {
+/**
+ * Reads Ruff and black configs; for each directory keeps the file Ruff would use (black only where no
+ * Ruff config is). `allFiles` (every config file of the project, default `files`) is where Ruff's
+ * `requires-python` fallback looks.
+ */
+export function loadRuffConfigs(files: Record<string, string | null>, ignored: IgnoredItem[], allFiles: Record<string, string | null> = files): { ruff: RuffConfigFile[]; black: RuffConfigFile[] } {
   const ruff = new Map<string, RuffConfigFile>();
   const black: RuffConfigFile[] = [];
   const paths = Object.keys(files)
@@ -91,6 +110,10 @@ export function loadRuffConfigs(files: Record<string, string | null>, ignored: I
     }
     const entry: RuffConfigFile = { dir, file, kind: 'ruff', settings: {}, ignored: [], extendExclude: [], formatExclude: [] };
     entry.settings = ruffFormatSettings(table, entry, text ?? '');
+    if (entry.settings['target-version'] === undefined) {
+      const fallback = requiresPythonTargetVersion(allFiles, dir);
+      if (fallback) entry.settings['target-version'] = fallback;
+    }
     entry.source = { text: text ?? '', options: table };
     ignored.push(...entry.ignored);
     ruff.set(dir, entry);
@@ -117,6 +140,15 @@ function ruffFormatSettings(table: Record<string, unknown>, entry: RuffConfigFil
     if (check(value)) settings[key] = value;
     else reject(key, value);
   }
+  const perFile = table['per-file-target-version'];
+  if (perFile !== undefined) {
+    if (!isRecord(perFile) || !Object.values(perFile).every((v) => typeof v === 'string')) reject('per-file-target-version', perFile, 'expected a table of versions');
+    else entry.perFileTargetVersion = Object.entries(perFile) as Array<[string, string]>;
+  }
+  if (table.extension !== undefined) {
+    // Ruff would format files of these extensions as the named language; formatbox picks files by its own extension list.
+    entry.ignored.push({ file, item: `extension: ${truncate(JSON.stringify(table.extension) ?? '')}`, reason: 'formatbox chooses the language by its own extension list' });
+  }
   for (const key of ['exclude', 'extend-exclude'] as const) {
     const value = table[key];
     if (value === undefined) continue;
@@ -133,7 +165,6 @@ function ruffFormatSettings(table: Record<string, unknown>, entry: RuffConfigFil
         if (!check) reject(`format.${key}`, value, 'unknown field');
         else if (!check(value)) reject(`format.${key}`, value);
         else if (key === 'exclude') entry.formatExclude = value as string[];
-        else if (FORMAT[key]) format[key] = value;
         else format[key] = value;
       }
       if (Object.keys(format).length > 0) settings.format = format;
@@ -155,4 +186,65 @@ function blackEntry(black: Record<string, unknown>, file: string, dir: string, i
   if ((black['skip-magic-trailing-comma'] ?? black.skip_magic_trailing_comma) === true) format['skip-magic-trailing-comma'] = true;
   if (Object.keys(format).length > 0) settings.format = format;
   return { dir, file, kind: 'black', settings, ignored: [], extendExclude: [], formatExclude: [] };
+}
+
+/**
+ * Ruff's fallback when a config sets no `target-version`: the lower bound of `[project] requires-python`
+ * in the nearest `pyproject.toml` that has one, from the config's directory upwards (Ruff's
+ * `find_fallback_target_version`; a pyproject.toml that does not parse is passed over, as Ruff does).
+ */
+function requiresPythonTargetVersion(files: Record<string, string | null>, configDir: string): string | undefined {
+  for (let dir: string | undefined = configDir; dir !== undefined; dir = dir === '' ? undefined : dirOf(dir)) {
+    const text = files[dir === '' ? 'pyproject.toml' : `${dir}/pyproject.toml`];
+    if (typeof text !== 'string') continue;
+    const parsed = parseData(text, 'toml');
+    if (!parsed.ok || !isRecord(parsed.value) || !isRecord(parsed.value.project)) continue;
+    const requires = parsed.value.project['requires-python'] ?? parsed.value.project['requires_python'];
+    if (typeof requires !== 'string') continue;
+    return minimumPythonVersion(requires);
+  }
+  return undefined;
+}
+
+/**
+ * The smallest `major.minor` named by a lower-bounding specifier (`==`, `==X.*`, `===`, `~=`, `>`, `>=`)
+ * of a PEP 440 `requires-python`, as one of Ruff's versions (none when Ruff has no such version).
+ */
+export function minimumPythonVersion(specifiers: string): string | undefined {
+  let minimum: [number, number] | undefined;
+  for (const part of specifiers.split(',')) {
+    const match = /^\s*(===|==|~=|!=|<=|>=|<|>)\s*v?(\d+)\.(\d+)(?:[.\w*+!-]*)\s*$/.exec(part);
+    if (!match || !['===', '==', '~=', '>', '>='].includes(match[1] as string)) continue;
+    const version: [number, number] = [Number(match[2]), Number(match[3])];
+    if (!minimum || version[0] < minimum[0] || (version[0] === minimum[0] && version[1] < minimum[1])) minimum = version;
+  }
+  if (!minimum) return undefined;
+  const name = `py${minimum[0]}${minimum[1]}`;
+  return RUFF_PYTHON_VERSIONS.includes(name) ? name : undefined;
+}
+
+/**
+ * The settings Ruff applies to `path` under `config`: `per-file-target-version` picks the file's
+ * `target-version`. Each pattern is matched as Ruff's per-file lists match: the pattern as written
+ * against the base name, or joined onto the config's directory against the whole path; `!pattern`
+ * matches what it does not. Ruff takes the first match in its hash map's order, which formatbox
+ * cannot reproduce: patterns matching with different versions are refused.
+ */
+export function ruffSettingsFor(config: RuffConfigFile, path: string): { settings: Record<string, unknown>; error?: ConfigError } {
+  if (!config.perFileTargetVersion) return { settings: config.settings };
+  const base = baseOf(path);
+  const versions = new Set<string>();
+  for (const [written, version] of config.perFileTargetVersion) {
+    const negated = written.startsWith('!');
+    const pattern = negated ? written.slice(1) : written;
+    const asBase = globsetRegExp(pattern);
+    const asPath = globsetRegExp(config.dir === '' ? pattern : `${config.dir}/${pattern}`);
+    const matched = (asBase?.test(base) ?? false) || (asPath?.test(path) ?? false);
+    if (matched !== negated) versions.add(version);
+  }
+  if (versions.size === 0) return { settings: config.settings };
+  if (versions.size > 1) {
+    return { settings: config.settings, error: { file: config.file, message: `per-file-target-version: ${[...versions].join(', ')} all match ${path}; Ruff picks one in an order formatbox cannot reproduce`, refusal: true } };
+  }
+  return { settings: { ...config.settings, 'target-version': [...versions][0] } };
 }

@@ -15,6 +15,7 @@ import { nearestPrettierConfig, prettierConfigError, prettierOptionsFor, PRETTIE
 import type { ProjectConfig } from './project.js';
 import { clangFormatSettingsFor, rustfmtSettingsFor } from './toolchains.js';
 import { ruffExcludes } from './ruff-exclude.js';
+import { ruffSettingsFor } from './ruff.js';
 import type { NormalisedUserConfig, UserRule } from './user.js';
 
 export type Selection =
@@ -45,7 +46,8 @@ const CLANG_LANGUAGES = new Set(['c', 'cpp', 'java', 'proto', 'csharp', 'objecti
 
 /**
  * Language defaults for `mode: 'always'`. Prettier covers the web languages (it is the formatter most
- * projects without config expect, and one formatter for all of them keeps output consistent).
+ * projects without config expect, and one formatter for all of them keeps output consistent); the
+ * languages of the shipped Prettier plugins get Prettier with that plugin (`pluginForLanguage`).
  */
 export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
   ...Object.fromEntries([...PRETTIER_LANGUAGES].map((language) => [language, 'prettier'])),
@@ -64,6 +66,7 @@ export const DEFAULT_FORMATTER: Readonly<Record<string, string>> = {
   shell: 'shfmt',
   lua: 'stylua',
   sql: 'sql_fmt',
+  dockerfile: 'dprint:dockerfile',
 };
 
 /** Languages a shipped dprint plugin formats, and the plugin (its dprint.json section name). */
@@ -92,20 +95,27 @@ export function selectFormatter(project: ProjectConfig, user: NormalisedUserConf
   if (declared && 'skip' in declared) return { kind: 'skip', reason: 'ignored by project config', detail: declared.skip, language };
   let formatter = declared?.formatter;
   let because = declared?.because;
+  // mode 'always' for a language only a shipped Prettier plugin formats (XML/SVG, PHP, Svelte, Astro): Prettier with formatbox's copy of it.
+  let defaultPlugin: string | undefined;
   if (!formatter && user.mode === 'always') {
-    formatter = DEFAULT_FORMATTER[language];
-    because = formatter ? `mode 'always': ${NAMES[formatter] ?? formatter} is the default for ${language}` : undefined;
+    defaultPlugin = DEFAULT_FORMATTER[language] ? undefined : pluginForLanguage(language);
+    formatter = DEFAULT_FORMATTER[language] ?? (defaultPlugin ? 'prettier' : undefined);
+    const name = formatter === undefined ? undefined : defaultPlugin ? `Prettier with its ${defaultPlugin} plugin` : NAMES[formatter] ?? formatter;
+    because = name ? `mode 'always': ${name} is the default for ${language}` : undefined;
   }
   if (!formatter || !because) {
     const fallback = editorconfigFallback(project, path, language);
     if (fallback) return fallback;
-    return { kind: 'skip', reason: 'no formatter declared', detail: `the project declares no formatter for ${language}`, language };
+    // Biome 2.4's SCSS formatter is behind a build feature its published packages leave off.
+    const biomeScss = language === 'scss' && biomeConfigFor(project.biome, path) ? " (Biome's published build formats no SCSS: its SCSS support is behind a build feature)" : '';
+    return { kind: 'skip', reason: 'no formatter declared', detail: `the project declares no formatter for ${language}${biomeScss}`, language };
   }
   const prettierSkip = formatter === 'prettier' ? prettierIgnores(project, path) : undefined;
   if (prettierSkip) return { kind: 'skip', reason: 'ignored by project config', detail: prettierSkip, language };
   const resolved = settingsFor(project, formatter, path, language);
   if (resolved.error) return { kind: 'invalid-config', formatter, language, error: resolved.error, because, ignored: short(resolved.ignored) };
-  return { kind: 'format', formatter, language, settings: resolved.settings, because, ignored: short(resolved.ignored), ...extrasOf(resolved) };
+  const settings = defaultPlugin ? { ...resolved.settings, plugins: [...(Array.isArray(resolved.settings.plugins) ? resolved.settings.plugins : []), defaultPlugin] } : resolved.settings;
+  return { kind: 'format', formatter, language, settings, because, ignored: short(resolved.ignored), ...extrasOf(resolved) };
 }
 
 /**
@@ -246,19 +256,21 @@ export function settingsFor(project: ProjectConfig, formatter: string, path: str
       return { settings, ignored, settingOrigins };
     }
     case 'biome': {
-      const biome = biomeConfigFor(project.biome, path);
+      // The root .editorconfig is merged in there, as Biome's CLI reads it (biome-editorconfig.ts).
+      const biome = biomeConfigFor(project.biome, path, project.editorconfig);
       if (!biome) return { settings: {}, ignored: [] };
-      const ignored = [...biome.config.ignored];
+      const ignored = biome.ignored;
       if (biome.error) return { settings: {}, ignored, error: biome.error };
-      const settings = biome.useEditorconfig ? withBiomeEditorconfig(project, biome.configuration, path) : biome.configuration;
-      return { settings, ignored, settingsDir: biome.config.dir, configSources: biome.sources };
+      return { settings: biome.configuration, ignored, settingsDir: biome.config.dir, configSources: biome.sources };
     }
     case 'ruff': {
       const config = nearest(project.ruff, path) ?? nearest(project.black, path);
       if (config?.error) return { settings: {}, ignored: [...config.ignored], error: config.error };
       // Ruff's loader judges the whole table (unknown keys, wrong types) in the adapter.
       const configSources = config?.source ? [{ file: config.file, text: config.source.text, options: config.source.options }] : undefined;
-      return { settings: config ? config.settings : {}, ignored: config ? [...config.ignored] : [], ...(configSources ? { configSources } : {}) };
+      const forPath = config ? ruffSettingsFor(config, path) : { settings: {} };
+      if (forPath.error) return { settings: {}, ignored: config ? [...config.ignored] : [], error: forPath.error };
+      return { settings: forPath.settings, ignored: config ? [...config.ignored] : [], ...(configSources ? { configSources } : {}) };
     }
     case 'rustfmt':
       return { settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path), ignored: project.ignored.filter((i) => /(^|\/)(rust-toolchain(\.toml)?|\.?rustfmt\.toml)$/.test(i.file) && isUnder(dirOfFile(i.file), path)) };
@@ -306,30 +318,6 @@ function extrasOf(resolved: ResolvedSettings): { settingsDir?: string; configSou
     ...(resolved.configSources ? { configSources: resolved.configSources } : {}),
     ...(resolved.settingOrigins ? { settingOrigins: resolved.settingOrigins } : {}),
   };
-}
-
-/**
- * Biome 2 with `formatter.useEditorconfig: true` in its root config reads the `.editorconfig` beside it,
- * for files under the root config (or a nested one that extends it); its own settings win. The
- * properties for `path` become the base of the formatter section.
- */
-function withBiomeEditorconfig(project: ProjectConfig, configuration: Record<string, unknown>, path: string): Record<string, unknown> {
-  const formatter = typeof configuration.formatter === 'object' && configuration.formatter !== null ? configuration.formatter : {};
-  const root = project.editorconfig.filter((f) => f.dir === '');
-  const ec = editorconfigFor(root, path, { postProcess: false });
-  const fromEditorconfig: Record<string, unknown> = {};
-  // As Biome 2.4.15's CLI reads them (checked): `indent_size = tab` means tab indentation unless
-  // indent_style (or biome.json) says otherwise, and a width of 4; tab_width is not read.
-  if (ec.indent_size === 'tab') {
-    fromEditorconfig.indentStyle = 'tab';
-    fromEditorconfig.indentWidth = 4;
-  }
-  if (ec.indent_style === 'tab' || ec.indent_style === 'space') fromEditorconfig.indentStyle = ec.indent_style;
-  if (typeof ec.indent_size === 'number') fromEditorconfig.indentWidth = ec.indent_size;
-  if (ec.end_of_line === 'lf' || ec.end_of_line === 'crlf' || ec.end_of_line === 'cr') fromEditorconfig.lineEnding = ec.end_of_line;
-  // Biome 2.4.15 takes indent_style, indent_size and end_of_line, but not max_line_length (checked against its CLI).
-  if (Object.keys(fromEditorconfig).length === 0) return configuration;
-  return { ...configuration, formatter: { ...fromEditorconfig, ...(formatter as Record<string, unknown>) } };
 }
 
 function dirOfFile(file: string): string {

@@ -344,7 +344,8 @@ export function createEngine(options: EngineOptions): Engine {
         // A rejected setting is a config error: name the file and position it was written at.
         const origin = result.setting !== undefined ? selection.settingOrigins?.[result.setting] : undefined;
         const message = origin ? `invalid project config: ${describeConfigError({ ...origin, message: result.message })}` : result.message;
-        return done({ status: 'failed', formatter: info, content: text, reason: message, line: failedLine(info, path, message, result.exitCode), ...extra });
+        const failedBuild = result.formatter ?? info;
+        return done({ status: 'failed', formatter: failedBuild, content: text, reason: message, line: failedLine(failedBuild, path, message, result.exitCode), ...extra });
       }
       case 'timeout':
         return done({ status: 'timeout', formatter: info, content: text, reason: `timed out after ${result.ms} ms`, line: `formatter timed out (${info.name}) after ${result.ms} ms: ${shownPath(path)}`, ...extra });

@@ -1,7 +1,11 @@
 /**
  * The language table: file extension → language id. Formatter adapters declare the
- * language ids they handle; user config may add languages by extension.
+ * language ids they handle; user config may add languages by extension. Past this table, the file
+ * names and extensions Prettier's own languages list (prettier-file-names.ts, generated from its
+ * `getSupportInfo()`): `.wxs`, `.importmap`, `.js.flow`, `.xhtml` (HTML for Prettier), `README`, ….
  */
+import { PRETTIER_FILE_NAMES } from './prettier-file-names.js';
+
 export const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = {
   js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript',
   ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript',
@@ -19,7 +23,7 @@ export const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = {
   java: 'java', proto: 'proto', cs: 'csharp',
   sh: 'shell', bash: 'shell', bats: 'shell', ksh: 'shell', mksh: 'shell',
   lua: 'lua', sql: 'sql', php: 'php', phtml: 'php',
-  xml: 'xml', svg: 'xml', xsd: 'xml', xsl: 'xml', xslt: 'xml', wsdl: 'xml', rss: 'xml', atom: 'xml', xhtml: 'xml',
+  xml: 'xml', svg: 'xml', xsd: 'xml', xsl: 'xml', xslt: 'xml', wsdl: 'xml', rss: 'xml', atom: 'xml',
   dockerfile: 'dockerfile',
   svelte: 'svelte', astro: 'astro', kt: 'kotlin', kts: 'kotlin',
   hbs: 'handlebars', handlebars: 'handlebars',
@@ -47,9 +51,20 @@ export function languageOf(path: string, extra: Record<string, string[]> = {}): 
   const base = path.slice(path.lastIndexOf('/') + 1);
   const named = LANGUAGE_BY_FILE_NAME.find(([pattern]) => pattern.test(base));
   if (named && !Object.values(extra).some((extensions) => extensions.some((e) => e.replace(/^\./, '').toLowerCase() === extension))) return named[1];
-  if (!extension) return undefined;
   for (const [language, extensions] of Object.entries(extra)) {
-    if (extensions.some((e) => e.replace(/^\./, '').toLowerCase() === extension)) return language;
+    if (extension && extensions.some((e) => e.replace(/^\./, '').toLowerCase() === extension)) return language;
   }
-  return LANGUAGE_BY_EXTENSION[extension];
+  if (Object.hasOwn(PRETTIER_FILE_NAMES.filenames, base)) return PRETTIER_FILE_NAMES.filenames[base];
+  const own = extension ? LANGUAGE_BY_EXTENSION[extension] : undefined;
+  if (own) return own;
+  return prettierLanguageByExtension(base);
+}
+
+/** Prettier's inference by extension: the name ends with it, as written (`.js.flow`, `.JSON-tmLanguage`). */
+function prettierLanguageByExtension(base: string): string | undefined {
+  for (let dot = base.indexOf('.', 1); dot > 0; dot = base.indexOf('.', dot + 1)) {
+    const ending = base.slice(dot);
+    if (Object.hasOwn(PRETTIER_FILE_NAMES.extensions, ending)) return PRETTIER_FILE_NAMES.extensions[ending];
+  }
+  return undefined;
 }

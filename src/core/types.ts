@@ -117,8 +117,9 @@ export type AdapterResult =
    * `setting`: the formatter rejected this setting (e.g. Prettier's `tabWidth`), not the file; the engine
    * then names the config file and position it came from. `config`: the formatter's own config loader
    * rejected the project's config file (the engine then asks whether it is for another version).
+   * `formatter`: as for `ok`, the build that failed.
    */
-  | { kind: 'error'; message: string; exitCode?: number; setting?: string; config?: boolean }
+  | { kind: 'error'; message: string; exitCode?: number; setting?: string; config?: boolean; formatter?: FormatterInfo }
   | { kind: 'timeout'; ms: number }
   /** Policy forbade running (no sandbox, unapproved command). */
   | { kind: 'refused'; reason: string }

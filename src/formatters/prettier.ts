@@ -63,12 +63,19 @@ const RANGE_PARSERS = new Set([
 ]);
 const RANGE_LANGUAGES = new Set(['javascript', 'typescript', 'json', 'jsonc', 'json5', 'graphql', 'vue']);
 
-const BASE_PLUGINS: readonly PrettierPluginName[] = ['babel', 'estree', 'typescript', 'postcss', 'markdown', 'yaml', 'html', 'graphql'];
+const BASE_PLUGINS: readonly PrettierPluginName[] = ['angular', 'glimmer', 'babel', 'estree', 'typescript', 'postcss', 'markdown', 'yaml', 'html', 'graphql'];
 
-/** Plugins loaded on first use: they cover every language above, and embedded code in them. */
+/**
+ * Plugins loaded on first use: they cover every language above, and embedded code in them. Angular and
+ * glimmer are here although no file extension needs them first: Prettier's embed step formats Angular
+ * templates (`*.component.html`, `@Component({template})`, `{{ }}`, control flow) and Handlebars
+ * `<script type="text/x-handlebars-template">` with their parsers, and without them leaves that code as written.
+ */
 function loadBasePlugins(modules: PrettierModules | undefined): Promise<Plugin[]> {
   if (modules) return Promise.all(BASE_PLUGINS.map((name) => modules.plugin(name))) as Promise<Plugin[]>;
   return Promise.all([
+    import('prettier/plugins/angular'),
+    import('prettier/plugins/glimmer'),
     import('prettier/plugins/babel'),
     import('prettier/plugins/estree'),
     import('prettier/plugins/typescript'),
@@ -90,9 +97,15 @@ const OPTIONAL_PLUGINS: Readonly<Record<string, () => Promise<unknown>>> = {
   espree: () => import('prettier/plugins/acorn'),
   meriyah: () => import('prettier/plugins/meriyah'),
   flow: () => import('prettier/plugins/flow'),
-  angular: () => import('prettier/plugins/angular'),
-  glimmer: () => import('prettier/plugins/glimmer'),
 };
+
+/**
+ * Prettier infers its flow parser for `*.js.flow`. Code its embed step would format with the flow parser (1.8 MB, so loaded only then): a Markdown
+ * fence whose language is `flow` (or `js.flow`), a Vue or HTML block with `lang="flow"`. A superset is
+ * harmless: a plugin that is loaded but not used changes nothing.
+ */
+const EMBEDS_FLOW = /(?:`{3,}|~{3,})[ \t]*(?:js\.)?flow\b|\blang[ \t]*=[ \t]*["']?flow\b/i;
+const FLOW_EMBEDDING_LANGUAGES = new Set(['markdown', 'mdx', 'vue', 'html']);
 
 /** Option keys that never pass through: code loading, per-call positions, and config-file structure. */
 const DROPPED_KEYS = ['pluginSearchDirs', 'overrides', '$schema', 'filepath', 'rangeStart', 'rangeEnd', 'cursorOffset'];
@@ -200,7 +213,7 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         }
         parser = settings.parser;
       }
-      // Handlebars: Prettier's own glimmer parser, which formatbox loads on demand.
+      // Handlebars: Prettier's own glimmer parser.
       if (parser === undefined && request.language === 'handlebars') parser = 'glimmer';
       const fromProject = await shippedPluginsFor(settings.plugins, request.language);
       delete settings.plugins;
@@ -225,7 +238,12 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
           reason: `prettier parser "${parser}" comes from a plugin, and formatbox loads no plugins (built-in parsers: ${[...loaded.parsers].filter((name) => !name.startsWith('__')).join(', ')})`,
         };
       }
-      const plugins = [...base, ...fromProject.plugins];
+      let plugins = [...base, ...fromProject.plugins];
+      if ((request.path.endsWith('.js.flow') || (FLOW_EMBEDDING_LANGUAGES.has(request.language) && EMBEDS_FLOW.test(request.text))) && !plugins.some((plugin) => 'flow' in (plugin.parsers ?? {}))) {
+        const flow = await pluginsFor(loaded, 'flow');
+        if (flow === 'omitted' || !flow) return { kind: 'unsupported', reason: 'the file is or embeds Flow code, and Prettier\'s flow parser is left out of this build of formatbox' };
+        plugins = [...flow, ...fromProject.plugins];
+      }
 
       // LF in, LF out; the engine then writes Prettier's own `endOfLine` (default lf, `auto`: the first CR
       // decides), for the shipped plugins' languages too (Prettier's core prints every plugin's line ends).

@@ -2,7 +2,8 @@
  * Ruff's formatter through `@astral-sh/ruff-wasm-web` 0.16.9, the same build in every runtime
  * (the web build is the newest one published for browsers, so Node loads it too).
  *
- * - Settings arrive in ruff.toml shape (kebab-case): `line-length`, `indent-width`, `target-version`,
+ * - Settings arrive in ruff.toml shape (kebab-case): `line-length`, `indent-width`, `target-version`
+ *   (per file, from `per-file-target-version` or Ruff's `requires-python` fallback, in config/ruff.ts),
  *   `preview`, `format: {quote-style, indent-style, skip-magic-trailing-comma, docstring-code-format,
  *   docstring-code-line-length, nested-string-quote-style, preview}`. Everything else is dropped before Ruff sees it, because
  *   the format settings are all the formatting workspace needs. The whole table is judged first by
@@ -185,7 +186,7 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
         try {
           return { kind: 'ok', text: ruffFmtFormat(request.text, request.path, ruffFmtConfig(request.settings) as never), formatter: RUFF_FMT_INFO };
         } catch (thrown) {
-          return { kind: 'error', message: locateRuffError(messageOf(thrown), request.text) };
+          return { kind: 'error', message: locateRuffError(messageOf(thrown), request.text), formatter: RUFF_FMT_INFO };
         }
       }
       if (request.range && options.ruffFmtWasm) {
@@ -232,8 +233,11 @@ export function ruffFmtConfig(settings: Record<string, unknown>): Record<string,
   if (format['docstring-code-format'] !== undefined) config.docstring_code = format['docstring-code-format'];
   if (format['docstring-code-line-length'] !== undefined) config.docstring_code_line_width = format['docstring-code-line-length'];
   if (format['nested-string-quote-style'] !== undefined) config.nested_string_quote_style = format['nested-string-quote-style'];
+  // ruff_fmt reads `preview` as Ruff's PreviewMode (`"enabled"`/`"disabled"`) and the target as `"3.8"`.
   const preview = format['preview'] ?? options['preview'];
-  if (preview !== undefined) config.preview = preview;
+  if (preview !== undefined) config.preview = preview === true ? 'enabled' : 'disabled';
+  const target = /^py(\d)(\d+)$/.exec(String(options['target-version'] ?? ''));
+  if (target) config.target_version = `${target[1]}.${target[2]}`;
   return config;
 }
 
@@ -249,7 +253,7 @@ export function formatRange(text: string, path: string, range: Utf16Range, setti
   try {
     printed = ruffFmtFormatRange(text, { start: byteStart, end: byteEnd }, path, ruffFmtConfig(settings) as never);
   } catch (thrown) {
-    return { kind: 'error', message: locateRuffError(messageOf(thrown), text) };
+    return { kind: 'error', message: locateRuffError(messageOf(thrown), text), formatter: RUFF_FMT_INFO };
   }
   const utf16ReplacedStart = byteToUtf16Offset(text, printed.source_range.start);
   const utf16ReplacedEnd = byteToUtf16Offset(text, printed.source_range.end);

@@ -8,7 +8,8 @@
  * the final bytes).
  */
 import { trustedPrettierModuleUrl } from './trusted-prettier.js';
-import { dirname } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
 import { createEngine, DEFAULT_LIMITS, type Engine } from '../core/engine.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { LANGUAGE_BY_EXTENSION } from '../core/languages.js';
@@ -39,7 +40,7 @@ import type { VersionReport } from '../core/engine.js';
 import type { VersionPin } from '../config/pins.js';
 import { findNativeBiome } from './biome-native.js';
 import { createConfigWatch } from './config-watch.js';
-import { flushDirectorySyncs, holdsSync, readSnapshot, removeFileSync, resolveInside, resolveRoot, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
+import { flushDirectorySyncs, holdsSync, isInside, readSnapshot, removeFileSync, resolveInside, resolveRoot, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
 import { nodeSha256 } from './hash.js';
 import { PathLocks } from './lock.js';
 import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
@@ -170,6 +171,8 @@ export interface DoctorLanguage {
 
 export interface DoctorReport {
   root: string;
+  /** The directory the answers are for, relative to `root` ('' for the root itself): `doctor({path})`. */
+  dir: string;
   trust: Trust;
   languages: DoctorLanguage[];
   sandbox: { kind: string; available: boolean; detail: string };
@@ -205,7 +208,8 @@ export interface Runtime {
    * config as for that path, nothing read from it or written (`formatbox format --stdin-filepath`).
    */
   formatText(request: { path: string; text: string }): Promise<Receipt>;
-  doctor(): Promise<DoctorReport>;
+  /** `path`: a directory or file inside the root; the answers are for files there, as `format` would treat them. */
+  doctor(options?: { path?: string }): Promise<DoctorReport>;
   close(): Promise<void>;
 }
 
@@ -648,14 +652,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return { ...(await eng.afterEdit({ path: target.realRel, prior: request.text, input, written: request.text })), ms: elapsed(started) };
   }
 
-  async function doctor(): Promise<DoctorReport> {
+  async function doctor(request: { path?: string } = {}): Promise<DoctorReport> {
+    const dir = request.path === undefined ? '' : doctorDir(rootReal, request.path);
     const eng = await engine();
+    // Config changed on disk along the way to the directory is seen, as before a format.
+    await refreshConfigIfNeeded(eng, [`${dir === '' ? '' : `${dir}/`}example`]);
     const languages: DoctorLanguage[] = [];
     const seen = new Set<string>();
     for (const [extension, language] of Object.entries(LANGUAGE_BY_EXTENSION)) {
       if (seen.has(language)) continue;
       seen.add(language);
-      const path = `example.${extension}`;
+      const path = `${dir === '' ? '' : `${dir}/`}example.${extension}`;
       const selection = eng.explain(path);
       if (selection.kind === 'format') {
         const formatter = typeof selection.formatter === 'string' ? selection.formatter : JSON.stringify(selection.formatter);
@@ -669,6 +676,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const sandbox = detectSandbox();
     return {
       root: rootReal,
+      dir,
       trust,
       languages,
       sandbox: { kind: sandbox.kind, available: sandbox.unavailable === undefined, detail: sandbox.unavailable ?? sandbox.describe() },
@@ -936,4 +944,23 @@ export type { ProjectFiles, ToolInput };
 /** Of discovery's ignored items, those that mean config may be missing: a stopped search, a config file not read. */
 function unreadByDiscovery(ignored: IgnoredItem[]): IgnoredItem[] {
   return ignored.filter((item) => item.item === 'config search' || item.reason.startsWith('not read') || item.reason.startsWith('larger than') || item.reason.startsWith('could not be opened') || item.reason === 'not a regular file');
+}
+
+/**
+ * The directory `path` names (a file's own directory), relative to the root, as the project-relative
+ * POSIX path the engine's config lookup uses. Refused when it leaves the root, also through a symlink.
+ */
+function doctorDir(rootReal: string, path: string): string {
+  if (typeof path !== 'string' || path.includes('\0')) throw new FormatboxError('PATH_REFUSED', 'doctor: the path is not a string');
+  const lexical = resolve(rootReal, path);
+  let real = lexical;
+  try {
+    real = realpathSync(lexical);
+    if (!statSync(real).isDirectory()) real = dirname(real);
+  } catch {
+    // A path that does not exist yet: the answers are for its lexical directory.
+    real = /[\\/]$/.test(path) ? lexical : dirname(lexical);
+  }
+  if (real !== rootReal && !isInside(real, rootReal)) throw new FormatboxError('PATH_REFUSED', `doctor: ${shownPath(path)} is outside the project root`);
+  return relative(rootReal, real).split(sep).join('/');
 }

@@ -9,7 +9,10 @@
  * issue asks formatbox to refuse where the native tool silently skips a broken config (Biome 2.4.15 and
  * a biome.json with comments; Prettier and an unparsable package.json), formatbox refuses.
  *
- * 2,000 projects by default; FORMATBOX_LONG=1 → 20,000. FORMATBOX_SEED=<n> picks another seed.
+ * 2,000 projects by default; FORMATBOX_FUZZ_PROJECTS=<n> sets the count, FORMATBOX_LONG=1 → 20,000.
+ * FORMATBOX_SEED=<n> picks another seed; FORMATBOX_FUZZ_KINDS=biome-nested (comma-separated) runs some
+ * generators only: `prettier`, `biome` (one nested config), `biome-nested` (nested configs at several
+ * depths, .editorconfig files among them, every formatter option of Biome's schema).
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,10 +23,13 @@ import { join } from 'node:path';
 import { createRuntime } from '../../src/node/index.js';
 import { createWorkerPool } from '../../src/node/worker-pool.js';
 import { writeTree } from '../write-tree.js';
-import { biomeProject, mulberry32, prettierProject, type GeneratedProject } from './config-fuzz/generate.js';
+import { biomeNestedProject, biomeProject, biomeSchemaOptions, mulberry32, prettierProject, type GeneratedProject } from './config-fuzz/generate.js';
 
 const LONG = process.env.FORMATBOX_LONG === '1';
 const PROJECTS = Number(process.env.FORMATBOX_FUZZ_PROJECTS ?? (LONG ? 20_000 : 2_000));
+/** Which generators run, in turn (default all three): `prettier`, `biome`, `biome-nested`. */
+const GENERATORS = (process.env.FORMATBOX_FUZZ_KINDS ?? 'prettier,biome,biome-nested').split(',');
+const BIOME_SCHEMA = biomeSchemaOptions(JSON.parse(readFileSync(new URL('../../node_modules/@biomejs/biome/configuration_schema.json', import.meta.url), 'utf8')));
 const SEED = Number(process.env.FORMATBOX_SEED ?? 20261130);
 const BIOME_BIN = new URL(`../../node_modules/@biomejs/cli-${process.platform}-${process.arch}/biome`, import.meta.url).pathname;
 const PRETTIER_DRIVER = new URL('./config-fuzz/prettier-cli-driver.mjs', import.meta.url).pathname;
@@ -38,6 +44,8 @@ interface Outcome {
   formatbox: string;
   status: string;
   reason?: string;
+  /** formatbox clamped a value (an indent width over 16, untrusted mode) and said so in the receipt. */
+  clamped: boolean;
 }
 
 function run(command: string, args: string[], cwd: string): Promise<{ code: number; stdout: string }> {
@@ -57,12 +65,13 @@ async function inParallel<T>(items: T[], width: number, work: (item: T) => Promi
   }));
 }
 
-test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome and Prettier CLIs`, { timeout: 60 * 60 * 1000 }, async () => {
+test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome and Prettier CLIs`, { timeout: LONG ? 3 * 60 * 60 * 1000 : 60 * 60 * 1000 }, async () => {
   assert.ok(existsSync(BIOME_BIN), `the native Biome binary is missing: ${BIOME_BIN}`);
   const rng = mulberry32(SEED);
   const projects: Array<{ dir: string; project: GeneratedProject }> = [];
   for (let i = 0; i < PROJECTS; i++) {
-    const project = i % 2 === 0 ? prettierProject(rng) : biomeProject(rng);
+    const generator = GENERATORS[i % GENERATORS.length];
+    const project = generator === 'prettier' ? prettierProject(rng) : generator === 'biome' ? biomeProject(rng) : biomeNestedProject(rng, BIOME_SCHEMA);
     const dir = join(base, `p${String(i).padStart(5, '0')}`);
     writeTree(dir, project.files);
     projects.push({ dir, project });
@@ -77,7 +86,7 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
       try {
         for (const path of project.sources) {
           const receipt = await runtime.format({ path, check: true });
-          outcomes.push({ project: dir, kind: project.kind, path, original: project.files[path] as string, formatbox: receipt.content, status: receipt.status, ...(receipt.reason ? { reason: receipt.reason } : {}) });
+          outcomes.push({ project: dir, kind: project.kind, path, original: project.files[path] as string, formatbox: receipt.content, status: receipt.status, clamped: receipt.ignored?.some((item) => /^clamped/.test(item.reason)) ?? false, ...(receipt.reason ? { reason: receipt.reason } : {}) });
         }
       } finally {
         await runtime.close();
@@ -106,7 +115,7 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
     }
   });
 
-  const counts = { files: 0, identicalFormatted: 0, identicalUnchanged: 0, bothRefuse: 0, bothRejectNativeStillWrites: 0, refusedNativeSkipsBrokenConfig: 0, mismatch: 0 };
+  const counts = { files: 0, identicalFormatted: 0, identicalUnchanged: 0, bothRefuse: 0, bothRejectNativeStillWrites: 0, refusedNativeSkipsBrokenConfig: 0, clampedSaidSo: 0, mismatch: 0 };
   const perTool = { prettier: { files: 0, agree: 0 }, biome: { files: 0, agree: 0 } };
   const mismatches: string[] = [];
   for (const outcome of outcomes) {
@@ -120,6 +129,8 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
     // Biome 2.4.15 with an unparsable root biome.json and a nested config: it reports the error and
     // exits 1, and still writes the files with its defaults. Both reject the config.
     else if (refused && outcome.kind === 'biome' && exit !== 0 && exit !== undefined) counts.bothRejectNativeStillWrites++;
+    // A value past formatbox's untrusted-mode bound, clamped, and the receipt says the bytes differ from Biome's.
+    else if (!refused && outcome.clamped && native !== outcome.formatbox) counts.clampedSaidSo++;
     else if (!refused && native === outcome.formatbox) {
       if (outcome.formatbox === outcome.original) counts.identicalUnchanged++;
       else counts.identicalFormatted++;
@@ -133,7 +144,7 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
     perTool[outcome.kind].agree++;
   }
   console.log(`# config fuzzer, seed ${SEED}: ${PROJECTS} projects (${prettierDirs.length} Prettier, ${biomeDirs.length} Biome), ${counts.files} files`);
-  console.log(`#   identical bytes: ${counts.identicalFormatted} formatted + ${counts.identicalUnchanged} unchanged; both refuse: ${counts.bothRefuse}; both reject the config but the Biome CLI still writes its defaults: ${counts.bothRejectNativeStillWrites}; formatbox refuses where the native tool silently skips a broken config: ${counts.refusedNativeSkipsBrokenConfig}; mismatches: ${counts.mismatch}`);
+  console.log(`#   identical bytes: ${counts.identicalFormatted} formatted + ${counts.identicalUnchanged} unchanged; both refuse: ${counts.bothRefuse}; both reject the config but the Biome CLI still writes its defaults: ${counts.bothRejectNativeStillWrites}; formatbox refuses where the native tool silently skips a broken config: ${counts.refusedNativeSkipsBrokenConfig}; clamped and said so (indent width over 16): ${counts.clampedSaidSo}; mismatches: ${counts.mismatch}`);
   console.log(`#   Prettier ${perTool.prettier.agree}/${perTool.prettier.files}, Biome ${perTool.biome.agree}/${perTool.biome.files}`);
   for (const m of mismatches) console.log(`# MISMATCH ${m}`);
   assert.equal(counts.mismatch, 0, `${counts.mismatch} files differ from the native CLI; first ones:\n${mismatches.join('\n')}`);

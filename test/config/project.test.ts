@@ -280,7 +280,9 @@ test('mode always: language defaults; mode project: nothing without project conf
     const skipped = select({}, path);
     assert.equal(skipped.kind === 'skip' && skipped.reason, 'no formatter declared', path);
   }
-  assert.deepEqual(select({}, 'README'), { kind: 'skip', reason: 'unknown extension' });
+  assert.deepEqual(select({}, 'LICENSE'), { kind: 'skip', reason: 'unknown extension' });
+  // Prettier's Markdown language lists the file name README.
+  assert.equal(formatted(select({}, 'README', { mode: 'always' })).formatter, 'prettier');
 });
 
 test('.prettierignore is honoured for Prettier', () => {

@@ -125,10 +125,10 @@ export const checked = other.check();
 });
 
 /**
- * Cases whose Prettier plugin the edge worker build leaves out (examples/worker/build.mjs: the glimmer
- * parser, formatbox's shipped XML and Svelte plugins): there they are `skipped`, saying so.
+ * Cases whose Prettier plugin the edge worker build leaves out (examples/worker/build.mjs: formatbox's
+ * shipped XML and Svelte plugins): there they are `skipped`, saying so.
  */
-const EDGE_LEFT_OUT = /^(xml|svelte|handlebars):/;
+const EDGE_LEFT_OUT = /^(xml|svelte):/;
 
 /** The adapters of a worker profile, built in Node from the repository's sources and the packages' wasm. */
 function profileAdapters(profile: 'edge' | 'full'): FormatterAdapter[] {

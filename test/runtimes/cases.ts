@@ -145,6 +145,20 @@ export const CASES: RuntimeCase[] = [
     input: { content: '<div   class="card">{{#if a}}<b>{{name}}</b>{{/if}}</div>\n' },
   },
   {
+    name: 'prettier: Angular template embedded in a TS component (angular plugin in the embed step)',
+    projectFiles: { '.prettierrc': '{}' },
+    path: 'src/app/b.component.ts',
+    prior: '',
+    input: { content: 'import {Component} from "@angular/core";\n@Component({selector: "app-b", template: `@if (a   |   async; as   b) {<div>{{  b   +   c }}</div>}`})\nexport class B {}\n' },
+  },
+  {
+    name: 'prettier: Handlebars in an HTML script tag (glimmer in the embed step)',
+    projectFiles: { '.prettierrc': '{}' },
+    path: 'page.html',
+    prior: '',
+    input: { content: '<script type="text/x-handlebars-template">\n  {{#if   a}}\n<p>{{  b  }}</p>\n{{/if}}\n</script>\n' },
+  },
+  {
     name: 'objective-c: clang-format with .clang-format',
     projectFiles: { '.clang-format': 'BasedOnStyle: LLVM\n' },
     path: 'Sources/Foo.m',

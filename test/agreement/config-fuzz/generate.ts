@@ -232,3 +232,145 @@ export function biomeProject(rng: Rng): GeneratedProject {
   Object.assign(files, sourceFiles(rng, ['ts', 'js', 'css', 'json'], dirs));
   return { kind: 'biome', files, sources: Object.keys(files).filter((f) => /\/?f\d+\.\w+$/.test(f)) };
 }
+
+// ---------------------------------------------------------------------------
+// Biome, widened: nested configs at several depths (root: false, extends "//", neither, both), the
+// root's .editorconfig and .editorconfig files below it, every formatter option of Biome's own
+// configuration schema (read from the installed @biomejs/biome), and LF/CRLF/mixed sources side by side.
+
+/** One option of a formatter section: its valid values and some invalid ones (wrong type, out of range, unknown variant). */
+export interface SchemaOption {
+  valid: unknown[];
+  invalid: unknown[];
+}
+
+/** The formatter sections of Biome's schema, by where they sit in biome.json. */
+export type BiomeSchemaOptions = Record<'formatter' | 'javascript' | 'json' | 'css' | 'graphql' | 'override', Record<string, SchemaOption>>;
+
+interface JsonSchema {
+  $defs: Record<string, { type?: string | string[]; enum?: unknown[]; oneOf?: Array<{ const?: unknown }>; properties?: Record<string, { anyOf?: Array<{ $ref?: string; type?: string }>; $ref?: string; type?: string | string[] }>; minimum?: number; maximum?: number }>;
+}
+
+/** Reads every formatter option of a Biome configuration schema (configuration_schema.json). */
+export function biomeSchemaOptions(schema: JsonSchema): BiomeSchemaOptions {
+  const defs = schema.$defs;
+  const optionOf = (name: string, property: NonNullable<JsonSchema['$defs'][string]['properties']>[string]): SchemaOption | undefined => {
+    const ref = (property.anyOf?.find((a) => a.$ref)?.$ref ?? property.$ref)?.split('/').pop();
+    const def = ref ? defs[ref] : undefined;
+    if (!def) return undefined; // `includes` (an array) is generated separately.
+    const values = def.enum ?? def.oneOf?.map((o) => o.const).filter((v) => v !== undefined);
+    if (values && values.length > 0) return { valid: values, invalid: [`${String(values[0])}s`, 1, true] };
+    if (def.type === 'boolean') return { valid: [true, false], invalid: ['true', 0] };
+    if (def.type === 'integer') {
+      // The schema states the storage range; Biome's own validation is narrower (indentWidth 0..=24? lineWidth 1..=320).
+      const big = name === 'lineWidth' ? [1, 30, 80, 120, 320] : [0, 1, 2, 3, 4, 8, 24];
+      return { valid: big, invalid: name === 'lineWidth' ? [0, 321, '80', -1] : [25, 255, '4', -1, 2.5] };
+    }
+    return undefined;
+  };
+  const section = (def: string, skip: string[] = []): Record<string, SchemaOption> => {
+    const out: Record<string, SchemaOption> = {};
+    for (const [name, property] of Object.entries(defs[def]?.properties ?? {})) {
+      if (skip.includes(name)) continue;
+      const option = optionOf(name, property);
+      if (option) out[name] = option;
+    }
+    return out;
+  };
+  return {
+    formatter: section('FormatterConfiguration', ['useEditorconfig', 'enabled', 'formatWithErrors']),
+    javascript: section('JsFormatterConfiguration', ['enabled']),
+    json: section('JsonFormatterConfiguration', ['enabled']),
+    css: section('CssFormatterConfiguration', ['enabled']),
+    graphql: section('GraphqlFormatterConfiguration', ['enabled']),
+    override: section('OverrideFormatterConfiguration', ['enabled', 'formatWithErrors']),
+  };
+}
+
+const NESTED_SOURCES: Record<string, string> = {
+  ...SOURCES,
+  jsx: 'const A = () => <div className="a" id=\'b\'>{[1,2].map(x => <span key={x}>{x}</span>)}</div>\nexport default A\n',
+  jsonc: '{\n  // a comment\n  "a": [1, 2, 3], "b": {"c": null}\n}\n',
+  graphql: 'query Q($a: Int, $b: String) { user(id: $a) { name, friends(first: 10) { edges { node { id } } } } }\n',
+  mjs: "import a from 'a'\nexport const b = {x: [1, 2, 3].map((v) => v * 2), y: \"z\"}\n",
+};
+
+function schemaSection(rng: Rng, options: Record<string, SchemaOption>, invalidRate: number, most = 4): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const n = 1 + Math.floor(rng() * most);
+  for (let i = 0; i < n; i++) {
+    const key = pick(rng, Object.keys(options));
+    const option = options[key] as SchemaOption;
+    out[key] = chance(rng, invalidRate) ? pick(rng, option.invalid) : pick(rng, option.valid);
+  }
+  if (chance(rng, 0.005)) out[pick(rng, ['foo', 'indentSize', 'quote_style'])] = 1;
+  return out;
+}
+
+function schemaBiomeConfig(rng: Rng, schema: BiomeSchemaOptions, invalidRate: number): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  if (chance(rng, 0.75)) config.formatter = schemaSection(rng, schema.formatter, invalidRate);
+  for (const language of ['javascript', 'json', 'css', 'graphql'] as const) {
+    if (chance(rng, language === 'javascript' ? 0.5 : 0.25)) config[language] = { formatter: schemaSection(rng, schema[language], invalidRate) };
+  }
+  if (chance(rng, 0.25)) {
+    config.overrides = Array.from({ length: chance(rng, 0.7) ? 1 : 2 }, () => ({
+      includes: [pick(rng, ['**/*.ts', '**/*.json', 'sub/**', '**/deep/**', '*.css', '**/*.{js,jsx}', '!**/*.graphql', '**'])],
+      ...(chance(rng, 0.8) ? { formatter: schemaSection(rng, schema.override, invalidRate, 3) } : {}),
+      ...(chance(rng, 0.4) ? { javascript: { formatter: schemaSection(rng, schema.javascript, invalidRate, 2) } } : {}),
+      ...(chance(rng, 0.2) ? { json: { formatter: schemaSection(rng, schema.json, invalidRate, 2) } } : {}),
+    }));
+  }
+  if (chance(rng, 0.01)) config[pick(rng, ['bogus', 'format'])] = {};
+  return config;
+}
+
+/** An .editorconfig as editors and Biome read it: `[*]`, extension and path sections, `unset`, sometimes a value Biome rejects. */
+function nestedEditorconfig(rng: Rng): string {
+  const lines = [chance(rng, 0.6) ? 'root = true\n' : ''];
+  const sections = chance(rng, 0.8) ? ['*'] : [];
+  if (chance(rng, 0.5)) sections.push(pick(rng, ['*.ts', '*.json', '*.{json,jsonc}', '*.{js,jsx,mjs}', '*.css', 'sub/**', '**.graphql', '*.md']));
+  if (chance(rng, 0.2)) sections.push(pick(rng, ['*.ts', '*.json', 'deep/*', '*.{css,graphql}']));
+  for (const glob of sections) {
+    lines.push(`\n[${glob}]\n`);
+    if (chance(rng, 0.5)) lines.push(`indent_style = ${pick(rng, ['space', 'tab', 'unset'])}\n`);
+    if (chance(rng, 0.6)) lines.push(`indent_size = ${pick(rng, ['2', '3', '4', '6', '8', 'tab', 'unset'])}\n`);
+    if (chance(rng, 0.4)) lines.push(`end_of_line = ${pick(rng, ['lf', 'crlf', 'cr', 'unset'])}\n`);
+    if (chance(rng, 0.3)) lines.push(`insert_final_newline = ${pick(rng, ['true', 'false'])}\n`);
+    if (chance(rng, 0.2)) lines.push(`max_line_length = ${pick(rng, ['40', '100', 'off'])}\n`);
+    if (chance(rng, 0.1)) lines.push(`tab_width = ${pick(rng, ['2', '8'])}\n`);
+    if (chance(rng, 0.02)) lines.push(pick(rng, ['indent_size = 30\n', 'end_of_line = windows\n', 'indent_style = spaces\n']));
+  }
+  return lines.join('');
+}
+
+export function biomeNestedProject(rng: Rng, schema: BiomeSchemaOptions): GeneratedProject {
+  const files: Record<string, string> = { '.git/': '' };
+  const invalidRate = 0.006;
+  const dirs = ['', 'sub/', 'sub/deep/', 'pkg/'].filter((dir, index) => index === 0 || chance(rng, 0.6));
+  // Always a root config: run in the project directory, Biome takes a lone root config below it for a nested one
+  // ("Found a nested root configuration"), where formatbox takes it as the root of its own project (a monorepo package).
+  {
+    const name = chance(rng, 0.8) ? 'biome.json' : 'biome.jsonc';
+    const root = schemaBiomeConfig(rng, schema, invalidRate);
+    if (chance(rng, 0.45)) ((root.formatter ??= {}) as Record<string, unknown>).useEditorconfig = true;
+    files[name] = biomeText(rng, root, name);
+  }
+  for (const dir of dirs.slice(1)) {
+    if (chance(rng, 0.55)) {
+      const roll = rng();
+      const head = roll < 0.45 ? { root: false } : roll < 0.8 ? { root: false, extends: '//' } : roll < 0.93 ? { extends: '//' } : roll < 0.97 ? {} : { root: true, extends: '//' };
+      const nested: Record<string, unknown> = { ...head, ...schemaBiomeConfig(rng, schema, invalidRate) };
+      if (chance(rng, 0.15)) ((nested.formatter ??= {}) as Record<string, unknown>).useEditorconfig = true;
+      files[`${dir}biome.json`] = biomeText(rng, nested, 'biome.json');
+    }
+  }
+  for (const dir of dirs) if (chance(rng, dir === '' ? 0.5 : 0.25)) files[`${dir}.editorconfig`] = nestedEditorconfig(rng);
+  const kinds = ['ts', 'js', 'jsx', 'mjs', 'css', 'json', 'jsonc', 'graphql'];
+  const count = 3 + Math.floor(rng() * 5);
+  for (let i = 0; i < count; i++) {
+    const ext = pick(rng, kinds);
+    files[`${pick(rng, dirs)}f${i}.${ext}`] = withEndings(rng, NESTED_SOURCES[ext] as string);
+  }
+  return { kind: 'biome', files, sources: Object.keys(files).filter((f) => /\/?f\d+\.\w+$/.test(f)) };
+}
