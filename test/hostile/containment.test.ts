@@ -186,6 +186,8 @@ test('a root that is /, a system directory or a home without its own VCS marker 
 test('a home with its own VCS marker is a root; a config above the cwd does not lift the root to home', BOUND, async () => {
   // The control: a dotfiles repo at home, used from home, is a project like any other.
   const dotfiles = fakeHome({ '.git': 'dir', 'biome.json': '{ "formatter": { "indentStyle": "space" } }\n' });
+  // proj/biome.json is nested under home's now: Biome stops at a second root config, so it says root: false.
+  writeFileSync(join(dotfiles.proj, 'biome.json'), '{ "root": false, "formatter": { "indentStyle": "space" } }\n');
   writeFileSync(join(dotfiles.home, 'notes.ts'), MESSY);
   const ok = await apply(dotfiles, dotfiles.noDaemon, { path: 'notes.ts', input: { oldText: '1', newText: '2' } }, dotfiles.home);
   assert.equal(ok.code, 0, ok.stdout + ok.stderr);
