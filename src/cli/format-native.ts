@@ -1,7 +1,8 @@
 /**
  * `format`'s native Biome pass: before the worker pool starts, the files Biome formats are checked
  * in one sandboxed run of formatbox's native Biome build (src/node/biome-native.ts); those it finds
- * formatted are answered, the rest go through the normal per-file path.
+ * formatted are answered, and with `--check` so are those it finds would change (only that
+ * diagnostic); the rest go through the normal per-file path.
  *
  * A file is handed to native Biome only when the per-file path would format it with Biome under the
  * project's one root Biome config exactly as Biome's CLI reads it: no nested config, no `extends`, and
@@ -27,8 +28,10 @@ import { checkWithNativeBiome, type NativeBiome, type NativeCheck } from '../nod
 export interface NativePass {
   /** Processed by native Biome and nothing said: formatted. */
   formatted: Set<string>;
-  /** Flagged by native Biome (would change, parse error, …), with its first message: the per-file path decides. */
+  /** Flagged by native Biome (would change, parse error, …), with its first message. */
   flagged: Map<string, string>;
+  /** Of `flagged`: native Biome's verdict is "would change" and may be the answer (`--check`); the per-file path decides the rest. */
+  wouldChange: Set<string>;
   /** Candidates it did not process (its config ignores them): the per-file path decides. */
   notProcessed: number;
   /** Files handed to native Biome. */
@@ -230,11 +233,13 @@ export async function finishNativeBiomePass(run: NativeRun, files: readonly stri
   const checked = await run.running;
   if (candidates.length === 0) return undefined;
   if (checked.kind === 'not-used') return { notUsed: checked.reason };
-  const pass: NativePass = { formatted: new Set(), flagged: new Map(), notProcessed: 0, files: candidates.length, seconds: checked.ms / 1000, startedAtMs: checked.startedAtMs, version: run.version };
+  const pass: NativePass = { formatted: new Set(), flagged: new Map(), wouldChange: new Set(), notProcessed: 0, files: candidates.length, seconds: checked.ms / 1000, startedAtMs: checked.startedAtMs, version: run.version };
   for (const path of candidates) {
     const message = checked.flagged.get(path);
-    if (message !== undefined) pass.flagged.set(path, message);
-    else if (checked.processed.has(path)) pass.formatted.add(path);
+    if (message !== undefined) {
+      pass.flagged.set(path, message);
+      if (checked.wouldChange.has(path)) pass.wouldChange.add(path);
+    } else if (checked.processed.has(path)) pass.formatted.add(path);
     else pass.notProcessed++;
   }
   return { used: pass };
@@ -264,6 +269,6 @@ export function walkTargets(candidates: readonly string[]): string[] {
 
 /** Native Biome said the file would change and the per-file path found it formatted: neither is taken on trust. */
 export function disagreement(flaggedMessage: string | undefined, status: string): string | undefined {
-  if (flaggedMessage === undefined || status !== 'unchanged' || !flaggedMessage.startsWith('format: Formatter would have printed')) return undefined;
+  if (flaggedMessage === undefined || status !== 'unchanged' || !flaggedMessage.startsWith('format: ')) return undefined;
   return "Biome's native build would change this file and its wasm build would not; it was left as it is";
 }

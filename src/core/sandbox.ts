@@ -49,6 +49,11 @@ export interface SandboxRequest {
   /** Only this much stderr is kept (the rest is drained and dropped). */
   maxStderrBytes: number;
   /**
+   * Streams stdout: each chunk goes here as it arrives and none is kept (the result's `stdout` is
+   * empty), so a long report is read in bounded memory. `maxStdoutBytes` still bounds the total.
+   */
+  onStdout?: (chunk: Uint8Array) => void;
+  /**
    * Address-space limit (RLIMIT_AS) of the formatter process; its children inherit it. An allocation
    * past it fails inside the formatter, which then exits with an error. Absent: no limit.
    */

@@ -181,6 +181,7 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
     timeoutMs: request.timeoutMs,
     maxStdoutBytes: request.maxStdoutBytes,
     maxStderrBytes: request.maxStderrBytes,
+    ...(request.onStdout ? { onStdout: request.onStdout } : {}),
     ...(limit ? { killTree: () => limit.killAll() } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
     ...(infoIndex >= 0

@@ -84,6 +84,7 @@ async function runInSandboxExec(profile: string, request: SandboxRequest): Promi
       timeoutMs: request.timeoutMs,
       maxStdoutBytes: request.maxStdoutBytes,
       maxStderrBytes: request.maxStderrBytes,
+      ...(request.onStdout ? { onStdout: request.onStdout } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     });
     const ms = Math.round(performance.now() - started);
