@@ -38,7 +38,7 @@ import { bwrapSandbox, detectSandbox, noSandbox } from '../node/sandbox/index.js
 import { findBwrap } from '../node/sandbox/bwrap.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { findNativeBiome } from '../node/biome-native.js';
-import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions, type NativeRun } from './format-native.js';
+import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, startNativeBiomePass, writeNatively, type NativeOutcome, type NativePass, type NativePassOptions, type NativeRun, type NativeWrites } from './format-native.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { quietOnEpipe } from './epipe.js';
 import { formatJsonStatus } from './format-args.js';
@@ -260,8 +260,15 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
       const { entries, precheck, misses, native } = await answerBeforeStart(part, options, flags.check, (line) => progress?.say(line));
       if (native) nativeOutcomes.push(native);
       const nativePass = native && 'used' in native ? native.used : undefined;
+      // --write: the files native Biome found would change are written from its own output (a scratch copy), not formatted again.
+      let writes: NativeWrites | undefined;
+      if (!flags.check && nativePass && nativePass.wouldChange.size > 0 && part.nativeOptions) {
+        progress?.say(`writing ${nativePass.wouldChange.size} files (native Biome)…`);
+        writes = await writeNatively(group.rootReal, [...nativePass.wouldChange].sort(), part.nativeOptions);
+        nativePass.written = writes;
+      }
       // The pool is sized by the files left to format.
-      const answeredNatively = (nativePass?.formatted.size ?? 0) + (flags.check ? (nativePass?.wouldChange.size ?? 0) : 0);
+      const answeredNatively = (nativePass?.formatted.size ?? 0) + (flags.check ? (nativePass?.wouldChange.size ?? 0) : (writes?.written.size ?? 0) + (writes?.failed.size ?? 0));
       workers = formatOptions.threads ?? defaultThreads(misses.length - answeredNatively);
       threads = Math.max(threads, workers);
       const each = { check: flags.check, ...(cache ? { cache } : {}), ...(precheck ? { precheck } : {}), ...(nativePass ? { native: nativePass } : {}) };
@@ -378,6 +385,11 @@ async function formatOne(runtime: () => Promise<Runtime>, path: string, entry: P
     if (entry) options.precheck!.confirmUnchangedSince(entry, path, native.startedAtMs);
     return { kind: 'unchanged', path, receipt: { status: 'unchanged', formatter: nativeFormatter!, line: `already formatted (biome ${native.version}, native): ${shownPath(path)}` }, cached: false };
   }
+  if (native?.written?.written.has(path)) {
+    return { kind: 'formatted', path, receipt: { status: 'formatted', formatter: nativeFormatter!, line: `formatted (biome ${native.version}, native): ${shownPath(path)}` }, cached: false };
+  }
+  const writeFailed = native?.written?.failed.get(path);
+  if (writeFailed) return { kind: 'error', path, ...writeFailed };
   if (options.check && native?.wouldChange.has(path)) {
     // Native Biome is the project's formatter at its pinned version: its "would change" is the answer.
     if (entry) options.precheck!.confirmUnchangedSince(entry, path, native.startedAtMs, { kind: 'would-change' });
@@ -419,6 +431,7 @@ function nativeSummary(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>
       files: used.reduce((n, u) => n + u.files, 0),
       formatted: used.reduce((n, u) => n + u.formatted.size, 0),
       wouldChange: used.reduce((n, u) => n + u.wouldChange.size, 0),
+      written: used.reduce((n, u) => n + (u.written?.written.size ?? 0), 0),
       leftToWasm: used.reduce((n, u) => n + leftToWasm(u, check), 0),
       seconds: Math.round(used.reduce((n, u) => n + u.seconds, 0) * 1000) / 1000,
       ...(notUsed.length > 0 ? { notUsed } : {}),
@@ -426,15 +439,16 @@ function nativeSummary(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>
   };
 }
 
-/** The files of a native pass that go on to the per-file path: flagged (but for a check's "would change"), or not processed. */
+/** The files of a native pass that go on to the per-file path: flagged (but for a check's "would change" and those it wrote), or not processed. */
 function leftToWasm(pass: NativePass, check: boolean): number {
-  return pass.flagged.size - (check ? pass.wouldChange.size : 0) + pass.notProcessed;
+  const answered = check ? pass.wouldChange.size : (pass.written?.written.size ?? 0) + (pass.written?.failed.size ?? 0);
+  return pass.flagged.size - answered + pass.notProcessed;
 }
 
 function nativeLines(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>>, check: boolean): string[] {
   return outcomes.map((o) =>
     'used' in o
-      ? `native Biome ${o.used.version} (sandboxed) checked ${o.used.files} files in ${o.used.seconds.toFixed(2)} s; ${leftToWasm(o.used, check)} went on to Biome's wasm build`
+      ? `native Biome ${o.used.version} (sandboxed) checked ${o.used.files} files in ${o.used.seconds.toFixed(2)} s${o.used.written ? `, wrote ${o.used.written.written.size} in ${o.used.written.seconds.toFixed(2)} s${o.used.written.notUsed ? ` (then stopped: ${o.used.written.notUsed})` : ''}` : ''}; ${leftToWasm(o.used, check)} went on to Biome's wasm build`
       : `native Biome not used (${o.notUsed}); Biome's wasm build formats its files`,
   );
 }

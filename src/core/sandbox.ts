@@ -36,6 +36,11 @@ export interface SandboxRequest {
   scratchData?: readonly ScratchData[];
   /** Project root (absolute host path): visible read-only at the same path, so tools find their config. */
   root?: string;
+  /**
+   * `root` is bound writable. Only for a scratch copy the caller made and reads back itself (never
+   * a project); a backend that cannot confine writes to it refuses the run.
+   */
+  writableRoot?: boolean;
   /** Working directory (absolute, inside `root`). Absent: an empty read-only directory (never the project). */
   cwd?: string;
   /** Host directories made visible read-only at the same path (a toolchain). `/usr` always is. */

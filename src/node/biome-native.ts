@@ -145,8 +145,36 @@ export async function checkWithNativeBiome(sandbox: Sandbox, biome: NativeBiome,
   return { kind: 'checked', ...judged, ms: performance.now() - started, startedAtMs };
 }
 
+/**
+ * Runs native Biome as `biome format --write` over `files` (relative to `scratchRoot`) in a scratch
+ * copy of the project that formatbox made: the copy is the only thing it may write (bound writable
+ * in the sandbox), never the project. The caller reads the files it lists fixed back from the copy
+ * and commits them itself.
+ */
+export async function writeWithNativeBiome(sandbox: Sandbox, biome: NativeBiome, scratchRoot: string, files: readonly string[], options: NativeCheckOptions = {}): Promise<{ kind: 'written'; fixed: Set<string>; processed: Set<string>; flagged: Map<string, string> } | { kind: 'not-used'; reason: string }> {
+  if (sandbox.unavailable) return { kind: 'not-used', reason: `no sandbox: ${sandbox.unavailable}` };
+  if (files.reduce((n, t) => n + t.length + 1, 0) > MAX_ARG_CHARS) return { kind: 'not-used', reason: 'too many paths to name' };
+  const reader = new SummaryReportReader(scratchRoot);
+  const result = await sandbox.run({
+    argv: [biome.binary, 'format', '--write', '--reporter=summary', '--verbose', '--colors=off', '--no-errors-on-unmatched', '--', ...files],
+    root: scratchRoot,
+    writableRoot: true,
+    cwd: scratchRoot,
+    readOnlyPaths: [biome.packageDir],
+    timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
+    maxStdoutBytes: MAX_REPORT_BYTES,
+    maxStderrBytes: MAX_STDERR_BYTES,
+    onStdout: (chunk) => reader.push(chunk),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  if (result.kind !== 'exit') return { kind: 'not-used', reason: `native Biome ${describeFailure(result)}` };
+  const judged = reader.end();
+  if ('reason' in judged) return { kind: 'not-used', reason: `native Biome --write (exit ${result.code}): ${judged.reason}` };
+  return { kind: 'written', fixed: judged.fixed, processed: judged.processed, flagged: judged.flagged };
+}
+
 /** What `SummaryReportReader` makes of a whole report. */
-export type JudgedReport = { processed: Set<string>; flagged: Map<string, string>; wouldChange: Set<string> } | { reason: string };
+export type JudgedReport = { processed: Set<string>; flagged: Map<string, string>; wouldChange: Set<string>; fixed: Set<string> } | { reason: string };
 
 /** A block's title: `reporter/<category> ━━━…` (the summary's lists) or ` VERBOSE  ━━━…` (processed, fixed). */
 const REPORTER_BLOCK = /^reporter\/([\w/]+) ━+$/;
@@ -168,6 +196,7 @@ export class SummaryReportReader {
   private list: Set<string> | undefined;
   private readonly lists = new Map<string, Set<string>>();
   private readonly processed = new Set<string>();
+  private readonly fixed = new Set<string>();
   private checked: number | undefined;
   private errors = 0;
   private warningsOrInfos = 0;
@@ -207,7 +236,8 @@ export class SummaryReportReader {
         if (this.processed.has(path) && [...this.lists].every(([category, list]) => category === FORMAT_CATEGORY || !list.has(path))) wouldChange.add(path);
       }
     }
-    return { processed: this.processed, flagged, wouldChange };
+    if ([...this.fixed].some((path) => !this.processed.has(path))) return { reason: 'it listed a file fixed that it did not list processed' };
+    return { processed: this.processed, flagged, wouldChange, fixed: this.fixed };
   }
 
   private line(line: string): void {
@@ -225,11 +255,11 @@ export class SummaryReportReader {
     if (line.startsWith('  i ')) {
       // A list's title: in a category block, its files; in a verbose block, processed or fixed.
       if (this.block?.kind === 'category') this.list = this.listOf(this.block.name);
-      else this.list = line === '  i Files processed:' ? this.processed : undefined;
+      else this.list = line === '  i Files processed:' ? this.processed : line === '  i Files fixed:' ? this.fixed : undefined;
       return;
     }
     if (line.startsWith('  - ')) {
-      if (!this.list) return; // "Files fixed": none with --check
+      if (!this.list) return; // a list this reader does not know: its files are not used
       const path = projectPath(line.slice(4), this.rootReal);
       // A file name with a line break in it prints as several lines: one of them would repeat a real
       // file (every flagged file is also listed processed), another could name a file never processed.
@@ -241,7 +271,8 @@ export class SummaryReportReader {
       return;
     }
     if (line.trim() === '' || line.startsWith('  ')) return;
-    const count = /^Checked (\d+) files? in /.exec(line);
+    // `Checked N files in …` (a check); `Formatted N files in …. Fixed M files.` (--write).
+    const count = /^(?:Checked|Formatted) (\d+) files? in /.exec(line);
     if (count) {
       this.checked = Number(count[1]);
       return;
@@ -252,7 +283,7 @@ export class SummaryReportReader {
       else this.warningsOrInfos += Number(total[1]);
       return;
     }
-    if (!/^(Scanned project folder in |Formatted |Fixed )/.test(line)) this.failure = `an unknown line in its report: ${line.slice(0, 120)}`;
+    if (!/^(Scanned project folder in |Fixed )/.test(line)) this.failure = `an unknown line in its report: ${line.slice(0, 120)}`;
   }
 
   private listOf(category: string): Set<string> {

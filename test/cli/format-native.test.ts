@@ -5,16 +5,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkWithNativeBiome, findNativeBiome, judgeSummaryReport, SummaryReportReader } from '../../src/node/biome-native.js';
-import { noSandbox } from '../../src/node/sandbox/index.js';
+import { bwrapSandbox, noSandbox } from '../../src/node/sandbox/index.js';
 import { discoverProjectFiles } from '../../src/node/discover.js';
 import { openFormatCache } from '../../src/node/format-cache.js';
 import { openPrecheck } from '../../src/node/format-precheck.js';
-import { earlyTargets, guessNativeBiomePass, nativeBiomeCandidates, startNativeBiomePass, walkTargets } from '../../src/cli/format-native.js';
+import { earlyTargets, guessNativeBiomePass, nativeBiomeCandidates, startNativeBiomePass, walkTargets, writeNatively } from '../../src/cli/format-native.js';
+import { findBwrap } from '../../src/node/sandbox/bwrap.js';
 import type { Sandbox, SandboxRequest } from '../../src/core/sandbox.js';
 import { tempTree } from './temp-tree.js';
 import { missing } from '../sandbox/helpers.js';
@@ -221,8 +222,12 @@ test('native and wasm agree on every file of real code, and --write writes what 
   // Fidelity: formatbox --write against Biome's own CLI --write on a copy of the same tree.
   const copy = join(base, 'copy');
   cpSync(root, copy, { recursive: true });
-  const written = cli(['format', '--write', '--no-cache', root], base);
+  const written = cli(['format', '--write', '--json', '--no-cache', root], base);
   assert.equal(written.code, 2, written.stderr); // bad.ts cannot be parsed
+  // The files native Biome found would change are written from its own output (a scratch copy in the sandbox), not formatted again.
+  const writtenSummary = lines(written.stdout).at(-1)!.summary!;
+  assert.equal(writtenSummary.nativeBiome.written, summary.nativeBiome.wouldChange, JSON.stringify(writtenSummary));
+  assert.equal(writtenSummary.nativeBiome.leftToWasm, 1, 'only bad.ts goes on to the wasm build');
   const biome = findNativeBiome();
   assert.ok(!('unavailable' in biome));
   spawnSync(biome.binary, ['format', '--write', 'src', 'biome.json'], { cwd: copy, encoding: 'utf8' });
@@ -232,6 +237,42 @@ test('native and wasm agree on every file of real code, and --write writes what 
   const differing = ours.filter((f) => !readFileSync(join(root, 'src', f)).equals(readFileSync(join(copy, 'src', f))));
   assert.deepEqual(differing, [], 'every byte as biome format --write wrote it');
   assert.equal(cli(['format', '--check', '--no-cache', '--no-native', join(root, 'src/operators')], base).code, 0, 'formatted for the wasm build too');
+});
+
+test('--write from native Biome: its scratch copy is the only thing it writes; a file changed meanwhile, or a symlink it leaves, is never written through', async (t) => {
+  if (missing()) return t.skip('no sandbox');
+  const biome = findNativeBiome();
+  if ('unavailable' in biome) return t.skip(biome.unavailable);
+  const base = tree({ 'root/biome.json': '{ "formatter": { "indentStyle": "space" } }\n', 'root/src/a.ts': 'export const   a=1\n', 'root/src/b.ts': 'export const   b=2\n', 'root/lib/c.ts': 'export const   c=3\n', 'outside/c.ts': 'export const planted = 1;\n' });
+  const root = join(base, 'root');
+  const real = bwrapSandbox({ bwrapPath: findBwrap()! });
+  const requests: SandboxRequest[] = [];
+  // The real sandbox, with the world moving around it: a.ts is edited while native Biome runs, and
+  // the copy of lib/ is swapped for a symlink to a directory outside once it has written.
+  const sandbox: Sandbox = {
+    kind: real.kind,
+    describe: () => real.describe(),
+    run: async (request) => {
+      requests.push(request);
+      writeFileSync(join(root, 'src/a.ts'), 'export const   a=10\n');
+      const result = await real.run(request);
+      rmSync(join(request.root!, 'lib'), { recursive: true });
+      symlinkSync(join(base, 'outside'), join(request.root!, 'lib'));
+      return result;
+    },
+  };
+  const discovered = await discoverProjectFiles(root);
+  const writes = await writeNatively(root, ['lib/c.ts', 'src/a.ts', 'src/b.ts'], { projectFiles: discovered.files, trust: 'untrusted', sandbox: () => sandbox, biome: () => biome });
+  assert.equal(writes.notUsed, undefined);
+  assert.deepEqual([...writes.written], ['src/b.ts']);
+  assert.equal(readFileSync(join(root, 'src/b.ts'), 'utf8'), 'export const b = 2;\n');
+  assert.equal(writes.failed.get('src/a.ts')?.code, 'MODIFIED_SINCE_READ', 'the edit made meanwhile is kept, and the write is refused');
+  assert.equal(readFileSync(join(root, 'src/a.ts'), 'utf8'), 'export const   a=10\n');
+  assert.equal(readFileSync(join(root, 'lib/c.ts'), 'utf8'), 'export const   c=3\n', 'not read through the symlink: left to the per-file path');
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0]!.writableRoot, true);
+  assert.notEqual(requests[0]!.root, root, 'the project itself is never the writable root');
+  assert.ok(!existsSync(requests[0]!.root!), 'the scratch copy is removed');
 });
 
 test('native answers fill the cache only for files provably unchanged since they were hashed', async (t) => {
