@@ -11,7 +11,7 @@
  *   npm run bench [-- name … [options for them]] [-- --quick]
  *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice,
  *          php-choice, cli-serve, per-edit,
- *          delivery, config-watch, project (then project-scale: `--sizes 2000,10000,30000`,
+ *          delivery, footprint, config-watch, project (then project-scale: `--sizes 2000,10000,30000`,
  *          `--tools biome,prettier`, `--states unformatted,formatted`)
  *   --quick: fewer runs and a smaller project, benchmarks without a quick mode left out (< 60 s);
  *            their records are marked "(quick)".
@@ -39,6 +39,7 @@ const BENCHES: Record<string, Bench> = {
   'php-choice': { args: ['test/bench/php-choice.ts'] },
   'cli-serve': { args: ['test/bench/cli-serve.ts', '20'], quick: ['test/bench/cli-serve.ts', '2'] },
   delivery: { args: ['test/bench/delivery.ts', '--runs', '10'] },
+  footprint: { args: ['test/bench/footprint.ts', '--runs', '5'] },
   'per-edit': { args: ['test/bench/per-edit.ts', '20'] },
   'config-watch': { args: ['test/bench/config-watch.ts', '20000'] },
   project: { args: ['test/bench/project.ts'], quick: ['test/bench/project.ts', '--quick', '--files', '80'], then: ['test/bench/project-scale.ts'] },
