@@ -119,29 +119,10 @@ const MAX_STDERR_BYTES = 1024 * 1024;
  * streams (`SummaryReportReader`): only paths are kept.
  */
 export async function checkWithNativeBiome(sandbox: Sandbox, biome: NativeBiome, rootReal: string, targets: readonly string[], options: NativeCheckOptions = {}): Promise<NativeCheck> {
-  if (sandbox.unavailable) return { kind: 'not-used', reason: `no sandbox: ${sandbox.unavailable}` };
-  if (targets.reduce((n, t) => n + t.length + 1, 0) > MAX_ARG_CHARS) return { kind: 'not-used', reason: 'too many paths to name' };
   const started = performance.now();
   const startedAtMs = Date.now();
-  const reader = new SummaryReportReader(rootReal);
-  const result = await sandbox.run({
-    argv: [biome.binary, 'format', '--reporter=summary', '--verbose', '--colors=off', '--no-errors-on-unmatched', '--', ...targets],
-    root: rootReal,
-    cwd: rootReal,
-    readOnlyPaths: isInside(biome.packageDir, rootReal) ? [] : [biome.packageDir],
-    timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
-    maxStdoutBytes: MAX_REPORT_BYTES,
-    maxStderrBytes: MAX_STDERR_BYTES,
-    onStdout: (chunk) => reader.push(chunk),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  if (result.kind !== 'exit') return { kind: 'not-used', reason: `native Biome ${describeFailure(result)}` };
-  const judged = reader.end();
-  if ('reason' in judged) {
-    // Biome's own first words (a config it rejects, say) say more than the shape of its report.
-    const said = result.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/\s*━+$/, '').trim().slice(0, 200);
-    return { kind: 'not-used', reason: `native Biome (exit ${result.code}): ${judged.reason}${said ? `; it said: ${said}` : ''}` };
-  }
+  const judged = await runSummarised(sandbox, biome, rootReal, [], targets, options);
+  if ('reason' in judged) return { kind: 'not-used', reason: judged.reason };
   return { kind: 'checked', ...judged, ms: performance.now() - started, startedAtMs };
 }
 
@@ -152,25 +133,34 @@ export async function checkWithNativeBiome(sandbox: Sandbox, biome: NativeBiome,
  * and commits them itself.
  */
 export async function writeWithNativeBiome(sandbox: Sandbox, biome: NativeBiome, scratchRoot: string, files: readonly string[], options: NativeCheckOptions = {}): Promise<{ kind: 'written'; fixed: Set<string>; processed: Set<string>; flagged: Map<string, string> } | { kind: 'not-used'; reason: string }> {
-  if (sandbox.unavailable) return { kind: 'not-used', reason: `no sandbox: ${sandbox.unavailable}` };
-  if (files.reduce((n, t) => n + t.length + 1, 0) > MAX_ARG_CHARS) return { kind: 'not-used', reason: 'too many paths to name' };
-  const reader = new SummaryReportReader(scratchRoot);
+  const judged = await runSummarised(sandbox, biome, scratchRoot, ['--write'], files, { ...options, writableRoot: true });
+  if ('reason' in judged) return { kind: 'not-used', reason: judged.reason };
+  return { kind: 'written', fixed: judged.fixed, processed: judged.processed, flagged: judged.flagged };
+}
+
+/** `biome format [extra] --reporter=summary --verbose` over `targets` in `root` (its working directory), the report read as it streams. */
+async function runSummarised(sandbox: Sandbox, biome: NativeBiome, root: string, extra: readonly string[], targets: readonly string[], options: NativeCheckOptions & { writableRoot?: boolean }): Promise<JudgedReport> {
+  if (sandbox.unavailable) return { reason: `no sandbox: ${sandbox.unavailable}` };
+  if (targets.reduce((n, t) => n + t.length + 1, 0) > MAX_ARG_CHARS) return { reason: 'too many paths to name' };
+  const reader = new SummaryReportReader(root);
   const result = await sandbox.run({
-    argv: [biome.binary, 'format', '--write', '--reporter=summary', '--verbose', '--colors=off', '--no-errors-on-unmatched', '--', ...files],
-    root: scratchRoot,
-    writableRoot: true,
-    cwd: scratchRoot,
-    readOnlyPaths: [biome.packageDir],
+    argv: [biome.binary, 'format', ...extra, '--reporter=summary', '--verbose', '--colors=off', '--no-errors-on-unmatched', '--', ...targets],
+    root,
+    ...(options.writableRoot ? { writableRoot: true } : {}),
+    cwd: root,
+    readOnlyPaths: isInside(biome.packageDir, root) ? [] : [biome.packageDir],
     timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
     maxStdoutBytes: MAX_REPORT_BYTES,
     maxStderrBytes: MAX_STDERR_BYTES,
     onStdout: (chunk) => reader.push(chunk),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  if (result.kind !== 'exit') return { kind: 'not-used', reason: `native Biome ${describeFailure(result)}` };
+  if (result.kind !== 'exit') return { reason: `native Biome ${describeFailure(result)}` };
   const judged = reader.end();
-  if ('reason' in judged) return { kind: 'not-used', reason: `native Biome --write (exit ${result.code}): ${judged.reason}` };
-  return { kind: 'written', fixed: judged.fixed, processed: judged.processed, flagged: judged.flagged };
+  if (!('reason' in judged)) return judged;
+  // Biome's own first words (a config it rejects, say) say more than the shape of its report.
+  const said = result.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/\s*━+$/, '').trim().slice(0, 200);
+  return { reason: `native Biome${extra.length ? ` ${extra.join(' ')}` : ''} (exit ${result.code}): ${judged.reason}${said ? `; it said: ${said}` : ''}` };
 }
 
 /** What `SummaryReportReader` makes of a whole report. */

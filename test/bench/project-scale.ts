@@ -14,9 +14,10 @@
  * Uses the built bin (dist/cli.js); build it first (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { nodeModulesSources } from './corpus.js';
 import { recordResult } from './report.js';
 
 const REPO = resolve('.');
@@ -50,7 +51,7 @@ interface Measured {
 type Series = Map<number, Measured>;
 
 try {
-  const pool = pickPool();
+  const pool = nodeModulesSources(join(REPO, 'node_modules'));
   console.log(`project scale bench: sizes ${SIZES.join(', ')}; ${pool.length} distinct JS/TS files from node_modules; ${availableParallelism()} cores; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   for (const tool of TOOLS) {
     for (const state of STATES) {
@@ -137,33 +138,4 @@ function makeTree(tool: 'biome' | 'prettier', state: 'unformatted' | 'formatted'
     spawnSync(write[0]!, write.slice(1), { cwd: root, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   }
   return root;
-}
-
-/** JS/TS files below node_modules, sorted, up to 100 KB each, no minified bundles, no paths with whitespace. */
-function pickPool(): string[] {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    let names: string[];
-    try {
-      names = readdirSync(dir).sort();
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const full = join(dir, name);
-      let st;
-      try {
-        st = statSync(full);
-      } catch {
-        continue;
-      }
-      if (st.isDirectory()) {
-        if (name !== '.cache' && name !== '.bin') walk(full);
-      } else if (/\.(ts|tsx|js|mjs|cjs)$/.test(name) && !/\.min\.js$/.test(name) && !/\s/.test(name) && st.size <= 100_000 && st.size > 0) {
-        found.push(relative(join(REPO, 'node_modules'), full));
-      }
-    }
-  };
-  walk(join(REPO, 'node_modules'));
-  return found;
 }
