@@ -16,9 +16,9 @@ import { join, resolve } from 'node:path';
 import { recordResult } from './report.js';
 
 const REPO = resolve('.');
-const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
-const BIOME_VERSION = JSON.parse(readFileSync(join(REPO, 'node_modules/@biomejs/wasm-web/package.json'), 'utf8')).version as string;
-const TOOLS = [`prettier@${pkg.dependencies.prettier}`, `@biomejs/biome@${BIOME_VERSION}`, `@astral-sh/ruff-wasm-web@${pkg.dependencies['@astral-sh/ruff-wasm-web']}`];
+/** The three tools at the versions formatbox ships (the installed packages' own versions). */
+const versionOf = (name: string): string => (JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+const TOOLS = [`prettier@${versionOf('prettier')}`, `@biomejs/biome@${versionOf('@biomejs/wasm-web')}`, `@astral-sh/ruff-wasm-web@${versionOf('@astral-sh/ruff-wasm-web')}`];
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1] || 5) || 5;
 const base = mkdtempSync(join(tmpdir(), 'fb-bench-footprint-'));
