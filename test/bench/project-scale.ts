@@ -10,7 +10,7 @@
  * the files as published; "formatted" is that tree after the project's own native CLI `--write`.
  * The Biome project is `{"formatter": {"indentStyle": "space"}}`, the Prettier one `.prettierrc` `{}`.
  *
- *   node --import tsx test/bench/project-scale.ts [--sizes 2000,10000,30000] [--tools biome,prettier] [--states unformatted,formatted]
+ *   node --import tsx test/bench/project-scale.ts [--sizes 2000,10000,30000] [--tools biome,prettier] [--states unformatted,formatted] [--write]
  * Uses the built bin (dist/cli.js); build it first (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
@@ -33,6 +33,8 @@ const option = (name: string): string | undefined => {
 const SIZES = (option('--sizes') ?? '2000,10000,30000').split(',').map(Number).filter((n) => n > 0).sort((a, b) => a - b);
 const TOOLS = (option('--tools') ?? 'biome,prettier').split(',') as Array<'biome' | 'prettier'>;
 const STATES = (option('--states') ?? 'unformatted,formatted').split(',') as Array<'unformatted' | 'formatted'>;
+/** `--write` on the unformatted tree too: the native tool's own write against formatbox's, each on a fresh copy. */
+const WRITE = args.includes('--write');
 
 if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: npm run build');
 if (!existsSync(TIME)) throw new Error('/usr/bin/time is needed for CPU and peak RSS');
@@ -84,6 +86,7 @@ try {
         }
         recordResult({ group: 'project-scale', name: `${label}: peak RSS of format --check`, value: plain.rssMb, unit: 'MB', anchor: `${anchor} peak RSS`, anchorValue: native.rssMb, note: 'native Biome runs in the sandbox (not in the formatbox process); the goal at 30,000 files is ≤ 2× native plus one worker' });
         recordResult({ group: 'project-scale', name: `${label}: cached re-check (tree unchanged)`, value: warm.wallS, unit: 's', anchor, anchorValue: native.wallS, note: `first run ${cold.wallS.toFixed(2)} s; CPU ${warm.cpuS.toFixed(2)} s` });
+        if (WRITE && state === 'unformatted') measureWrites(tool, root, label);
         rmSync(root, { recursive: true, force: true });
       }
       if (SIZES.length > 1) {
@@ -98,6 +101,27 @@ try {
   }
 } finally {
   rmSync(base, { recursive: true, force: true });
+}
+
+/** `--write` on fresh copies of the tree: the native tool's, formatbox's default, and formatbox's wasm pool alone (Biome). */
+function measureWrites(tool: 'biome' | 'prettier', root: string, label: string): void {
+  const copy = (name: string): string => {
+    const dir = `${root}-${name}`;
+    cpSync(root, dir, { recursive: true });
+    return dir;
+  };
+  const nativeDir = copy('native-write');
+  const native = measure(tool === 'biome' ? [BIOME, 'format', '--write', 'src'] : [PRETTIER, '--write', '--log-level=warn', 'src'], nativeDir);
+  const oursDir = copy('formatbox-write');
+  const ours = measure([process.execPath, CLI, 'format', '--write', '--no-cache', '--root', oursDir, 'src'], oursDir);
+  const wasmDir = tool === 'biome' ? copy('wasm-write') : undefined;
+  const wasm = wasmDir ? measure([process.execPath, CLI, 'format', '--write', '--no-cache', '--no-native', '--root', wasmDir, 'src'], wasmDir) : undefined;
+  const anchor = tool === 'biome' ? 'biome format --write' : 'prettier --write';
+  console.log(`  ${anchor.padEnd(40)} ${native.wallS.toFixed(2).padStart(7)} s
+  ${'formatbox format --write --no-cache'.padEnd(40)} ${ours.wallS.toFixed(2).padStart(7)} s  ${(ours.wallS / native.wallS).toFixed(2)}×  ${ours.summary}`);
+  if (wasm) console.log(`  ${'formatbox --write --no-native'.padEnd(40)} ${wasm.wallS.toFixed(2).padStart(7)} s  ${(wasm.wallS / native.wallS).toFixed(2)}×`);
+  recordResult({ group: 'project-scale', name: `${label}: format --write wall time`, value: ours.wallS, unit: 's', anchor, anchorValue: native.wallS, note: `${wasm ? `--no-native (the wasm pool alone): ${wasm.wallS.toFixed(2)} s; ` : ''}load ${loadavg()[0]!.toFixed(1)}` });
+  for (const dir of [nativeDir, oursDir, wasmDir]) if (dir) rmSync(dir, { recursive: true, force: true });
 }
 
 /** The slope of log(value) on log(files): value ∝ files^slope. */
