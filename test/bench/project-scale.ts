@@ -144,16 +144,19 @@ function measure(argv: string[], cwd: string, extraEnv: Record<string, string> =
   return { wallS, cpuS: stats ? Number(stats[2]) + Number(stats[3]) : NaN, rssMb: stats ? Number(stats[1]) / 1024 : NaN, code: result.status, summary };
 }
 
-/** A project of `size` files: the pool, repeated in sibling directories (`src/copy-<k>/…`) as often as needed. */
+/** A project of `size` files from the pool, in sibling directories (`src/copy-<k>/…`) when it takes the pool more than once. */
 function makeTree(tool: 'biome' | 'prettier', state: 'unformatted' | 'formatted', size: number, pool: string[]): string {
   const root = join(base, `${tool}-${state}-${size}`);
   mkdirSync(join(root, 'src'), { recursive: true });
   spawnSync('git', ['init', '-q', root]);
   if (tool === 'biome') writeFileSync(join(root, 'biome.json'), '{ "formatter": { "indentStyle": "space" } }\n');
   else writeFileSync(join(root, '.prettierrc'), '{}\n');
+  // Up to the pool's size, a sample spread evenly over it (every size the same mix of packages);
+  // beyond, the whole pool again in the next directory.
+  const step = size < pool.length ? pool.length / size : 1;
   for (let i = 0; i < size; i++) {
-    const file = pool[i % pool.length]!;
-    const copy = Math.floor(i / pool.length);
+    const file = size < pool.length ? pool[Math.floor(i * step)]! : pool[i % pool.length]!;
+    const copy = size < pool.length ? 0 : Math.floor(i / pool.length);
     // `node_modules` segments renamed: every formatter skips dependency directories.
     cpSync(join(REPO, 'node_modules', file), join(root, 'src', `copy-${copy}`, file.replace(/(^|\/)node_modules\//g, '$1nm/')));
   }
