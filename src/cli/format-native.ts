@@ -18,6 +18,7 @@ import type { NormalisedUserConfig } from '../config/user.js';
 import { loadDprintConfigs } from '../config/dprint.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isFormatboxError } from '../core/errors.js';
@@ -287,7 +288,9 @@ export interface NativeWrites {
 }
 
 /** Files per native `--write` run: bounds the bytes held (each file's prior, for the compare-and-swap) and the scratch copy. */
-const WRITE_BATCH = 1000;
+const WRITE_BATCH = 2000;
+/** Compare-and-swap writes in flight at once. */
+const COMMITS_IN_FLIGHT = 8;
 
 /**
  * `--write` for the files native Biome found would change, without formatting them again in the
@@ -304,6 +307,7 @@ export async function writeNatively(rootReal: string, files: readonly string[], 
   if ('unavailable' in biome) return { ...out, notUsed: biome.unavailable };
   const sandbox = options.sandbox();
   const scratchBase = realpathSync(mkdtempSync(join(tmpdir(), 'formatbox-native-write-')));
+  const removals: Array<Promise<unknown>> = [];
   try {
     for (let i = 0; i < files.length && out.notUsed === undefined; i += WRITE_BATCH) {
       // A fresh copy per batch: nothing the previous run left in its copy (a symlink, say) is written through.
@@ -328,13 +332,13 @@ export async function writeNatively(rootReal: string, files: readonly string[], 
         break;
       }
       const flushes: Array<Promise<unknown>> = [];
-      for (const [path, prior] of priors) {
-        if (!run.fixed.has(path) || run.flagged.has(path)) continue;
+      const commit = async (path: string, prior: FileSnapshot): Promise<void> => {
+        if (!run.fixed.has(path) || run.flagged.has(path)) return;
         // Read back as any file is read (no symlink, a regular file), from the directory copied to
         // (the sandboxed run could have put a symlink in its place).
-        if (!sameRealDirectory(join(scratch, dirname(path)))) continue;
+        if (!sameRealDirectory(join(scratch, dirname(path)))) return;
         const final = await readSnapshot(join(scratch, path), path).catch(() => null);
-        if (!final || sameBytes(final.bytes, prior.bytes)) continue;
+        if (!final || sameBytes(final.bytes, prior.bytes)) return;
         try {
           // Renamed at once, flushed in the background: every flush is awaited below, before any file is reported written.
           const done = await writeAtomic(join(rootReal, path), final.bytes, { expect: prior.bytes, keep: prior, shown: path, syncLater: true });
@@ -342,12 +346,19 @@ export async function writeNatively(rootReal: string, files: readonly string[], 
         } catch (error) {
           out.failed.set(path, { code: isFormatboxError(error) ? error.code : 'WRITE_FAILED', message: messageOf(error) });
         }
-      }
+      };
+      // Several commits in flight: each waits on the thread pool (temp file, write, rename).
+      const queue = [...priors];
+      await Promise.all(Array.from({ length: COMMITS_IN_FLIGHT }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) await commit(...next);
+      }));
       await Promise.all(flushes);
-      rmSync(scratch, { recursive: true, force: true });
+      // Removed in the background while the next batch runs (unlinking a thousand files is not free).
+      removals.push(rm(scratch, { recursive: true, force: true }).catch(() => undefined));
     }
-    await flushDirectorySyncs();
+    await Promise.all([flushDirectorySyncs(), ...removals]);
   } finally {
+    await Promise.all(removals);
     rmSync(scratchBase, { recursive: true, force: true });
   }
   out.seconds = (performance.now() - started) / 1000;
