@@ -1,7 +1,8 @@
 /**
  * `format`'s native Biome pass: before the worker pool starts, the files Biome formats are checked
  * in one sandboxed run of formatbox's native Biome build (src/node/biome-native.ts); those it finds
- * formatted are answered, the rest go through the normal per-file path.
+ * formatted are answered, and with `--check` so are those it finds would change (only that
+ * diagnostic); the rest go through the normal per-file path.
  *
  * A file is handed to native Biome only when the per-file path would format it with Biome under the
  * project's one root Biome config exactly as Biome's CLI reads it: no nested config, no `extends`, and
@@ -18,19 +19,27 @@ import type { ProjectConfig } from '../config/project.js';
 import type { NormalisedUserConfig } from '../config/user.js';
 import { loadDprintConfigs } from '../config/dprint.js';
 import type { Sandbox } from '../core/sandbox.js';
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { isFormatboxError } from '../core/errors.js';
+import { flushDirectorySyncs, readSnapshot, sameBytes, writeAtomic, type FileSnapshot } from '../node/fs.js';
 import { isIgnoredBy, parseIgnoreFile, type IgnoreFile } from '../config/ignore-file.js';
 import { SKIPPED_DIRS } from '../node/discover.js';
 import { readSmallFile } from '../node/walk.js';
-import { checkWithNativeBiome, type NativeBiome, type NativeCheck } from '../node/biome-native.js';
+import { checkWithNativeBiome, writeWithNativeBiome, type NativeBiome, type NativeCheck } from '../node/biome-native.js';
 
 /** What the pass found, for `format` to use and report. */
 export interface NativePass {
   /** Processed by native Biome and nothing said: formatted. */
   formatted: Set<string>;
-  /** Flagged by native Biome (would change, parse error, …), with its first message: the per-file path decides. */
+  /** Flagged by native Biome (would change, parse error, …), with its first message. */
   flagged: Map<string, string>;
+  /** Of `flagged`: native Biome's verdict is "would change" and may be the answer (`--check`); the per-file path decides the rest. */
+  wouldChange: Set<string>;
+  /** With `--write`: what native Biome wrote of `wouldChange` (`writeNatively`). */
+  written?: NativeWrites;
   /** Candidates it did not process (its config ignores them): the per-file path decides. */
   notProcessed: number;
   /** Files handed to native Biome. */
@@ -236,11 +245,13 @@ export async function finishNativeBiomePass(run: NativeRun, files: readonly stri
   const checked = await run.running;
   if (candidates.length === 0) return undefined;
   if (checked.kind === 'not-used') return { notUsed: checked.reason };
-  const pass: NativePass = { formatted: new Set(), flagged: new Map(), notProcessed: 0, files: candidates.length, seconds: checked.ms / 1000, startedAtMs: checked.startedAtMs, version: run.version };
+  const pass: NativePass = { formatted: new Set(), flagged: new Map(), wouldChange: new Set(), notProcessed: 0, files: candidates.length, seconds: checked.ms / 1000, startedAtMs: checked.startedAtMs, version: run.version };
   for (const path of candidates) {
     const message = checked.flagged.get(path);
-    if (message !== undefined) pass.flagged.set(path, message);
-    else if (checked.processed.has(path)) pass.formatted.add(path);
+    if (message !== undefined) {
+      pass.flagged.set(path, message);
+      if (checked.wouldChange.has(path)) pass.wouldChange.add(path);
+    } else if (checked.processed.has(path)) pass.formatted.add(path);
     else pass.notProcessed++;
   }
   return { used: pass };
@@ -270,6 +281,105 @@ export function walkTargets(candidates: readonly string[]): string[] {
 
 /** Native Biome said the file would change and the per-file path found it formatted: neither is taken on trust. */
 export function disagreement(flaggedMessage: string | undefined, status: string): string | undefined {
-  if (flaggedMessage === undefined || status !== 'unchanged' || !flaggedMessage.startsWith('format: Formatter would have printed')) return undefined;
+  if (flaggedMessage === undefined || status !== 'unchanged' || !flaggedMessage.startsWith('format: ')) return undefined;
   return "Biome's native build would change this file and its wasm build would not; it was left as it is";
+}
+
+/** What `writeNatively` did: the files it wrote, those whose write failed, and why it stopped early (the rest: the per-file path). */
+export interface NativeWrites {
+  written: Set<string>;
+  failed: Map<string, { code: string; message: string }>;
+  notUsed?: string;
+  seconds: number;
+}
+
+/** Files per native `--write` run: bounds the bytes held (each file's prior, for the compare-and-swap) and the scratch copy. */
+const WRITE_BATCH = 2000;
+/** Compare-and-swap writes in flight at once. */
+const COMMITS_IN_FLIGHT = 8;
+
+/**
+ * `--write` for the files native Biome found would change, without formatting them again in the
+ * wasm build: each batch is copied (with the project's config files, at the same paths) into a
+ * private scratch directory, native Biome writes the copy inside the sandbox (the copy is all it may
+ * write), and formatbox commits each file it fixed with its own compare-and-swap write against the
+ * bytes it copied. A file changed meanwhile fails with MODIFIED_SINCE_READ; a file native Biome did
+ * not fix, or flagged, and every file after a run that could not be used, go to the per-file path.
+ */
+export async function writeNatively(rootReal: string, files: readonly string[], options: NativePassOptions): Promise<NativeWrites> {
+  const started = performance.now();
+  const out: NativeWrites = { written: new Set(), failed: new Map(), seconds: 0 };
+  const biome = options.biome();
+  if ('unavailable' in biome) return { ...out, notUsed: biome.unavailable };
+  const sandbox = options.sandbox();
+  const scratchBase = realpathSync(mkdtempSync(join(tmpdir(), 'formatbox-native-write-')));
+  const removals: Array<Promise<unknown>> = [];
+  try {
+    for (let i = 0; i < files.length && out.notUsed === undefined; i += WRITE_BATCH) {
+      // A fresh copy per batch: nothing the previous run left in its copy (a symlink, say) is written through.
+      const scratch = mkdtempSync(join(scratchBase, 'batch-'));
+      for (const [name, text] of Object.entries(options.projectFiles)) {
+        if (typeof text !== 'string' || !isPlainRelative(name)) continue;
+        mkdirSync(join(scratch, dirname(name)), { recursive: true });
+        writeFileSync(join(scratch, name), text);
+      }
+      const priors = new Map<string, FileSnapshot>();
+      for (const path of files.slice(i, i + WRITE_BATCH)) {
+        const prior = await readSnapshot(join(rootReal, path), path, { refuseHardLinks: options.trust === 'untrusted' }).catch(() => null);
+        if (!prior || !isPlainRelative(path)) continue; // the per-file path says why
+        mkdirSync(join(scratch, dirname(path)), { recursive: true });
+        writeFileSync(join(scratch, path), prior.bytes);
+        priors.set(path, prior);
+      }
+      if (priors.size === 0) continue;
+      const run = await writeWithNativeBiome(sandbox, biome, scratch, [...priors.keys()]);
+      if (run.kind === 'not-used') {
+        out.notUsed = run.reason;
+        break;
+      }
+      const flushes: Array<Promise<unknown>> = [];
+      const commit = async (path: string, prior: FileSnapshot): Promise<void> => {
+        if (!run.fixed.has(path) || run.flagged.has(path)) return;
+        // Read back as any file is read (no symlink, a regular file), from the directory copied to
+        // (the sandboxed run could have put a symlink in its place).
+        if (!sameRealDirectory(join(scratch, dirname(path)))) return;
+        const final = await readSnapshot(join(scratch, path), path).catch(() => null);
+        if (!final || sameBytes(final.bytes, prior.bytes)) return;
+        try {
+          // Renamed at once, flushed in the background: every flush is awaited below, before any file is reported written.
+          const done = await writeAtomic(join(rootReal, path), final.bytes, { expect: prior.bytes, keep: prior, shown: path, syncLater: true });
+          flushes.push(done.flushed.then(() => out.written.add(path), (error: unknown) => out.failed.set(path, { code: 'WRITE_FAILED', message: messageOf(error) })));
+        } catch (error) {
+          out.failed.set(path, { code: isFormatboxError(error) ? error.code : 'WRITE_FAILED', message: messageOf(error) });
+        }
+      };
+      // Several commits in flight: each waits on the thread pool (temp file, write, rename).
+      const queue = [...priors];
+      await Promise.all(Array.from({ length: COMMITS_IN_FLIGHT }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) await commit(...next);
+      }));
+      await Promise.all(flushes);
+      // Removed in the background while the next batch runs (unlinking a thousand files is not free).
+      removals.push(rm(scratch, { recursive: true, force: true }).catch(() => undefined));
+    }
+    await Promise.all([flushDirectorySyncs(), ...removals]);
+  } finally {
+    await Promise.all(removals);
+    rmSync(scratchBase, { recursive: true, force: true });
+  }
+  out.seconds = (performance.now() - started) / 1000;
+  return out;
+}
+
+function sameRealDirectory(dir: string): boolean {
+  try {
+    return realpathSync(dir) === dir;
+  } catch {
+    return false;
+  }
+}
+
+/** A project-relative POSIX path with no `..`, empty or absolute part. */
+function isPlainRelative(path: string): boolean {
+  return path !== '' && !path.startsWith('/') && path.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
 }

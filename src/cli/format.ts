@@ -10,9 +10,11 @@
  *   answer, at most one per core), each wasm module compiled once for the pool, with the same
  *   selection, sandbox and compare-and-swap writes as an edit; results are printed in path order
  *   whatever order they finish in.
- * - A cache of files known formatted (src/node/format-cache.ts) skips the formatter for them.
+ * - A cache of every verdict (src/node/format-cache.ts: formatted, would change, failed) answers
+ *   files whose bytes, path, config and formatter build it has seen.
  * - In a Biome project, formatbox's own native Biome checks the files first, once, in the sandbox
- *   (format-native.ts); only the files it does not find formatted go on to the pool.
+ *   (format-native.ts); the files it finds formatted, and with `--check` those it finds would
+ *   change, are answered; the rest go on to the pool.
  * - On a TTY, a progress line (done/total, files/s, ETA); then a summary; `--json` prints one JSON
  *   line per file and a final `{"summary": …}` line.
  * Exit 0: ok. 1: `--check` found files that would change. 2: a file could not be formatted (syntax
@@ -37,7 +39,7 @@ import { findBwrap } from '../node/sandbox/bwrap.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { findNativeBiome } from '../node/biome-native.js';
 import { readPinFiles } from '../node/pin-files.js';
-import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions, type NativeRun } from './format-native.js';
+import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, startNativeBiomePass, writeNatively, type NativeOutcome, type NativePass, type NativePassOptions, type NativeRun, type NativeWrites } from './format-native.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { quietOnEpipe } from './epipe.js';
 import { formatJsonStatus } from './format-args.js';
@@ -200,11 +202,11 @@ function namedInside(group: ProjectGroup): string[] {
 }
 
 /** The cache's answers, then native Biome's, for the files of one project. */
-async function answerBeforeStart(prepared: PreparedGroup, options: HandlerOptions, say: (line: string) => void): Promise<{ entries: Map<string, PrecheckEntry | undefined>; precheck?: Precheck; misses: string[]; native: NativeOutcome }> {
+async function answerBeforeStart(prepared: PreparedGroup, options: HandlerOptions, check: boolean, say: (line: string) => void): Promise<{ entries: Map<string, PrecheckEntry | undefined>; precheck?: Precheck; misses: string[]; native: NativeOutcome }> {
   const { group, listing, cache, discovered, nativeOptions, early, earlyTried } = prepared;
   const precheck = cache && discovered ? openPrecheck(group.rootReal, cache, discovered, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
   const entries = new Map(precheck ? listing.files.map((path) => [path, precheck.entryOf(path)] as const) : []);
-  const misses = precheck ? listing.files.filter((path) => entries.get(path)?.hit !== true) : listing.files;
+  const misses = precheck ? listing.files.filter((path) => !answeredByCache(entries.get(path), check)) : listing.files;
   let native: NativeOutcome;
   if (early && 'running' in early) {
     say(`checking ${misses.length} files (native Biome first)…`);
@@ -212,6 +214,11 @@ async function answerBeforeStart(prepared: PreparedGroup, options: HandlerOption
   } else if (earlyTried || !nativeOptions || misses.length === 0) native = early;
   else native = await runNativeBiomePass(group.rootReal, misses, nativeOptions);
   return { entries, ...(precheck ? { precheck } : {}), misses, native };
+}
+
+/** The cache's verdict is the answer: formatted; would change (for a check: a write needs the bytes); failed. */
+function answeredByCache(entry: PrecheckEntry | undefined, check: boolean): boolean {
+  return entry !== undefined && (entry.hit || entry.verdict?.kind === 'failed' || (check && entry.verdict?.kind === 'would-change'));
 }
 
 export async function runFormat(root: string, flags: FormatFlags, options: HandlerOptions, formatOptions: FormatOptions = { cache: true, ignorePaths: [] }): Promise<number> {
@@ -251,11 +258,19 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     let workers = 1;
     const runtimeNow = (): Promise<Runtime> => (runtime ??= startRuntime({ root: group.rootReal, workers, watchConfig: false, ...(options.trust ? { trust: options.trust } : {}), ...(options.config ? { config: options.config } : {}) }));
     try {
-      const { entries, precheck, misses, native } = await answerBeforeStart(part, options, (line) => progress?.say(line));
+      const { entries, precheck, misses, native } = await answerBeforeStart(part, options, flags.check, (line) => progress?.say(line));
       if (native) nativeOutcomes.push(native);
       const nativePass = native && 'used' in native ? native.used : undefined;
+      // --write: the files native Biome found would change are written from its own output (a scratch copy), not formatted again.
+      let writes: NativeWrites | undefined;
+      if (!flags.check && nativePass && nativePass.wouldChange.size > 0 && part.nativeOptions) {
+        progress?.say(`writing ${nativePass.wouldChange.size} files (native Biome)…`);
+        writes = await writeNatively(group.rootReal, [...nativePass.wouldChange].sort(), part.nativeOptions);
+        nativePass.written = writes;
+      }
       // The pool is sized by the files left to format.
-      workers = formatOptions.threads ?? defaultThreads(misses.length - (nativePass?.formatted.size ?? 0));
+      const answeredNatively = (nativePass?.formatted.size ?? 0) + (flags.check ? (nativePass?.wouldChange.size ?? 0) : (writes?.written.size ?? 0) + (writes?.failed.size ?? 0));
+      workers = formatOptions.threads ?? defaultThreads(misses.length - answeredNatively);
       threads = Math.max(threads, workers);
       const each = { check: flags.check, ...(cache ? { cache } : {}), ...(precheck ? { precheck } : {}), ...(nativePass ? { native: nativePass } : {}) };
       for (const error of listing.errors) report(error);
@@ -280,7 +295,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     ignoredByIgnoreFiles: walk.ignoredCount,
     ...(walk.truncated ? { truncated: walk.truncated } : {}),
     threads,
-    ...nativeSummary(nativeOutcomes),
+    ...nativeSummary(nativeOutcomes, flags.check),
     cache: cacheState.off ?? (cacheState.files.length > 0 ? cacheState.files.join(', ') : 'off'),
     seconds: Math.round(seconds * 1000) / 1000,
     filesPerSecond: Math.round(total / Math.max(seconds, 0.001)),
@@ -292,11 +307,11 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     printNotWalked(walk);
     const verb = flags.check ? 'would change' : 'formatted';
     process.stderr.write(
-      `${total} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted (${counts.cached} from the cache), ` +
-        `${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed — ${seconds.toFixed(2)} s, ${summary.filesPerSecond} files/s, ${threads} thread${threads === 1 ? '' : 's'}\n`,
+      `${total} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted, ` +
+        `${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed (${counts.cached} answered from the cache) — ${seconds.toFixed(2)} s, ${summary.filesPerSecond} files/s, ${threads} thread${threads === 1 ? '' : 's'}\n`,
     );
   }
-  if (!flags.json) for (const line of nativeLines(nativeOutcomes)) process.stderr.write(`formatbox: ${line}\n`);
+  if (!flags.json) for (const line of nativeLines(nativeOutcomes, flags.check)) process.stderr.write(`formatbox: ${line}\n`);
   for (const problem of cacheState.problems) process.stderr.write(`formatbox: ${problem}\n`);
   if (counts.failed > 0) return EXIT_USAGE;
   return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
@@ -359,19 +374,38 @@ async function formatOne(runtime: () => Promise<Runtime>, path: string, entry: P
   if (entry?.hit) {
     return { kind: 'unchanged', path, receipt: { status: 'unchanged', line: `already formatted (cached): ${shownPath(path)}` }, cached: true };
   }
+  // Other verdicts answer where they suffice: "would change" a check (a write needs the bytes), "failed" both.
+  if (entry && answeredByCache(entry, options.check)) {
+    if (entry.verdict?.kind === 'failed') return { kind: 'failed', path, receipt: { status: 'failed', line: entry.verdict.line }, cached: true };
+    return { kind: 'formatted', path, receipt: { status: 'formatted', line: `would reformat (cached): ${shownPath(path)}` }, cached: true };
+  }
   const { native } = options;
+  const nativeFormatter = native ? { name: 'biome', version: native.version, via: 'sandbox' as const } : undefined;
   if (native?.formatted.has(path)) {
     // Native Biome may have read the file before this run hashed it (it starts before the walk).
     if (entry) options.precheck!.confirmUnchangedSince(entry, path, native.startedAtMs);
-    const formatter = { name: 'biome', version: native.version, via: 'sandbox' as const };
-    return { kind: 'unchanged', path, receipt: { status: 'unchanged', formatter, line: `already formatted (biome ${native.version}, native): ${shownPath(path)}` }, cached: false };
+    return { kind: 'unchanged', path, receipt: { status: 'unchanged', formatter: nativeFormatter!, line: `already formatted (biome ${native.version}, native): ${shownPath(path)}` }, cached: false };
+  }
+  if (native?.written?.written.has(path)) {
+    return { kind: 'formatted', path, receipt: { status: 'formatted', formatter: nativeFormatter!, line: `formatted (biome ${native.version}, native): ${shownPath(path)}` }, cached: false };
+  }
+  const writeFailed = native?.written?.failed.get(path);
+  if (writeFailed) return { kind: 'error', path, ...writeFailed };
+  if (options.check && native?.wouldChange.has(path)) {
+    // Native Biome is the project's formatter at its pinned version: its "would change" is the answer.
+    if (entry) options.precheck!.confirmUnchangedSince(entry, path, native.startedAtMs, { kind: 'would-change' });
+    return { kind: 'formatted', path, receipt: { status: 'formatted', formatter: nativeFormatter!, line: `would reformat (biome ${native.version}, native): ${shownPath(path)}` }, cached: false };
   }
   try {
-    const receipt = await (await runtime()).format({ path, ...(options.check ? { check: true } : {}), ...(options.cache ? { cache: options.cache } : {}) });
+    let readSha256: string | undefined;
+    const receipt = await (await runtime()).format({ path, ...(options.check ? { check: true } : {}), ...(options.cache ? { cache: options.cache } : {}), ...(entry ? { onRead: (sha256: string) => (readSha256 = sha256) } : {}) });
     const disagrees = disagreement(native?.flagged.get(path), receipt.status);
     if (disagrees) return { kind: 'error', path, code: 'FORMATTERS_DISAGREE', message: disagrees };
     const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
     if (entry && kind === 'unchanged') options.precheck!.confirm(entry, receipt.record, receipt.formatter?.via);
+    // A check's "would change" and a formatter's own failure (not a timeout or a refusal) hold for these bytes.
+    if (entry && options.check && receipt.status === 'formatted') options.precheck!.confirmVerdict(entry, readSha256, receipt.formatter?.via, { kind: 'would-change', outputSha256: receipt.record.sha256 });
+    if (entry && receipt.status === 'failed') options.precheck!.confirmVerdict(entry, readSha256, receipt.formatter?.via, { kind: 'failed', line: receipt.line });
     return { kind, path, receipt, cached: receipt.line.startsWith('already formatted (cached') };
   } catch (error) {
     return { kind: 'error', path, code: isFormatboxError(error) ? error.code : 'INTERNAL', message: messageOf(error) };
@@ -389,7 +423,7 @@ function nativeSandbox(): Sandbox {
 }
 
 /** The summary's `nativeBiome` field: files checked natively and how many were answered, or why it was not used. */
-function nativeSummary(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>>): { nativeBiome?: Record<string, unknown> } {
+function nativeSummary(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>>, check: boolean): { nativeBiome?: Record<string, unknown> } {
   const used = outcomes.flatMap((o) => ('used' in o ? [o.used] : []));
   const notUsed = outcomes.flatMap((o) => ('notUsed' in o ? [o.notUsed] : []));
   if (used.length === 0 && notUsed.length === 0) return {};
@@ -397,22 +431,25 @@ function nativeSummary(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>
     nativeBiome: {
       files: used.reduce((n, u) => n + u.files, 0),
       formatted: used.reduce((n, u) => n + u.formatted.size, 0),
-      leftToWasm: used.reduce((n, u) => n + leftToWasm(u), 0),
+      wouldChange: used.reduce((n, u) => n + u.wouldChange.size, 0),
+      written: used.reduce((n, u) => n + (u.written?.written.size ?? 0), 0),
+      leftToWasm: used.reduce((n, u) => n + leftToWasm(u, check), 0),
       seconds: Math.round(used.reduce((n, u) => n + u.seconds, 0) * 1000) / 1000,
       ...(notUsed.length > 0 ? { notUsed } : {}),
     },
   };
 }
 
-/** The files of a native pass that go on to the per-file path: flagged, or not processed. */
-function leftToWasm(pass: NativePass): number {
-  return pass.flagged.size + pass.notProcessed;
+/** The files of a native pass that go on to the per-file path: flagged (but for a check's "would change" and those it wrote), or not processed. */
+function leftToWasm(pass: NativePass, check: boolean): number {
+  const answered = check ? pass.wouldChange.size : (pass.written?.written.size ?? 0) + (pass.written?.failed.size ?? 0);
+  return pass.flagged.size - answered + pass.notProcessed;
 }
 
-function nativeLines(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>>): string[] {
+function nativeLines(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>>, check: boolean): string[] {
   return outcomes.map((o) =>
     'used' in o
-      ? `native Biome ${o.used.version} (sandboxed) checked ${o.used.files} files in ${o.used.seconds.toFixed(2)} s; ${leftToWasm(o.used)} went on to Biome's wasm build`
+      ? `native Biome ${o.used.version} (sandboxed) checked ${o.used.files} files in ${o.used.seconds.toFixed(2)} s${o.used.written ? `, wrote ${o.used.written.written.size} in ${o.used.written.seconds.toFixed(2)} s${o.used.written.notUsed ? ` (then stopped: ${o.used.written.notUsed})` : ''}` : ''}; ${leftToWasm(o.used, check)} went on to Biome's wasm build`
       : `native Biome not used (${o.notUsed}); Biome's wasm build formats its files`,
   );
 }
@@ -420,8 +457,8 @@ function nativeLines(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>>)
 function countOutcome(counts: Counts, outcome: Outcome): void {
   if (outcome.kind === 'error') counts.failed++;
   else counts[outcome.kind]++;
-  if (outcome.kind === 'unchanged' && outcome.cached) counts.cached++;
-  if (outcome.kind === 'unchanged' && outcome.cached && outcome.receipt.formatter === undefined) counts.cachedBeforeStart++;
+  if (outcome.kind !== 'error' && outcome.cached) counts.cached++;
+  if (outcome.kind !== 'error' && outcome.cached && outcome.receipt.formatter === undefined) counts.cachedBeforeStart++;
 }
 
 function printOutcome(outcome: Outcome, flags: FormatFlags): void {

@@ -36,6 +36,11 @@ export interface SandboxRequest {
   scratchData?: readonly ScratchData[];
   /** Project root (absolute host path): visible read-only at the same path, so tools find their config. */
   root?: string;
+  /**
+   * `root` is bound writable. Only for a scratch copy the caller made and reads back itself (never
+   * a project); a backend that cannot confine writes to it refuses the run.
+   */
+  writableRoot?: boolean;
   /** Working directory (absolute, inside `root`). Absent: an empty read-only directory (never the project). */
   cwd?: string;
   /** Host directories made visible read-only at the same path (a toolchain). `/usr` always is. */
@@ -48,6 +53,11 @@ export interface SandboxRequest {
   maxStdoutBytes: number;
   /** Only this much stderr is kept (the rest is drained and dropped). */
   maxStderrBytes: number;
+  /**
+   * Streams stdout: each chunk goes here as it arrives and none is kept (the result's `stdout` is
+   * empty), so a long report is read in bounded memory. `maxStdoutBytes` still bounds the total.
+   */
+  onStdout?: (chunk: Uint8Array) => void;
   /**
    * Address-space limit (RLIMIT_AS) of the formatter process; its children inherit it. An allocation
    * past it fails inside the formatter, which then exits with an error. Absent: no limit.

@@ -10,6 +10,8 @@
 import type { AdapterRequest, AdapterResult, ConfigSource, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import { compileWasm, lazy } from '../core/wasm.js';
+// The glue is this build's: a module of another build (or another file at its URL) is a WASM_LOAD_FAILED naming both, not a wasm-bindgen TypeError.
+import { BUILTIN_WASM_IDENTITY } from './wasm-identity.js';
 import { firstLine, isPlainObject, lineColumnAt } from './shared.js';
 import { byteToUtf16Offset, utf16ToByteOffset } from '../core/text.js';
 
@@ -141,7 +143,7 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
       return live;
     }
     if (!options.wasm) throw new Error('biomeFormatter needs wasm or bindings');
-    const [module, biome] = await Promise.all([compileWasm(options.wasm, 'Biome'), import('@biomejs/wasm-web')]);
+    const [module, biome] = await Promise.all([compileWasm(options.wasm, 'Biome', version === BIOME_VERSION ? BUILTIN_WASM_IDENTITY.biome : undefined), import('@biomejs/wasm-web')]);
     // wasm-bindgen keeps one instance per JS module: a second adapter reuses the first instance.
     // Async instantiation: Chromium's main thread refuses a synchronous one for modules over 8 MB.
     await biome.default({ module_or_path: module });

@@ -19,6 +19,7 @@
  */
 import * as emscriptenGlue from '@wasm-fmt/clang-format/clang-format.js';
 import { compileWasm, lazy } from '../core/wasm.js';
+import { BUILTIN_WASM_IDENTITY } from './wasm-identity.js';
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, LineEndingPolicy, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
 import { utf16ToByteOffset } from '../core/text.js';
@@ -90,7 +91,7 @@ export function clangLineEnding(style: string): LineEndingPolicy {
 export function clangFormatFormatter(options: ClangFormatFormatterOptions): FormatterAdapter {
   let diagnostics: string[] = [];
   const module = lazy(async () => {
-    const compiled = await compileWasm(options.wasm, 'clang-format');
+    const compiled = await compileWasm(options.wasm, 'clang-format', BUILTIN_WASM_IDENTITY['clang-format']);
     const instance = createModule({
       wasm: compiled,
       print: () => {},

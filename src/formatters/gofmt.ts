@@ -16,6 +16,7 @@
  * gofmt has no options, so `settings` is ignored. No range formatting.
  */
 import { compileWasm, lazy } from '../core/wasm.js';
+import { BUILTIN_WASM_IDENTITY } from './wasm-identity.js';
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
 
@@ -78,7 +79,7 @@ export function gofmtFormatter(options: GofmtFormatterOptions): GofmtAdapter {
     inputBytes: options.recycle?.inputBytes ?? 2 * 1024 * 1024,
     memoryBytes: options.recycle?.memoryBytes ?? 64 * 1024 * 1024,
   };
-  const module = lazy(() => compileWasm(options.wasm, 'gofmt'));
+  const module = lazy(() => compileWasm(options.wasm, 'gofmt', BUILTIN_WASM_IDENTITY.gofmt));
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
   let live: Live | undefined;

@@ -7,6 +7,7 @@
  */
 import initRuffFmt, { format as ruffFmtFormat } from '@wasm-fmt/ruff_fmt/web';
 import { compileWasm, lazy } from '../core/wasm.js';
+import { BUILTIN_WASM_IDENTITY } from './wasm-identity.js';
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
 import { RUFF_FMT_INFO, formatRange, locateRuffError, ruffFmtConfig } from './ruff.js';
@@ -19,7 +20,7 @@ export interface RuffFmtFormatterOptions {
 export function ruffFmtFormatter(options: RuffFmtFormatterOptions): FormatterAdapter {
   // The web glue keeps one instance per JS realm, shared with ruffFormatter's range path.
   const module = lazy(async () => {
-    await initRuffFmt(await compileWasm(options.wasm, 'ruff_fmt'));
+    await initRuffFmt(await compileWasm(options.wasm, 'ruff_fmt', BUILTIN_WASM_IDENTITY.ruff_fmt));
   });
 
   return {

@@ -26,6 +26,7 @@ import init, { PositionEncoding as ShippedPositionEncoding, Workspace as Shipped
 import initRuffFmt, { format as ruffFmtFormat, format_range as ruffFmtFormatRange } from '@wasm-fmt/ruff_fmt/web';
 import { byteToUtf16Offset, utf16ToByteOffset } from '../core/text.js';
 import { compileWasm, lazy, preloadAll } from '../core/wasm.js';
+import { BUILTIN_WASM_IDENTITY } from './wasm-identity.js';
 import { createRuffConfigChecker, type RuffBindings } from './ruff-config-check.js';
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, LineEndingPolicy, FormatterAdapter, FormatterInfo, Utf16Range, WasmSource } from '../core/types.js';
@@ -109,7 +110,7 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
       return { version: Workspace.version() };
     }
     if (!options.wasm) throw new Error('ruffFormatter needs wasm or bindings');
-    const compiled = await compileWasm(options.wasm, 'ruff');
+    const compiled = await compileWasm(options.wasm, 'ruff', BUILTIN_WASM_IDENTITY.ruff);
     await init({ module_or_path: compiled });
     return { version: Workspace.version() };
   });
@@ -136,7 +137,7 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
 
   const ruffFmtModule = lazy(async () => {
     if (!options.ruffFmtWasm) throw new Error('no ruffFmtWasm');
-    const compiled = await compileWasm(options.ruffFmtWasm, 'ruff_fmt');
+    const compiled = await compileWasm(options.ruffFmtWasm, 'ruff_fmt', BUILTIN_WASM_IDENTITY.ruff_fmt);
     await initRuffFmt(compiled);
   });
 

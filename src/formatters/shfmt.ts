@@ -13,6 +13,7 @@
  * unknown extension the shebang, else bash. No range formatting.
  */
 import { compileWasm, lazy } from '../core/wasm.js';
+import { BUILTIN_WASM_IDENTITY } from './wasm-identity.js';
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
 
@@ -183,7 +184,7 @@ interface ProcessResult {
 }
 
 export function shfmtFormatter(options: { wasm: WasmSource }): FormatterAdapter {
-  const module = lazy(() => compileWasm(options.wasm, 'sh-syntax'));
+  const module = lazy(() => compileWasm(options.wasm, 'sh-syntax', BUILTIN_WASM_IDENTITY['sh-syntax']));
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
 

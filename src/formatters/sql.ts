@@ -11,6 +11,7 @@
  */
 import { initSync as initSqlFmt, format as sqlFmtFormat } from '@wasm-fmt/sql_fmt/web';
 import { compileWasm, lazy } from '../core/wasm.js';
+import { BUILTIN_WASM_IDENTITY } from './wasm-identity.js';
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../core/types.js';
 
@@ -43,7 +44,7 @@ export function sqlFmtConfig(settings: Record<string, unknown>): Record<string, 
 
 export function sqlFormatter(options: { wasm: WasmSource }): FormatterAdapter {
   const ready = lazy(async () => {
-    initSqlFmt(await compileWasm(options.wasm, 'sql_fmt'));
+    initSqlFmt(await compileWasm(options.wasm, 'sql_fmt', BUILTIN_WASM_IDENTITY.sql_fmt));
   });
   return {
     name: 'sql_fmt',

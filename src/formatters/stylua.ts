@@ -9,6 +9,7 @@
  */
 import * as glue from '@johnnymorganz/stylua/web';
 import { compileWasm, lazy } from '../core/wasm.js';
+import { BUILTIN_WASM_IDENTITY } from './wasm-identity.js';
 import { messageOf } from '../core/errors.js';
 import { utf16ToByteOffset } from '../core/text.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, LineEndingPolicy, WasmSource } from '../core/types.js';
@@ -68,7 +69,7 @@ export function locateStyluaError(message: string): string {
 
 export function styluaFormatter(options: { wasm: WasmSource }): FormatterAdapter {
   const ready = lazy(async () => {
-    glue.initSync({ module: await compileWasm(options.wasm, 'stylua') });
+    glue.initSync({ module: await compileWasm(options.wasm, 'stylua', BUILTIN_WASM_IDENTITY.stylua) });
   });
   return {
     name: 'stylua',

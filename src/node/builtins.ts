@@ -1,15 +1,18 @@
 /**
- * The built-in adapters for Node, with their wasm read from the installed packages. Nothing is
- * read at construction: each adapter gets a loader that reads its wasm on first use. This module
+ * The built-in adapters for Node, with their wasm read from formatbox's own `wasm/` directory (the
+ * one copy an install holds: the wasm packages are build-time dependencies), or from the wasm
+ * packages themselves in a checkout that has not been built. Nothing is read at construction: each
+ * adapter gets a loader that reads its wasm on first use. This module
  * is loaded inside the format worker (format-worker.ts), never on the runtime's main thread.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { FormatterAdapter } from '../core/types.js';
-import { createFormatters } from '../formatters/builtins.js';
+import { BUILTIN_WASM_FILES, createFormatters } from '../formatters/builtins.js';
 import { NODE_PRETTIER_PLUGINS } from './prettier-plugins.js';
 
-/** Where each built-in's wasm lives: package specifier of the file. */
+/** Where each built-in's wasm comes from: package specifier of the file (the build copies it to `wasm/`). */
 export const BUILTIN_WASM: Readonly<Record<string, string>> = {
   biome: '@biomejs/wasm-web/biome_wasm_bg.wasm',
   ruff: '@astral-sh/ruff-wasm-web/ruff_wasm_bg.wasm',
@@ -40,6 +43,20 @@ export function resolvePackageFile(specifier: string): string {
   }
 }
 
+/** formatbox's own copy (`wasm/<file>`, byte-identical: build.mjs copies it, checked against the manifest), else the package's file. */
+export function builtinWasmPath(name: string): string {
+  const file = BUILTIN_WASM_FILES[name as keyof typeof BUILTIN_WASM_FILES];
+  if (file) {
+    try {
+      const own = resolvePackageFile(`formatbox/wasm/${file}`);
+      if (existsSync(own)) return own;
+    } catch {
+      // not resolvable by name: the package's file below
+    }
+  }
+  return resolvePackageFile(BUILTIN_WASM[name]!);
+}
+
 export interface BuiltinOptions {
   /** Modules compiled earlier (e.g. by a worker that was since replaced): used instead of compiling again. */
   compiled?: Readonly<Record<string, WebAssembly.Module>>;
@@ -56,7 +73,7 @@ function wasmFile(name: string, options: BuiltinOptions): () => Promise<WebAssem
   return async () => {
     const cached = options.compiled?.[name] ?? (await options.sharedModule?.(name));
     if (cached) return cached;
-    const module = await WebAssembly.compile(await readFile(resolvePackageFile(BUILTIN_WASM[name]!)));
+    const module = await WebAssembly.compile(await readFile(builtinWasmPath(name)));
     options.onCompiled?.(name, module);
     return module;
   };

@@ -1,7 +1,8 @@
 /**
- * The cache of `formatbox format`, like `prettier --cache` and treefmt's: the set of files known to
- * be formatted. A file is skipped when its key is in the set; the key covers everything that
- * decides the output:
+ * The cache of `formatbox format`, like `prettier --cache` and treefmt's: every verdict reached, per
+ * key: formatted, would change (with the output's sha256 when known), or failed (with the receipt's
+ * line). A file whose key has a verdict is answered by it; the key covers everything that decides
+ * the output:
  *   the file's bytes (hashed: a hit is verified by content, never by mtime), its path, the
  *   formatter's name, version and build, the effective config for that file (settings, language,
  *   config directory), and formatbox's own version.
@@ -24,7 +25,15 @@ import { readSmallFile } from './walk.js';
 const MAX_KEYS = 200_000;
 const KEY_LENGTH = 64;
 /** Bumped when formatbox's own handling of text around the formatter (BOM, EOL, restore) changes. */
-const CACHE_FORMAT = 'formatbox-format-cache-2';
+const CACHE_FORMAT = 'formatbox-format-cache-3';
+/** Characters of a failed verdict's line kept. */
+const MAX_LINE_CHARS = 500;
+
+/** What is known of a file's bytes under one key. */
+export type CachedVerdict =
+  | { kind: 'formatted' }
+  | { kind: 'would-change'; outputSha256?: string }
+  | { kind: 'failed'; line: string };
 
 /** What decides a file's formatted output, besides its bytes. */
 export interface CacheIdentity {
@@ -39,8 +48,13 @@ export interface FormatCache {
   /** Where it is kept. */
   readonly file: string;
   key(bytes: Uint8Array, identity: CacheIdentity): string;
+  /** The key's verdict is "formatted". */
   has(key: string): boolean;
+  /** Records "formatted". */
   add(key: string): void;
+  /** The key's verdict, whatever it is. */
+  verdict(key: string): CachedVerdict | undefined;
+  record(key: string, verdict: CachedVerdict): void;
   /** Keys held (read at open, plus those added since). */
   readonly size: number;
   /** Writes the cache (merged with what another run may have saved meanwhile). Returns a problem, if any. */
@@ -60,7 +74,7 @@ export function openFormatCache(rootReal: string, options: OpenCacheOptions): Fo
   const userCacheDir = join(env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache'), 'formatbox');
   const secret = userSecret(userCacheDir);
   const file = cacheFileFor(rootReal, userCacheDir);
-  const keys = new Set<string>(readKeys(file));
+  const keys = readEntries(file);
   const stats = { hits: 0, misses: 0, added: 0 };
   let dirty = false;
   const prefix = `${CACHE_FORMAT}\0${options.version}\0`;
@@ -73,27 +87,42 @@ export function openFormatCache(rootReal: string, options: OpenCacheOptions): Fo
       return createHmac('sha256', secret).update(prefix).update(header).update('\0').update(bytes).digest('hex');
     },
     has(key) {
-      const hit = keys.has(key);
-      if (hit) stats.hits++;
-      else stats.misses++;
-      return hit;
+      return this.verdict(key)?.kind === 'formatted';
+    },
+    verdict(key) {
+      const encoded = keys.get(key);
+      if (encoded === undefined) stats.misses++;
+      else stats.hits++;
+      return encoded === undefined ? undefined : decodeVerdict(encoded);
     },
     get size() {
       return keys.size;
     },
     add(key) {
-      if (keys.has(key)) return;
-      keys.add(key);
+      this.record(key, { kind: 'formatted' });
+    },
+    record(key, verdict) {
+      const encoded = encodeVerdict(verdict);
+      if (keys.get(key) === encoded) return;
+      keys.delete(key); // re-inserted last: the newest are kept
+      keys.set(key, encoded);
       stats.added++;
       dirty = true;
     },
     save() {
       if (!dirty) return undefined;
       try {
-        // Another run may have saved meanwhile: keep its keys too (older first).
-        const merged = new Set([...readKeys(file), ...keys]);
+        // Another run may have saved meanwhile: keep its entries too (older first, ours win).
+        const merged = readEntries(file);
+        for (const [key, encoded] of keys) {
+          merged.delete(key);
+          merged.set(key, encoded);
+        }
         const list = [...merged].slice(-MAX_KEYS);
-        writeReplacing(file, JSON.stringify({ format: CACHE_FORMAT, keys: list }));
+        // Formatted keys as a plain list (most of a cache); other verdicts beside them.
+        const formatted = list.filter(([, v]) => v === FORMATTED).map(([k]) => k);
+        const others = Object.fromEntries(list.filter(([, v]) => v !== FORMATTED));
+        writeReplacing(file, JSON.stringify({ format: CACHE_FORMAT, keys: formatted, verdicts: others }));
         dirty = false;
         return undefined;
       } catch (error) {
@@ -153,17 +182,42 @@ function userSecret(dir: string): Buffer {
   return randomBytes(32);
 }
 
-function readKeys(file: string): string[] {
+/** A verdict as kept: `f`, `c` or `c:<sha256>`, `x:<line>`. */
+const FORMATTED = 'f';
+
+function encodeVerdict(verdict: CachedVerdict): string {
+  if (verdict.kind === 'formatted') return FORMATTED;
+  if (verdict.kind === 'would-change') return verdict.outputSha256 ? `c:${verdict.outputSha256}` : 'c';
+  return `x:${verdict.line.slice(0, MAX_LINE_CHARS)}`;
+}
+
+function decodeVerdict(encoded: string): CachedVerdict | undefined {
+  if (encoded === FORMATTED) return { kind: 'formatted' };
+  if (encoded === 'c') return { kind: 'would-change' };
+  if (/^c:[0-9a-f]{64}$/.test(encoded)) return { kind: 'would-change', outputSha256: encoded.slice(2) };
+  if (encoded.startsWith('x:')) return { kind: 'failed', line: encoded.slice(2, 2 + MAX_LINE_CHARS) };
+  return undefined;
+}
+
+/** The entries of a cache file, in its order; anything malformed is left out (it can only miss). */
+function readEntries(file: string): Map<string, string> {
+  const entries = new Map<string, string>();
   const text = readSmallFile(file, 64 * 1024 * 1024);
-  if (typeof text !== 'string') return [];
+  if (typeof text !== 'string') return entries;
   try {
-    const parsed = JSON.parse(text) as { format?: unknown; keys?: unknown };
-    if (parsed.format !== CACHE_FORMAT || !Array.isArray(parsed.keys)) return [];
-    // A malformed key can only miss; the length check keeps junk out cheaply.
-    return parsed.keys.filter((k): k is string => typeof k === 'string' && k.length === KEY_LENGTH);
+    const parsed = JSON.parse(text) as { format?: unknown; keys?: unknown; verdicts?: unknown };
+    if (parsed.format !== CACHE_FORMAT || !Array.isArray(parsed.keys)) return entries;
+    // The length check keeps junk out cheaply.
+    for (const key of parsed.keys) if (typeof key === 'string' && key.length === KEY_LENGTH) entries.set(key, FORMATTED);
+    if (parsed.verdicts && typeof parsed.verdicts === 'object' && !Array.isArray(parsed.verdicts)) {
+      for (const [key, encoded] of Object.entries(parsed.verdicts as Record<string, unknown>)) {
+        if (key.length === KEY_LENGTH && typeof encoded === 'string' && decodeVerdict(encoded)) entries.set(key, encoded);
+      }
+    }
   } catch {
-    return [];
+    return new Map();
   }
+  return entries;
 }
 
 /** Temp file beside it (O_EXCL, no symlink follow), then rename: a reader sees the old or the new file. */

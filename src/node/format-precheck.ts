@@ -1,7 +1,6 @@
 /**
  * The format cache checked before any engine or worker starts, so re-checking an unchanged tree
- * costs a walk, a read and an HMAC per file (issue 13: a cached re-check ≥ 20× faster than the
- * first run).
+ * of any kind (formatted, would change, failing) costs a walk, a read and an HMAC per file.
  *
  * The full key (format-cache.ts) needs the engine: the formatter's version comes from its module,
  * the effective config from the loaded project config. This "tree key" stands in for both with what
@@ -21,7 +20,7 @@ import type { UserConfig } from '../core/types.js';
 import type { Discovered } from './discover.js';
 import { readUpTo } from './fs.js';
 import { nodeSha256 } from './hash.js';
-import type { FormatCache } from './format-cache.js';
+import type { CachedVerdict, FormatCache } from './format-cache.js';
 
 /** hrtime (monotonic, cheap) minus the wall clock, in ns, taken once: a read's wall time without a Date per file. */
 const HRTIME_TO_WALL_NS = process.hrtime.bigint() - BigInt(Date.now()) * 1_000_000n;
@@ -34,6 +33,8 @@ export interface PrecheckEntry {
   key: string;
   /** The cache holds `key`: the file is known formatted. */
   hit: boolean;
+  /** Another verdict the cache holds for `key` (would change, failed): the answer where it suffices. */
+  verdict?: Exclude<CachedVerdict, { kind: 'formatted' }>;
   /** For a miss: sha256 of the bytes read, to match the runtime's record before the key is added. */
   sha256?: string;
   /** For a miss: the file's identity and times when read (`confirmUnchangedSince`). */
@@ -56,13 +57,18 @@ export interface Precheck {
   /** Records an entry after the runtime found exactly these bytes formatted by a built-in formatter. */
   confirm(entry: PrecheckEntry, record: { sha256: string } | undefined, via: string | undefined): void;
   /**
+   * Records another verdict of a built-in formatter (would change, failed) for an entry, when the
+   * runtime formatted exactly the bytes hashed here (`readSha256`: the sha256 of the bytes it read).
+   */
+  confirmVerdict(entry: PrecheckEntry, readSha256: string | undefined, via: string | undefined, verdict: Exclude<CachedVerdict, { kind: 'formatted' }>): void;
+  /**
    * Records an entry after another judge (native Biome, which reads the file itself) found the file
    * formatted, when the judge provably read the bytes hashed here: same inode, size and times now as
    * when hashed, and the last change well before both the hash and `judgeStartedAtMs` (wall clock:
    * when the judge could first have read the file, which may be before this hash). A change in the
    * same clock tick as a read leaves the times equal: git's "racily clean" rule.
    */
-  confirmUnchangedSince(entry: PrecheckEntry, path: string, judgeStartedAtMs: number): boolean;
+  confirmUnchangedSince(entry: PrecheckEntry, path: string, judgeStartedAtMs: number, verdict?: CachedVerdict): boolean;
 }
 
 export interface PrecheckOptions {
@@ -90,13 +96,17 @@ export function openPrecheck(rootReal: string, cache: FormatCache, discovered: D
       const read = readPlainFile(root + path);
       if (!read) return undefined;
       const key = cache.key(read.bytes, identity(path));
-      if (cache.has(key)) return { key, hit: true };
-      return { key, hit: false, sha256: nodeSha256(read.bytes), stat: read.stamp };
+      const verdict = cache.verdict(key);
+      if (verdict?.kind === 'formatted') return { key, hit: true };
+      return { key, hit: false, ...(verdict ? { verdict } : {}), sha256: nodeSha256(read.bytes), stat: read.stamp };
     },
     confirm(entry, record, via) {
       if ((via === 'js' || via === 'wasm') && record !== undefined && entry.sha256 !== undefined && record.sha256 === entry.sha256) cache.add(entry.key);
     },
-    confirmUnchangedSince(entry, path, judgeStartedAtMs) {
+    confirmVerdict(entry, readSha256, via, verdict) {
+      if ((via === 'js' || via === 'wasm') && readSha256 !== undefined && entry.sha256 === readSha256) cache.record(entry.key, verdict);
+    },
+    confirmUnchangedSince(entry, path, judgeStartedAtMs, verdict = { kind: 'formatted' }) {
       const before = entry.stat;
       if (!before) return false;
       const judgeNs = BigInt(Math.floor(judgeStartedAtMs)) * 1_000_000n;
@@ -109,7 +119,7 @@ export function openPrecheck(rootReal: string, cache: FormatCache, discovered: D
         return false;
       }
       if (!now.isFile() || now.ino !== before.ino || now.size !== before.size || now.mtimeNs !== before.mtimeNs || now.ctimeNs !== before.ctimeNs) return false;
-      cache.add(entry.key);
+      cache.record(entry.key, verdict);
       return true;
     },
   };

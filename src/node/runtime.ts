@@ -158,6 +158,8 @@ export interface FormatFileRequest {
    * without a formatter call; one found formatted, or written formatted, is added.
    */
   cache?: FormatCache;
+  /** Called with the sha256 of the bytes read and formatted (so a caller can tie a verdict to the bytes it hashed). */
+  onRead?: (sha256: string) => void;
 }
 
 export interface DoctorLanguage {
@@ -611,6 +613,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (!target) throw new FormatboxError('INVALID_REQUEST', 'no path');
       const snapshot = await readSnapshot(target.abs, target.shown, readOptions);
       if (!snapshot) throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist`);
+      request.onRead?.(nodeSha256(snapshot.bytes));
       const prior = decode(snapshot.bytes);
       if (prior === undefined) {
         const outcome = await eng.format({ path: target.realRel, bytes: snapshot.bytes });

@@ -22,6 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { nodeModulesSources } from './corpus.js';
 import { recordResult } from './report.js';
 import { FORMAT_V8_FLAGS } from '../../src/cli/format-v8-flags.js';
 
@@ -183,36 +184,12 @@ function splitInParts(root: string): string[] {
   });
 }
 
-/** JS/TS files below node_modules, deterministic: sorted paths, up to 100 KB each, no minified bundles. */
+/** JS/TS files below node_modules, deterministic (corpus.ts), spread over all packages rather than the first alphabetically. */
 function pickCorpus(count: number): string[] {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    let names: string[];
-    try {
-      names = readdirSync(dir).sort();
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const full = join(dir, name);
-      let st;
-      try {
-        st = statSync(full);
-      } catch {
-        continue;
-      }
-      if (st.isDirectory()) {
-        if (name !== '.cache' && name !== '.bin') walk(full);
-      } else if (/\.(ts|tsx|js|mjs|cjs)$/.test(name) && !/\.min\.js$/.test(name) && st.size <= 100_000 && st.size > 0) {
-        found.push(relative(join(REPO, 'node_modules'), full));
-      }
-    }
-  };
-  walk(join(REPO, 'node_modules'));
-  // Spread over all packages rather than the first alphabetically.
+  const found = nodeModulesSources(join(REPO, 'node_modules'));
   const step = Math.max(1, found.length / count);
   const picked: string[] = [];
-  for (let i = 0; picked.length < count && Math.floor(i) < found.length; i += step) picked.push(found[Math.floor(i)]!);
+  for (let i = 0; i < count && Math.floor(i * step) < found.length; i++) picked.push(found[Math.floor(i * step)]!);
   return picked;
 }
 

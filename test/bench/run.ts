@@ -8,10 +8,12 @@
  * Each records its measurements with `recordResult` (report.ts) in bench/results.json; at the end
  * this writes bench/results.md (table) and bench/results.svg (chart), which docs and the README link.
  *
- *   npm run bench [-- name …] [-- --quick]
+ *   npm run bench [-- name … [options for them]] [-- --quick]
  *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice,
  *          php-choice, cli-serve, per-edit,
- *          delivery, config-watch, daemon-bounds, project, agents, agent-plugins, pinned-versions
+ *          delivery, footprint, config-watch, daemon-bounds, agents, agent-plugins, pinned-versions,
+ *          project (then project-scale: `--sizes 2000,10000,30000`, `--tools biome,prettier`,
+ *          `--states unformatted,formatted`)
  *   --quick: fewer runs and a smaller project, benchmarks without a quick mode left out (< 60 s);
  *            their records are marked "(quick)".
  */
@@ -22,6 +24,8 @@ import { renderReport, RESULTS_DIR } from './report.js';
 
 interface Bench {
   args: string[];
+  /** Run after `args`, in its own process (with the same extra options). */
+  then?: string[];
   /** Arguments for --quick; without them the benchmark is left out of a quick run. */
   quick?: string[];
 }
@@ -36,10 +40,11 @@ const BENCHES: Record<string, Bench> = {
   'php-choice': { args: ['test/bench/php-choice.ts'] },
   'cli-serve': { args: ['test/bench/cli-serve.ts', '20'], quick: ['test/bench/cli-serve.ts', '2'] },
   delivery: { args: ['test/bench/delivery.ts', '--runs', '10'] },
+  footprint: { args: ['test/bench/footprint.ts', '--runs', '5'] },
   'per-edit': { args: ['test/bench/per-edit.ts', '20'] },
   'config-watch': { args: ['test/bench/config-watch.ts', '20000'] },
   'daemon-bounds': { args: ['test/bench/daemon-bounds.ts', '--roots', '1000', '--configs', '20'], quick: ['test/bench/daemon-bounds.ts', '--roots', '20', '--configs', '20'] },
-  project: { args: ['test/bench/project.ts'], quick: ['test/bench/project.ts', '--quick', '--files', '80'] },
+  project: { args: ['test/bench/project.ts'], quick: ['test/bench/project.ts', '--quick', '--files', '80'], then: ['test/bench/project-scale.ts'] },
   agents: { args: ['test/bench/agents.ts', '12'], quick: ['test/bench/agents.ts', '4'] },
   'agent-plugins': { args: ['test/bench/agent-plugins.ts', '20'], quick: ['test/bench/agent-plugins.ts', '5'] },
   'pinned-versions': { args: ['test/bench/pinned-versions.ts', '30'], quick: ['test/bench/pinned-versions.ts', '5'] },
@@ -47,7 +52,11 @@ const BENCHES: Record<string, Bench> = {
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const quick = process.argv.includes('--quick');
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+// Names come first; options after them (other than --quick) go to the benchmarks named, e.g.
+// `npm run bench -- project --sizes 2000,10000`.
+const firstOption = process.argv.slice(2).findIndex((a) => a.startsWith('-') && a !== '--quick');
+const wanted = process.argv.slice(2, firstOption < 0 ? undefined : 2 + firstOption).filter((a) => !a.startsWith('-'));
+const passed = firstOption < 0 ? [] : process.argv.slice(2 + firstOption).filter((a) => a !== '--quick');
 const started = performance.now();
 let failed = 0;
 for (const [name, bench] of Object.entries(BENCHES)) {
@@ -58,10 +67,12 @@ for (const [name, bench] of Object.entries(BENCHES)) {
     continue;
   }
   console.log(`\n## ${name}   (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})\n`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: root, stdio: 'inherit', env: { ...process.env, ...(quick ? { FORMATBOX_BENCH_QUICK: '1' } : {}) } });
-  if (run.status !== 0) {
-    failed++;
-    console.log(`(${name} exited with ${run.status ?? run.signal})`);
+  for (const part of quick || !bench.then ? [args] : [args, bench.then]) {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', ...part, ...passed], { cwd: root, stdio: 'inherit', env: { ...process.env, ...(quick ? { FORMATBOX_BENCH_QUICK: '1' } : {}) } });
+    if (run.status !== 0) {
+      failed++;
+      console.log(`(${name} exited with ${run.status ?? run.signal})`);
+    }
   }
 }
 renderReport();

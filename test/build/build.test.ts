@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { BUILTIN_WASM_FILES } from '../../src/formatters/builtins.js';
+import { builtinWasmPath } from '../../src/node/builtins.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string>; exports: Record<string, unknown> };
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; exports: Record<string, unknown>; files: string[] };
 
 test('the universal bundle rejects a node: import anywhere in its graph', async () => {
   const { buildUniversal } = await import(join(root, 'build.mjs'));
@@ -42,13 +43,18 @@ test('npm run build produces every entry, declarations and a wasm manifest match
     // Modules built here (package 'formatbox') carry their own version (the EditorConfig normaliser's).
     if (entry.package !== 'formatbox') {
       assert.equal(JSON.parse(readFileSync(pkgJson, 'utf8')).version, entry.version, `${entry.name} version`);
-      // Pinned exactly: a newer wasm never meets older glue.
-      assert.equal(pkg.dependencies[entry.package], entry.version, `${entry.package} pinned`);
+      // Pinned exactly: a newer wasm never meets older glue. A build-time dependency only: its glue is
+      // bundled and its wasm shipped once, in wasm/ (an install holds no second copy).
+      assert.equal(pkg.devDependencies[entry.package], entry.version, `${entry.package} pinned`);
+      assert.equal(pkg.dependencies[entry.package], undefined, `${entry.package} is not installed with formatbox`);
     }
     // Shipped in the package under the name the code expects, byte-identical to the package's file.
     assert.equal(createHash('sha256').update(readFileSync(join(root, 'wasm', entry.file))).digest('hex'), entry.sha256, `wasm/${entry.file}`);
     assert.equal(BUILTIN_WASM_FILES[entry.name as keyof typeof BUILTIN_WASM_FILES], entry.file, `${entry.name} file name`);
+    // Node reads that copy too, not the wasm package's.
+    assert.equal(builtinWasmPath(entry.name), join(root, 'wasm', entry.file), `${entry.name}: Node reads formatbox's copy`);
   }
+  assert.ok(pkg.files.includes('!dist/**/*.map'), 'no source maps in the package');
   for (const subpath of ['./wasm/*', './wasm/manifest.json', './core', './biome', './prettier', './ruff', './gofmt', './toml', './node']) assert.ok(pkg.exports[subpath], `exports ${subpath}`);
   for (const entry of ['core', 'biome', 'prettier', 'ruff', 'gofmt', 'clang-format', 'toml', 'dprint', 'shfmt', 'stylua', 'sql', 'editorconfig', 'wasi']) assert.ok(existsSync(join(root, `dist/${entry}.js`)), `dist/${entry}.js`);
   // The sizes are printed per entry and per profile.

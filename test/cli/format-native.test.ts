@@ -5,16 +5,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkWithNativeBiome, findNativeBiome, judgeVerboseReport } from '../../src/node/biome-native.js';
-import { noSandbox } from '../../src/node/sandbox/index.js';
+import { checkWithNativeBiome, findNativeBiome, judgeSummaryReport, SummaryReportReader } from '../../src/node/biome-native.js';
+import { bwrapSandbox, noSandbox } from '../../src/node/sandbox/index.js';
 import { discoverProjectFiles } from '../../src/node/discover.js';
 import { openFormatCache } from '../../src/node/format-cache.js';
 import { openPrecheck } from '../../src/node/format-precheck.js';
-import { earlyTargets, guessNativeBiomePass, nativeBiomeCandidates, startNativeBiomePass, walkTargets } from '../../src/cli/format-native.js';
+import { earlyTargets, guessNativeBiomePass, nativeBiomeCandidates, startNativeBiomePass, walkTargets, writeNatively } from '../../src/cli/format-native.js';
+import { findBwrap } from '../../src/node/sandbox/bwrap.js';
 import type { Sandbox, SandboxRequest } from '../../src/core/sandbox.js';
 import { tempTree } from './temp-tree.js';
 import { missing } from '../sandbox/helpers.js';
@@ -39,28 +40,63 @@ type Line = { path?: string; status?: string; error?: { code: string }; summary?
 const lines = (stdout: string): Line[] => stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
 const statuses = (out: Line[]) => Object.fromEntries(out.filter((l) => l.path).map((l) => [l.path, l.status ?? l.error?.code]));
 
-test('the verbose report is read fail-closed: processed files, flagged files, counts that must add up', () => {
-  const stdout = [' VERBOSE  ━━━━━', '', '  i Files processed:', '  ', '  - src/a.ts', '  - src/b.ts', '  - src/x:1:2.ts', '', ' VERBOSE  ━━━━━', '', '  i Files fixed:', '  ', '  ! The list is empty.', '', 'Scanned project folder in 4ms.', 'Checked 3 files in 10ms. No fixes applied.', 'Found 2 errors.', ''].join('\n');
-  const stderr = ['src/b.ts format ━━━━━━', '', '  × Formatter would have printed the following content:', '    1 1 │ a', '', 'src/x:1:2.ts:1:5 parse ━━━━', '', '  × Expected an expression', '', 'format ━━━━━', '', '  × Some errors were emitted while running checks.', ''].join('\n');
-  const judged = judgeVerboseReport(stdout, stderr, '/project');
-  assert.ok(!('reason' in judged));
-  assert.deepEqual([...judged.processed], ['src/a.ts', 'src/b.ts', 'src/x:1:2.ts']);
-  assert.equal(judged.flagged.get('src/b.ts'), 'format: Formatter would have printed the following content:');
-  assert.ok(judged.flagged.has('src/x:1:2.ts'), 'a path ending in :n:n is flagged under both readings');
+test('the summary report is read fail-closed and streamed: processed files, flagged files by category, counts that must add up', () => {
+  const report = (lists: string[], counts: string[]) =>
+    [...lists, ' VERBOSE  ━━━━━', '', '  i Files processed:', '  ', '  - src/a.ts', '  - src/b.ts', '  - src/c.ts', '  - src/x:1:2.ts', '', ' VERBOSE  ━━━━━', '', '  i Files fixed:', '  ', '  ! The list is empty.', '', 'Scanned project folder in 4ms.', ...counts, ''].join('\n');
+  const lists = ['reporter/parse ━━━━━', '', '  i The following files have parsing errors:', '  ', '  - src/x:1:2.ts', '  ', 'reporter/format ━━━━━', '', '  i The following files need to be formatted:', '  ', '  - src/b.ts', '  - src/c.ts', '  - src/x:1:2.ts', '  '];
+  const stdout = report(lists, ['Checked 4 files in 10ms. No fixes applied.', 'Found 3 errors.']);
+  // Streamed in chunks that split lines and a multi-byte character anywhere.
+  const bytes = new TextEncoder().encode(stdout.replaceAll('src/c.ts', 'src/ç.ts'));
+  const reader = new SummaryReportReader('/project');
+  for (let i = 0; i < bytes.length; i += 7) reader.push(bytes.subarray(i, i + 7));
+  const judged = reader.end();
+  assert.ok(!('reason' in judged), JSON.stringify(judged));
+  assert.deepEqual([...judged.processed], ['src/a.ts', 'src/b.ts', 'src/ç.ts', 'src/x:1:2.ts']);
+  assert.equal(judged.flagged.get('src/b.ts'), 'format: needs to be formatted');
+  assert.equal(judged.flagged.get('src/x:1:2.ts'), 'parse: a diagnostic', 'the parse error says more than format');
   assert.ok(!judged.flagged.has('src/a.ts'));
+  assert.deepEqual([...judged.wouldChange], ['src/b.ts', 'src/ç.ts'], 'a parse error is no "would change"');
 
-  const reason = (out: string, err: string) => {
-    const r = judgeVerboseReport(out, err, '/project');
+  // A warning (Biome lists a file over files.maxSize under "format" too) or counts that differ: flagged, no verdict.
+  const warned = judgeSummaryReport(report(lists, ['Checked 4 files in 10ms. No fixes applied.', 'Found 3 errors.', 'Found 1 warning.']), '/project');
+  assert.ok(!('reason' in warned) && warned.flagged.size === 3 && warned.wouldChange.size === 0);
+  const fewer = judgeSummaryReport(report(lists, ['Checked 3 files in 10ms. No fixes applied.', 'Found 3 errors.']), '/project');
+  assert.ok(!('reason' in fewer) && fewer.wouldChange.size === 0);
+
+  const reason = (out: string) => {
+    const r = judgeSummaryReport(out, '/project');
     return 'reason' in r ? r.reason : undefined;
   };
-  assert.match(reason(stdout.replace('Checked 3 files', 'Checked 4 files'), stderr) ?? '', /checked 4 files and listed 3/);
-  assert.match(reason(stdout, stderr.replace(/^src\/b\.ts format.*$/m, '')) ?? '', /reported 2 diagnostics and only 1/, 'a diagnostic missing from stderr');
-  assert.match(reason(stdout, `something new at column 0\n${stderr}`) ?? '', /unknown line among its diagnostics/);
-  assert.match(reason(stdout.replace('Scanned project', 'Skipped project'), stderr) ?? '', /unknown line in its report/);
-  assert.match(reason(stdout.replace(/^Checked.*$/m, ''), stderr) ?? '', /no "Checked N files" line/);
+  assert.match(reason(stdout.replace('Checked 4 files', 'Checked 5 files')) ?? '', /checked 5 files and listed 4/);
+  assert.match(reason(report([], ['Checked 4 files in 10ms. No fixes applied.', 'Found 3 errors.'])) ?? '', /reported 3 errors and listed no file/);
+  assert.match(reason(`something new at column 0\n${stdout}`) ?? '', /unknown line in its report/);
+  assert.match(reason(stdout.replace('Scanned project', 'Skipped project')) ?? '', /unknown line in its report/);
+  assert.match(reason(stdout.replace(/^Checked.*$/m, '')) ?? '', /no "Checked N files" line/);
   // A file named "src/a.ts\n  - src/never-processed.ts" prints as two list lines; the count still adds up.
-  const forged = stdout.replace('  - src/b.ts', '  - src/a.ts\n  - src/never-processed.ts');
-  assert.match(reason(forged, stderr) ?? '', /listed src\/a\.ts twice/);
+  const forged = stdout.replace('  - src/b.ts\n  - src/c.ts', '  - src/a.ts\n  - src/never-processed.ts').replace('  - src/b.ts\n', '  - src/a.ts\n  - src/never-processed.ts\n');
+  assert.match(reason(forged) ?? '', /listed src\/a\.ts twice/);
+});
+
+test('the summary reporter of the real native Biome: the same verdicts as its default reporter, no diff', async (t) => {
+  const biome = findNativeBiome();
+  if ('unavailable' in biome) return t.skip(biome.unavailable);
+  const base = tree({ 'root/biome.json': '{ "files": { "maxSize": 200 } }\n', 'root/src/ok.ts': 'export const ok = 1;\n', 'root/src/ugly.ts': 'export const   ugly=[1,2 ,3]\n', 'root/src/bad.js': 'const a = ;\n', 'root/src/d.json': '{"a":1,\n "b":2}', 'root/src/big.ts': `export const big = ${'1 + '.repeat(60)}1;\n` });
+  const root = join(base, 'root');
+  const summary = spawnSync(biome.binary, ['format', '--reporter=summary', '--verbose', '--colors=off', 'src'], { cwd: root, encoding: 'utf8' });
+  assert.doesNotMatch(summary.stdout, /ugly=/, 'no diff in the report');
+  const judged = judgeSummaryReport(summary.stdout, root);
+  assert.ok(!('reason' in judged), 'reason' in judged ? judged.reason : '');
+  assert.deepEqual([...judged.processed].sort(), ['src/bad.js', 'src/big.ts', 'src/d.json', 'src/ok.ts', 'src/ugly.ts']);
+  assert.deepEqual([...judged.flagged.keys()].sort(), ['src/bad.js', 'src/big.ts', 'src/d.json', 'src/ugly.ts']);
+  assert.equal(judged.wouldChange.size, 0, 'a file over maxSize is listed as "needs formatting" with a warning: no verdict is taken');
+  // Without the large file: the default reporter's own diagnostics name the same files that would change.
+  writeFileSync(join(root, 'src/big.ts'), 'export const big = 1;\n');
+  const again = judgeSummaryReport(spawnSync(biome.binary, ['format', '--reporter=summary', '--verbose', '--colors=off', 'src'], { cwd: root, encoding: 'utf8' }).stdout, root);
+  assert.ok(!('reason' in again));
+  const full = spawnSync(biome.binary, ['format', '--colors=off', '--max-diagnostics=none', 'src'], { cwd: root, encoding: 'utf8' }).stderr;
+  const wouldPrint = [...full.matchAll(/^(src\/\S+) format ━+\n\n {2}× Formatter would have printed/gm)].map((m) => m[1]).sort();
+  assert.deepEqual([...again.wouldChange].sort(), wouldPrint);
+  assert.deepEqual(wouldPrint, ['src/d.json', 'src/ugly.ts']);
 });
 
 test('walk targets: below the deepest common directory, each entry that holds a candidate', () => {
@@ -176,7 +212,8 @@ test('native and wasm agree on every file of real code, and --write writes what 
   assert.ok(summary.nativeBiome, JSON.stringify(summary));
   assert.ok(summary.nativeBiome.files > 100, JSON.stringify(summary.nativeBiome));
   assert.equal(summary.nativeBiome.notUsed, undefined);
-  assert.ok(summary.nativeBiome.formatted > 0 && summary.nativeBiome.leftToWasm >= 3, JSON.stringify(summary.nativeBiome));
+  // With --check, a file whose only diagnostic is "would change" is answered natively; bad.ts goes on to the wasm build.
+  assert.ok(summary.nativeBiome.formatted > 0 && summary.nativeBiome.wouldChange >= 2 && summary.nativeBiome.leftToWasm === 1, JSON.stringify(summary.nativeBiome));
   assert.equal(lines(wasm.stdout).at(-1)!.summary!.nativeBiome, undefined, '--no-native');
   assert.deepEqual(statuses(nativeLines), statuses(lines(wasm.stdout)), 'the same outcome for every file');
   assert.equal(statuses(nativeLines)['src/bad.ts'], 'failed');
@@ -185,8 +222,12 @@ test('native and wasm agree on every file of real code, and --write writes what 
   // Fidelity: formatbox --write against Biome's own CLI --write on a copy of the same tree.
   const copy = join(base, 'copy');
   cpSync(root, copy, { recursive: true });
-  const written = cli(['format', '--write', '--no-cache', root], base);
+  const written = cli(['format', '--write', '--json', '--no-cache', root], base);
   assert.equal(written.code, 2, written.stderr); // bad.ts cannot be parsed
+  // The files native Biome found would change are written from its own output (a scratch copy in the sandbox), not formatted again.
+  const writtenSummary = lines(written.stdout).at(-1)!.summary!;
+  assert.equal(writtenSummary.nativeBiome.written, summary.nativeBiome.wouldChange, JSON.stringify(writtenSummary));
+  assert.equal(writtenSummary.nativeBiome.leftToWasm, 1, 'only bad.ts goes on to the wasm build');
   const biome = findNativeBiome();
   assert.ok(!('unavailable' in biome));
   spawnSync(biome.binary, ['format', '--write', 'src', 'biome.json'], { cwd: copy, encoding: 'utf8' });
@@ -198,15 +239,55 @@ test('native and wasm agree on every file of real code, and --write writes what 
   assert.equal(cli(['format', '--check', '--no-cache', '--no-native', join(root, 'src/operators')], base).code, 0, 'formatted for the wasm build too');
 });
 
+test('--write from native Biome: its scratch copy is the only thing it writes; a file changed meanwhile, or a symlink it leaves, is never written through', async (t) => {
+  if (missing()) return t.skip('no sandbox');
+  const biome = findNativeBiome();
+  if ('unavailable' in biome) return t.skip(biome.unavailable);
+  const base = tree({ 'root/biome.json': '{ "formatter": { "indentStyle": "space" } }\n', 'root/src/a.ts': 'export const   a=1\n', 'root/src/b.ts': 'export const   b=2\n', 'root/lib/c.ts': 'export const   c=3\n', 'outside/c.ts': 'export const planted = 1;\n' });
+  const root = join(base, 'root');
+  const real = bwrapSandbox({ bwrapPath: findBwrap()! });
+  const requests: SandboxRequest[] = [];
+  // The real sandbox, with the world moving around it: a.ts is edited while native Biome runs, and
+  // the copy of lib/ is swapped for a symlink to a directory outside once it has written.
+  const sandbox: Sandbox = {
+    kind: real.kind,
+    describe: () => real.describe(),
+    run: async (request) => {
+      requests.push(request);
+      writeFileSync(join(root, 'src/a.ts'), 'export const   a=10\n');
+      const result = await real.run(request);
+      rmSync(join(request.root!, 'lib'), { recursive: true });
+      symlinkSync(join(base, 'outside'), join(request.root!, 'lib'));
+      return result;
+    },
+  };
+  const discovered = await discoverProjectFiles(root);
+  const writes = await writeNatively(root, ['lib/c.ts', 'src/a.ts', 'src/b.ts'], { projectFiles: discovered.files, trust: 'untrusted', sandbox: () => sandbox, biome: () => biome });
+  assert.equal(writes.notUsed, undefined);
+  assert.deepEqual([...writes.written], ['src/b.ts']);
+  assert.equal(readFileSync(join(root, 'src/b.ts'), 'utf8'), 'export const b = 2;\n');
+  assert.equal(writes.failed.get('src/a.ts')?.code, 'MODIFIED_SINCE_READ', 'the edit made meanwhile is kept, and the write is refused');
+  assert.equal(readFileSync(join(root, 'src/a.ts'), 'utf8'), 'export const   a=10\n');
+  assert.equal(readFileSync(join(root, 'lib/c.ts'), 'utf8'), 'export const   c=3\n', 'not read through the symlink: left to the per-file path');
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0]!.writableRoot, true);
+  assert.notEqual(requests[0]!.root, root, 'the project itself is never the writable root');
+  assert.ok(!existsSync(requests[0]!.root!), 'the scratch copy is removed');
+});
+
 test('native answers fill the cache only for files provably unchanged since they were hashed', async (t) => {
   if (missing()) return t.skip('no sandbox');
   const { base, root } = rxjsProject({});
   await sleep(250); // older than the racy margin
   const first = lines(cli(['format', '--check', '--json', root], base).stdout).at(-1)!.summary!;
   assert.ok(first.nativeBiome.formatted > 20, JSON.stringify(first));
-  const again = lines(cli(['format', '--check', '--json', root], base).stdout).at(-1)!.summary!;
-  assert.equal(again.fromCacheBeforeStart, first.nativeBiome.formatted, 'every file native Biome found formatted is a cache hit');
-  assert.equal(again.nativeBiome.files, first.files - first.nativeBiome.formatted, 'only the rest is checked again');
+  assert.ok(first.nativeBiome.wouldChange > 20, JSON.stringify(first));
+  const second = cli(['format', '--check', '--json', root], base);
+  const again = lines(second.stdout).at(-1)!.summary!;
+  assert.equal(again.fromCacheBeforeStart, first.files, 'every verdict native Biome reached (formatted, would change) is a cache hit');
+  assert.equal(again.wouldChange, first.wouldChange);
+  assert.equal(again.nativeBiome, undefined, 'nothing is left to check');
+  assert.deepEqual(statuses(lines(second.stdout)), statuses(lines(cli(['format', '--check', '--json', '--no-cache', '--no-native', root], base).stdout)), "the same verdicts as Biome's wasm build");
 
   // The rule itself: a file changed in the same clock tick as the read, or after it, is never recorded.
   const cache = openFormatCache(root, { version: 'test', env: { XDG_CACHE_HOME: join(base, 'cache2') } });

@@ -162,14 +162,14 @@ test('parallel: --threads 3 prints exactly what --threads 1 prints, in path orde
   assert.deepEqual(paths, [...paths].sort());
   assert.equal(paths.length, names.length + 2); // + broken.ts and biome.json
   assert.ok(one.files.some((l) => l.status === 'would-change') && one.files.some((l) => l.status === 'failed'));
-  // With the cache: files already formatted are cached by the first run, then come from it.
+  // With the cache: every verdict of the first run is cached by it, then comes from it.
   const first = report(2, []);
   const second = report(2, []);
   assert.equal(first.summary.fromCache, 0);
   // Without --threads, a tree this small (under FILES_PER_WORKER files) gets one worker.
   const unnamed = cli(['format', '--check', '--json', '--no-cache', '--root', root, root], base);
   assert.equal(JSON.parse(unnamed.stdout.trim().split('\n').at(-1)!).summary.threads, 1);
-  assert.equal(second.summary.fromCache, first.summary.unchanged);
+  assert.equal(second.summary.fromCache, paths.length, 'every verdict is cached: formatted, would change, failed');
   assert.deepEqual(second.files.map((l) => [l.path, l.status]), one.files.map((l) => [l.path, l.status]));
   assert.ok(existsSync(join(base, 'cache', 'formatbox', 'secret')));
   assert.match(readFileSync(join(base, 'cache', 'formatbox', 'secret'), 'utf8'), /^[0-9a-f]{64}\n$/);
@@ -192,8 +192,8 @@ test('cache before start: an unchanged tree is answered without the engine; a ch
   assert.equal(first.code, 1);
   assert.deepEqual(first.files, [['a.ts', 'unchanged', false], ['b.ts', 'unchanged', false], ['biome.json', 'unchanged', false], ['c.ts', 'would-change', false]]);
   const second = check();
-  assert.deepEqual(second.files, [['a.ts', 'unchanged', true], ['b.ts', 'unchanged', true], ['biome.json', 'unchanged', true], ['c.ts', 'would-change', false]]);
-  assert.equal(second.summary.fromCacheBeforeStart, 3, 'every unchanged file answered before the engine started');
+  assert.deepEqual(second.files, [['a.ts', 'unchanged', true], ['b.ts', 'unchanged', true], ['biome.json', 'unchanged', true], ['c.ts', 'would-change', true]]);
+  assert.equal(second.summary.fromCacheBeforeStart, 4, 'every file answered before the engine started, the one that would change too');
   // Same bytes, another config: nothing from before the change counts.
   writeFileSync(join(root, 'biome.json'), '{ "formatter": { "indentStyle": "tab" } }\n');
   const third = check();
@@ -203,5 +203,10 @@ test('cache before start: an unchanged tree is answered without the engine; a ch
   writeFileSync(join(root, 'biome.json'), '{ "formatter": { "indentStyle": "space" } }\n');
   writeFileSync(join(root, 'a.ts'), 'export const a   = 1\n');
   const fourth = check();
-  assert.deepEqual(fourth.files, [['a.ts', 'would-change', false], ['b.ts', 'unchanged', true], ['biome.json', 'unchanged', true], ['c.ts', 'would-change', false]]);
+  assert.deepEqual(fourth.files, [['a.ts', 'would-change', false], ['b.ts', 'unchanged', true], ['biome.json', 'unchanged', true], ['c.ts', 'would-change', true]]);
+  // "Would change" answers a check, never a write: the write formats the file, and the next check finds it formatted.
+  const write = cli(['format', '--write', '--json', '--threads', '1', '--root', root, root], base);
+  assert.equal(write.code, 0, write.stderr);
+  assert.equal(readFileSync(join(root, 'c.ts'), 'utf8'), 'export const c = 3;\n');
+  assert.equal(check().code, 0);
 });

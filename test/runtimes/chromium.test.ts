@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { BUILTIN_WASM, resolvePackageFile } from '../../src/node/builtins.js';
 import { BUILTIN_WASM_FILES } from '../../src/formatters/builtins.js';
+import { BIOME_VERSION } from '../../src/formatters/biome.js';
 import { CASES } from './cases.js';
 import { nodeReceipts } from './hosts.js';
 
@@ -94,5 +95,22 @@ test('Chromium module Web Worker: the same receipts', { skip, timeout: 240_000 }
   }, `${origin}/wasm/`);
   assert.ok(reply.ok, reply.error);
   assert.deepEqual(reply.results, nodeResults);
+  await page.close();
+});
+
+test('Chromium page: another module at Biome\'s URL is a WASM_LOAD_FAILED naming the file and the build it must be', { skip, timeout: 120_000 }, async () => {
+  const page = await browser!.newPage();
+  await page.goto(`${origin}/`);
+  await page.waitForFunction(() => typeof (globalThis as { runWrongModule?: unknown }).runWrongModule === 'function');
+  const result = (await page.evaluate(async (base) => (globalThis as unknown as { runWrongModule(b: string): Promise<unknown> }).runWrongModule(base), `${origin}/wasm/`)) as { status: string; reason: string; check: { ok: boolean; problems: Array<{ formatter: string; wasm: string; problem: string }> }; thrown: unknown };
+  assert.equal(result.status, 'failed');
+  assert.doesNotMatch(result.reason, /__wbindgen_start/);
+  // Streamed (served as application/wasm): no size is seen before the compile, so the export names decide.
+  const expected = new RegExp(`the Biome wasm \\(biome_wasm_bg\\.wasm\\) is not @biomejs/wasm-web ${BIOME_VERSION.replaceAll('.', '\\.')}: its exports differ`);
+  assert.match(result.reason, expected);
+  assert.equal(result.check.ok, false);
+  assert.deepEqual(result.check.problems.map((p) => [p.formatter, p.wasm]), [['biome', 'biome_wasm_bg.wasm']]);
+  assert.match(result.check.problems[0]!.problem, expected);
+  assert.deepEqual(result.thrown, { code: 'WASM_LOAD_FAILED', wasm: 'biome_wasm_bg.wasm' });
   await page.close();
 });

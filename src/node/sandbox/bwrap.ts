@@ -145,7 +145,7 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   const supervisor = request.scratchFile && !pinScratch ? nodeForSupervisor() : undefined;
   for (const path of supervisor?.bind ?? []) readOnly.add(path);
   for (const path of readOnly) args.push('--ro-bind', path, path);
-  if (request.root) args.push('--ro-bind', request.root, request.root);
+  if (request.root) args.push(request.writableRoot ? '--bind' : '--ro-bind', request.root, request.root);
   // Second layer: credentials inside any bound directory are hidden (an empty tmpfs, /dev/null).
   for (const dir of [...readOnly, ...(request.root ? [request.root] : [])]) {
     if (isDirectory(dir)) args.push(...hideArgs(credentialsInside(dir)));
@@ -181,6 +181,7 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
     timeoutMs: request.timeoutMs,
     maxStdoutBytes: request.maxStdoutBytes,
     maxStderrBytes: request.maxStderrBytes,
+    ...(request.onStdout ? { onStdout: request.onStdout } : {}),
     ...(limit ? { killTree: () => limit.killAll() } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
     ...(infoIndex >= 0

@@ -20,6 +20,8 @@ export interface LaunchRequest {
   timeoutMs: number;
   maxStdoutBytes: number;
   maxStderrBytes: number;
+  /** Receives stdout as it arrives instead of collecting it (the result's `stdout` is then empty). */
+  onStdout?: (chunk: Uint8Array) => void;
   /** Called once the process exists (before any data flows), e.g. to move it into a cgroup. May be async. */
   onSpawn?: (pid: number, control: LaunchControl) => void | Promise<void>;
   /** Extra tree kill on timeout/overflow/abort (e.g. kill everything in a cgroup). */
@@ -118,7 +120,8 @@ export function launch(request: LaunchRequest): Promise<LaunchResult> {
     });
 
     child.stdout!.on('data', (chunk: Buffer) => {
-      if (!stdout.push(chunk)) stop('output-limit', stdout.seen);
+      if (!stdout.push(chunk, request.onStdout === undefined)) stop('output-limit', stdout.seen);
+      else request.onStdout?.(chunk);
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr.push(chunk); // past the bound: drained and dropped
@@ -180,9 +183,10 @@ class Collector {
   private kept = 0;
   seen = 0;
   constructor(private readonly max: number) {}
-  push(chunk: Buffer): boolean {
+  /** Counts `chunk`, and keeps it (up to the bound) when `keep`. False once past the bound. */
+  push(chunk: Buffer, keep = true): boolean {
     this.seen += chunk.byteLength;
-    if (this.kept < this.max) {
+    if (keep && this.kept < this.max) {
       const room = this.max - this.kept;
       const part = chunk.byteLength <= room ? chunk : chunk.subarray(0, room);
       this.chunks.push(part);

@@ -47,6 +47,8 @@ export function sandboxExecSandbox(): Sandbox {
     describe: () => (unavailable ? `none: ${unavailable}` : 'sandbox-exec (untested): no network, no fork, read-only system and project, private scratch dir'),
     async run(request) {
       if (unavailable) return { kind: 'refused', reason: unavailable };
+      // Its profile keeps the root read-only; a writable scratch copy is not written for it.
+      if (request.writableRoot) return { kind: 'refused', reason: 'a writable root is not supported with sandbox-exec' };
       return runInSandboxExec(profile!, request);
     },
   };
@@ -84,6 +86,7 @@ async function runInSandboxExec(profile: string, request: SandboxRequest): Promi
       timeoutMs: request.timeoutMs,
       maxStdoutBytes: request.maxStdoutBytes,
       maxStderrBytes: request.maxStderrBytes,
+      ...(request.onStdout ? { onStdout: request.onStdout } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     });
     const ms = Math.round(performance.now() - started);

@@ -1,0 +1,168 @@
+/**
+ * What installing formatbox costs, against the three tools it stands in for (`prettier`,
+ * `@biomejs/biome`, `@astral-sh/ruff-wasm-web`, at formatbox's pinned versions): the packed size, the
+ * installed bytes of node_modules, the package count and the `npm install` time (from the local npm
+ * cache, `--prefer-offline`), each into a fresh temp project; formatbox's tarball is the one
+ * `npm pack` makes here. Then `--omit=optional` (no native
+ * Biome binary): its size, and what `formatbox format` says about the native pass. Then start-up:
+ * `formatbox mcp` answering `initialize`, against a minimal MCP server on the same SDK and `node -e 0`.
+ *
+ *   node --import tsx test/bench/footprint.ts [--runs N]
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, lstatSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { recordResult } from './report.js';
+
+const REPO = resolve('.');
+/** The three tools at the versions formatbox ships (the installed packages' own versions). */
+const versionOf = (name: string): string => (JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+const TOOLS = [`prettier@${versionOf('prettier')}`, `@biomejs/biome@${versionOf('@biomejs/wasm-web')}`, `@astral-sh/ruff-wasm-web@${versionOf('@astral-sh/ruff-wasm-web')}`];
+const args = process.argv.slice(2);
+const RUNS = Number(args[args.indexOf('--runs') + 1] || 5) || 5;
+const base = mkdtempSync(join(tmpdir(), 'fb-bench-footprint-'));
+
+interface Install {
+  bytes: number;
+  packages: number;
+  seconds: number;
+  dir: string;
+}
+
+try {
+  console.log(`footprint bench: load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const packed = npmJson(['pack', '--json', '--pack-destination', base], REPO)[0] as { filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> };
+  const tarball = join(base, packed.filename);
+  const maps = packed.files.filter((f) => f.path.endsWith('.map')).length;
+  const anchorPacked = (npmJson(['pack', '--dry-run', '--json', ...TOOLS], base) as Array<{ size: number }>).reduce((n, p) => n + p.size, 0);
+  console.log(`packed: formatbox ${mb(packed.size)} (${mb(packed.unpackedSize)} unpacked, ${maps} source maps); the three tools ${mb(anchorPacked)}`);
+
+  const ours = install('formatbox', [tarball]);
+  const theirs = install('tools', TOOLS);
+  const light = install('formatbox-omit-optional', [tarball], ['--omit=optional']);
+  for (const [name, i] of [['formatbox', ours], ['the three tools', theirs], ['formatbox --omit=optional', light]] as const) {
+    console.log(`${name.padEnd(28)} ${mb(i.bytes).padStart(10)}  ${String(i.packages).padStart(4)} packages  npm install ${i.seconds.toFixed(1)} s`);
+  }
+  const against = TOOLS.join(' + ');
+  recordResult({ group: 'footprint', name: 'packed tarball', value: packed.size / 2 ** 20, unit: 'MB', anchor: `${against} (packed)`, anchorValue: anchorPacked / 2 ** 20, note: `${mb(packed.unpackedSize)} unpacked; ${maps} source maps` });
+  recordResult({ group: 'footprint', name: 'installed node_modules, from the packed tarball into a fresh project', value: ours.bytes / 2 ** 20, unit: 'MB', anchor: against, anchorValue: theirs.bytes / 2 ** 20, goal: '≤ 1.5', note: `${ours.packages} packages vs ${theirs.packages}` });
+  recordResult({ group: 'footprint', name: 'installed node_modules with --omit=optional (no native Biome)', value: light.bytes / 2 ** 20, unit: 'MB', anchor: against, anchorValue: theirs.bytes / 2 ** 20, goal: '≤ 1.5', note: `${light.packages} packages` });
+  recordResult({ group: 'footprint', name: 'npm install time, from the local npm cache', value: ours.seconds, unit: 's', anchor: against, anchorValue: theirs.seconds, goal: '≤ 1.5', note: `load ${loadavg()[0]!.toFixed(1)}` });
+
+  // Without the optional native Biome, format says the native pass is off (and formats with the wasm build).
+  const project = join(base, 'biome-project');
+  mkdirSync(project);
+  spawnSync('git', ['init', '-q', project]);
+  writeFileSync(join(project, 'biome.json'), '{}\n');
+  writeFileSync(join(project, 'a.ts'), 'export const a=1\n');
+  const omitted = spawnSync(join(light.dir, 'node_modules/.bin/formatbox'), ['format', '--check', '--root', project, project], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(base, 'cache') } });
+  console.log(`--omit=optional: formatbox format says: ${omitted.stderr.split('\n').find((l) => l.includes('native Biome')) ?? '(nothing about native Biome)'}`);
+
+  // Start-up: `initialize` answered, median of RUNS.
+  const minimal = join(ours.dir, 'minimal-mcp.mjs');
+  writeFileSync(minimal, "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nimport { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\nconst server = new McpServer({ name: 'minimal', version: '1.0.0' });\nawait server.connect(new StdioServerTransport());\n");
+  const nodeStart = median(Array.from({ length: RUNS }, () => timed(() => spawnSync(process.execPath, ['-e', '0']))));
+  const minimalMs = median(await sequential(RUNS, () => initializeMs([process.execPath, minimal], ours.dir)));
+  const mcpMs = median(await sequential(RUNS, () => initializeMs([process.execPath, join(ours.dir, 'node_modules/formatbox/dist/cli.js'), 'mcp', '--root', project], ours.dir)));
+  console.log(`mcp initialize: formatbox ${mcpMs.toFixed(0)} ms, minimal SDK server ${minimalMs.toFixed(0)} ms, node -e 0 ${nodeStart.toFixed(0)} ms (load ${loadavg()[0]!.toFixed(1)})`);
+  recordResult({ group: 'footprint', name: 'formatbox mcp: initialize answered', value: mcpMs, unit: 'ms', anchor: 'a minimal server on the same SDK', anchorValue: minimalMs, goal: '≤ 1.15', note: `node -e 0: ${nodeStart.toFixed(0)} ms; installed from the tarball` });
+} finally {
+  rmSync(base, { recursive: true, force: true });
+}
+
+/** A fresh project with `specs` installed from the local npm cache. */
+function install(name: string, specs: string[], extra: string[] = []): Install {
+  const dir = join(base, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `bench-${name}`, version: '1.0.0', private: true, type: 'module' }));
+  const seconds = timed(() => npm(['install', '--no-audit', '--no-fund', '--prefer-offline', ...extra, ...specs], dir)) / 1000;
+  const { bytes, packages } = measureTree(join(dir, 'node_modules'));
+  return { bytes, packages, seconds, dir };
+}
+
+/** Bytes of every regular file (du's apparent size) and the number of package directories. */
+function measureTree(dir: string): { bytes: number; packages: number } {
+  let bytes = 0;
+  let packages = 0;
+  const walk = (path: string): void => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== '.bin' && lstatSync(join(full)).isDirectory() && isPackage(full)) packages++;
+        walk(full);
+      } else if (entry.isFile()) bytes += statSync(full).size;
+    }
+  };
+  walk(dir);
+  return { bytes, packages };
+}
+
+/** A directory right below a `node_modules` (or a scope in one) with a package.json. */
+function isPackage(dir: string): boolean {
+  const parts = dir.split('/');
+  const parent = parts.at(-2) ?? '';
+  const grand = parts.at(-3) ?? '';
+  const placed = parent === 'node_modules' || (parent.startsWith('@') && grand === 'node_modules');
+  try {
+    return placed && statSync(join(dir, 'package.json')).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function npm(argv: string[], cwd: string): string {
+  const result = spawnSync('npm', argv, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.status !== 0) throw new Error(`npm ${argv.join(' ')} failed: ${result.stderr.slice(-600)}`);
+  return result.stdout;
+}
+
+/** npm's JSON output (a build's own lines before it are skipped). */
+function npmJson(argv: string[], cwd: string): unknown[] {
+  const out = npm(argv, cwd);
+  return JSON.parse(out.slice(out.indexOf('\n[') >= 0 ? out.indexOf('\n[') + 1 : out.indexOf('['))) as unknown[];
+}
+
+/** Milliseconds from spawning `argv` to its reply to an MCP `initialize` request on stdin. */
+function initializeMs(argv: string[], cwd: string): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${argv.join(' ')}: no initialize reply in 30 s`));
+    }, 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('"id":1')) {
+        const ms = performance.now() - started;
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+        resolvePromise(ms);
+      }
+    });
+    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) + '\n');
+  });
+}
+
+async function sequential(n: number, body: () => Promise<number>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(await body());
+  return out;
+}
+
+function timed(body: () => unknown): number {
+  const started = performance.now();
+  body();
+  return performance.now() - started;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MB`;
+}
