@@ -84,7 +84,8 @@ export function placeRequest<R extends object>(request: R, where: { cwd: string;
   if (fields.method === 'doctor') {
     // doctor PATH (default: the working directory) answers for the project PATH belongs to, found as
     // `format` finds a file's, inside the containing root: a monorepo package answers with its own config.
-    const dir = typeof fields.path === 'string' && fields.path !== '' ? resolve(where.cwd, fields.path) : resolve(where.cwd);
+    // Without PATH: the explicit root, else the working directory.
+    const dir = typeof fields.path === 'string' && fields.path !== '' ? resolve(where.cwd, fields.path) : resolve(where.cwd, explicit ?? '.');
     const probe = isDirectory(dir) ? join(dir, '.formatbox-doctor') : dir;
     const decision = decideRoot({ cwd: where.cwd, ...(explicit !== undefined ? { root: explicit } : {}), path: probe });
     return { request: { ...request, root: decision.root, ...(decision.path !== undefined ? { path: decision.path } : {}) }, noRoot: decision.noRoot };

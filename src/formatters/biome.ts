@@ -49,15 +49,24 @@ const DEFAULT_MAX_SIZE = 1024 * 1024;
 const DROPPED_KEYS = ['extends', 'plugins', '$schema'];
 
 type BiomeModule = typeof import('@biomejs/wasm-web');
-/** What this adapter uses of a Biome wasm build: its workspace and memory file system (same API across 2.x builds). */
-export type BiomeBindings = Pick<BiomeModule, 'Workspace' | 'MemoryFileSystem'>;
+/**
+ * Another Biome wasm build's bindings, as the host loaded them: its workspace and memory file system
+ * (the same API across 2.x builds). Structural on purpose: formatbox's public types must not pull in a
+ * wasm package's declarations (they need `lib: esnext`, and the package is not a dependency).
+ */
+export interface BiomeBindings {
+  Workspace: abstract new (...args: never[]) => object;
+  MemoryFileSystem: abstract new (...args: never[]) => object;
+}
+/** What this adapter uses of a Biome build, typed as the shipped build's. */
+type LoadedBiome = Pick<BiomeModule, 'Workspace' | 'MemoryFileSystem'>;
 type Workspace = InstanceType<BiomeModule['Workspace']>;
 
 /** A project configured with one configuration, or the error Biome gave for that configuration. */
 type Project = { projectKey: number; directory: string } | { error: string };
 
 interface State {
-  biome: BiomeBindings;
+  biome: LoadedBiome;
   workspace: Workspace;
   /** Keyed by the configuration's JSON. */
   projects: Map<string, Project>;
@@ -138,7 +147,7 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
   let live: State | undefined;
   const state = lazy(async (): Promise<State> => {
     if (options.bindings) {
-      const biome = await options.bindings();
+      const biome = (await options.bindings()) as unknown as LoadedBiome;
       live = { biome, workspace: new biome.Workspace(), projects: new Map(), opened: 0, checked: new Map() };
       return live;
     }

@@ -31,6 +31,15 @@ import { createRuffConfigChecker, type RuffBindings } from './ruff-config-check.
 import { messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, LineEndingPolicy, FormatterAdapter, FormatterInfo, Utf16Range, WasmSource } from '../core/types.js';
 
+/**
+ * Another Ruff wasm build's bindings, as the host loaded them. Structural on purpose: formatbox's
+ * public types must not pull in a wasm package's declarations.
+ */
+export interface RuffBindingsSource {
+  Workspace: abstract new (...args: never[]) => object;
+  PositionEncoding: object;
+}
+
 export interface RuffFormatterOptions {
   /** `ruff_wasm_bg.wasm` of `@astral-sh/ruff-wasm-web`. */
   wasm?: WasmSource;
@@ -38,7 +47,7 @@ export interface RuffFormatterOptions {
    * Another Ruff build, already instantiated: the bindings of `@astral-sh/ruff-wasm-nodejs` at the
    * version a project pins, from the verified store. Then `wasm` is not used.
    */
-  bindings?: () => Promise<RuffBindings>;
+  bindings?: () => Promise<RuffBindingsSource>;
   /**
    * What to do with `.pyi` stubs: `'stub-rules'` (the default when `ruffFmtWasm` is given) formats them
    * with Ruff's stub rules through `@wasm-fmt/ruff_fmt`; `'skip'` (the default otherwise) answers
@@ -104,7 +113,7 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
   // The web glue keeps one instance per JS realm; `init` resolves at once when it already ran.
   const module = lazy(async () => {
     if (options.bindings) {
-      const build = await options.bindings();
+      const build = (await options.bindings()) as unknown as RuffBindings;
       ({ Workspace, PositionEncoding } = build);
       configChecker = createRuffConfigChecker(build);
       return { version: Workspace.version() };

@@ -195,7 +195,7 @@ command = "formatbox hook codex"
     assert.equal(readFileSync(join(project, 'bad.ts'), 'utf8'), 'export const ok = (;\n');
     assert.match(large, /formatted \(biome [\d.]+, wasm\): big\.ts/);
     assert.equal(readFileSync(join(project, 'big.ts'), 'utf8'), big);
-    assert.match(outside, /refused \.\.\/outside\.ts: it leaves the project root/, outside);
+    assert.match(outside, /refused \S*outside\.ts: it is outside the project root/, outside);
     assert.equal(readFileSync(join(base, 'outside.ts'), 'utf8'), 'export const out = 1;\n', 'a path outside the project is never written');
     assert.match(config, /formatter failed \(ruff [\d.]+, wasm\): app\.py: invalid project config: ruff\.toml:1:1/);
   });
