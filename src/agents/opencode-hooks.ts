@@ -13,7 +13,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { DEFAULT_LIMITS } from '../engine/engine.js';
 import { messageOf } from '../core/errors.js';
 import { shownPath } from '../core/shown.js';
 import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';

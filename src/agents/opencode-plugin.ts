@@ -9,7 +9,7 @@
  * It formats in-process (opencode runs plugins in its own Bun), one warm runtime per project root.
  * This module's only export is the plugin: opencode treats every export of a plugin module as one.
  */
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { DEFAULT_LIMITS } from '../engine/engine.js';
 import { messageOf } from '../core/errors.js';
 import type { UserConfig } from '../core/types.js';
 import { createRequestHandler } from '../cli/requests.js';

@@ -20,7 +20,7 @@ import { lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { DEFAULT_LIMITS } from '../engine/engine.js';
 import { FormatboxError, messageOf } from '../core/errors.js';
 import type { UserConfig } from '../core/types.js';
 import { createWorkerPool, type WorkerPool } from '../node/index.js';

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decideRoot, type RootDecision } from './request-root.js';
 import { unifiedDiff } from '../core/diff.js';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { DEFAULT_LIMITS } from '../engine/engine.js';
 import { messageOf } from '../core/errors.js';
 import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
 import { rereadHint } from '../reconcile/index.js';

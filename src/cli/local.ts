@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { DEFAULT_LIMITS } from '../engine/engine.js';
 import { claudeCodeHook, type ClaudeCodeHookInput, type HookOutput } from './hook-claude-code.js';
 import { createRequestHandler, type CliResult, type HandlerOptions } from './requests.js';
 import { loadUserConfig } from './user-config.js';

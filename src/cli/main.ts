@@ -20,7 +20,7 @@ import { stdinRequest, writeStdinResult } from './format-args.js';
 import { DEFAULT_IDLE_MS, runDaemon } from './daemon-server.js';
 import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { DEFAULT_LIMITS } from '../engine/engine.js';
 import type { Receipt } from '../core/types.js';
 
 const USAGE = `formatbox — a sandboxed, WebAssembly-first formatter runtime for coding agents

@@ -18,7 +18,7 @@ import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import type { Receipt, SingleFileInput, ToolInput, UserConfig } from '../core/types.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { toolKind } from '../tools/index.js';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { DEFAULT_LIMITS } from '../engine/engine.js';
 import { createRuntime, createWorkerPool, type DoctorReport, type Runtime, type WorkerPool } from '../node/index.js';
 import { allowedRoot, placeRequest, withNoRootReason } from './request-root.js';
 

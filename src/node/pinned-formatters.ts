@@ -10,7 +10,7 @@ import semverMaxSatisfying from 'semver/ranges/max-satisfying.js';
 import semverSatisfies from 'semver/functions/satisfies.js';
 import semverMajor from 'semver/functions/major.js';
 import type { FormatterAdapter } from '../core/types.js';
-import type { PinnedAnswer } from '../core/engine.js';
+import type { PinnedAnswer } from '../engine/engine.js';
 import type { VersionPin } from '../config/pins.js';
 import { messageOf } from '../core/errors.js';
 import { createFormatterStore, type FormatterStore } from './formatter-store/store.js';

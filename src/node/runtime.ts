@@ -9,7 +9,7 @@
  */
 import { trustedPrettierModuleUrl } from './trusted-prettier.js';
 import { dirname } from 'node:path';
-import { createEngine, DEFAULT_LIMITS, type Engine } from '../core/engine.js';
+import { createEngine, DEFAULT_LIMITS, type Engine } from '../engine/engine.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { LANGUAGE_BY_EXTENSION } from '../core/languages.js';
 import type {
@@ -35,7 +35,7 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { pinFilesSignature, readPinFiles } from './pin-files.js';
 import { createPinnedFormatters, type PinnedFormatters } from './pinned-formatters.js';
-import type { VersionReport } from '../core/engine.js';
+import type { VersionReport } from '../engine/engine.js';
 import type { VersionPin } from '../config/pins.js';
 import { findNativeBiome } from './biome-native.js';
 import { createConfigWatch } from './config-watch.js';

@@ -10,7 +10,7 @@ import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, openSync, rea
 import { dirname, join, resolve } from 'node:path';
 import { createRuntime, type Runtime, type WriteObserver } from '../../src/node/index.js';
 import { isFormatboxError } from '../../src/core/errors.js';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { hasUnsafeCharacters, shownPath } from '../../src/core/shown.js';
 import { bwrapSandbox } from '../../src/node/sandbox/index.js';
 import { resolveUserBinary } from '../../src/node/sandbox/tools.js';

@@ -13,17 +13,17 @@ import type {
   UserConfig,
   Utf16Range,
   WasmCheck,
-} from './types.js';
-import { shownPath, shownText } from './shown.js';
-import { FormatboxError, messageOf } from './errors.js';
+} from '../core/types.js';
+import { shownPath, shownText } from '../core/shown.js';
+import { FormatboxError, messageOf } from '../core/errors.js';
 import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { ConfigBudgetReport, NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
-import { problemsOf } from './wasm.js';
-import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength, type Sha256Port } from './text.js';
+import { problemsOf } from '../core/wasm.js';
+import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength, type Sha256Port } from '../core/text.js';
 import { describeConfigError, NOT_READ_REASON } from '../config/config-error.js';
-import { outputOverCap } from './output-cap.js';
+import { outputOverCap } from '../core/output-cap.js';
 import { describePin, detectPins, pinAllows, type VersionPin } from '../config/pins.js';
 import { isCommonjsScript } from '../config/module-type.js';
 
