@@ -13,7 +13,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_LIMITS } from '../engine/engine.js';
+import { resolveLimits } from '../config/limits.js';
 import { messageOf } from '../core/errors.js';
 import { shownPath } from '../core/shown.js';
 import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
@@ -69,8 +69,7 @@ interface TouchedFile {
 }
 
 export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks {
-  const budget = options.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars;
-  const maxInputBytes = options.maxInputBytes ?? DEFAULT_LIMITS.maxInputBytes;
+  const { maxDiffChars: budget, maxInputBytes } = resolveLimits(undefined, { maxDiffChars: options.maxDiffChars, maxInputBytes: options.maxInputBytes });
   const pending = new Map<string, TouchedFile[]>();
 
   function readPrior(absolute: string): { prior: string | null | undefined; skip?: string } {

@@ -123,7 +123,7 @@ export async function runMcp(flags: McpFlags): Promise<number> {
       const { config } = tools.loadUserConfig(flags.config);
       // Without --root or client roots: the working directory's project (the containment rule, request-root.ts).
       const requests = tools.createRequestHandler({ defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) });
-      return { requests, ...(config?.maxDiffChars !== undefined ? { maxDiffChars: config.maxDiffChars } : {}) };
+      return { requests, maxDiffChars: tools.resolveLimits(config).maxDiffChars };
     }));
   const server = new Server({ name: 'formatbox', version: formatboxVersion() }, { capabilities: { tools: {} } });
   const fallbackRoot = flags.root !== undefined ? resolve(flags.root) : undefined;

@@ -26,8 +26,9 @@ import { describeConfigError, NOT_READ_REASON } from '../config/config-error.js'
 import { outputOverCap } from '../core/output-cap.js';
 import { describePin, detectPins, pinAllows, type VersionPin } from '../config/pins.js';
 import { isCommonjsScript } from '../config/module-type.js';
+import { resolveLimits } from '../config/limits.js';
 
-export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
+export { DEFAULT_LIMITS } from '../config/limits.js';
 
 export interface EngineOptions {
   /** The adapters this host can run (built-ins, already given their wasm). */
@@ -163,11 +164,7 @@ function buildNeeded(pin: VersionPin): string | undefined {
 export function createEngine(options: EngineOptions): Engine {
   const trust = options.trust ?? 'untrusted';
   const user: NormalisedUserConfig = normaliseUserConfig(options.config, { adapterNames: options.formatters.map((adapter) => adapter.name) });
-  const limits: Limits = {
-    ...DEFAULT_LIMITS,
-    ...definedOnly({ timeoutMs: user.timeoutMs, maxInputBytes: user.maxInputBytes, maxDiffChars: user.maxDiffChars }),
-    ...definedOnly(options.limits ?? {}),
-  };
+  const limits: Limits = resolveLimits(options.config, options.limits);
   // Config is loaded on the caller's thread. Its budget gets a quarter of timeoutMs at most: the budget
   // is checked between files and globs, and the rest covers the one file being parsed when it runs
   // out (up to ~1 s for 1 MiB of JSON on a loaded machine) and the selection of the path.
@@ -590,10 +587,6 @@ function tellFormatted(onFormatted: (outcome: FormatOutcome) => void, outcome: F
     // the host's hook; the receipt does not depend on it
   }
   return outcome;
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function now(): number {

@@ -9,7 +9,8 @@
  */
 import { trustedPrettierModuleUrl } from './trusted-prettier.js';
 import { dirname } from 'node:path';
-import { createEngine, DEFAULT_LIMITS, type Engine } from '../engine/engine.js';
+import { createEngine, type Engine } from '../engine/engine.js';
+import { resolveLimits } from '../config/limits.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { LANGUAGE_BY_EXTENSION } from '../core/languages.js';
 import type {
@@ -218,15 +219,7 @@ const encoder = new TextEncoder();
 export function createRuntime(options: RuntimeOptions): Runtime {
   const rootReal = resolveRoot(options.root);
   const trust: Trust = options.trust ?? 'untrusted';
-  const limits: Limits = {
-    ...DEFAULT_LIMITS,
-    ...definedOnly({
-      timeoutMs: options.config?.timeoutMs ?? options.config?.format?.timeoutMs,
-      maxInputBytes: options.config?.maxInputBytes,
-      maxDiffChars: options.config?.maxDiffChars,
-    }),
-    ...definedOnly(options.limits ?? {}),
-  };
+  const limits: Limits = resolveLimits(options.config, options.limits);
   const observers = options.observers ?? [];
   const swept = new Set<string>();
   const ownPool = options.pool === undefined;
@@ -925,10 +918,6 @@ function dedupeIgnored(items: IgnoredItem[]): IgnoredItem[] {
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 100) / 100;
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 export type { ProjectFiles, ToolInput };

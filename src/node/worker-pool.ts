@@ -88,6 +88,8 @@ export interface PoolEvent {
 }
 
 export interface PoolStats {
+  /** The per-call limit at which this pool stops a worker (its `timeoutMs` option). */
+  timeoutMs: number;
   spawned: number;
   timeouts: number;
   memoryStops: number;
@@ -170,7 +172,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const init: WorkerInit = { builtins: options.builtins ?? true, modules: (options.modules ?? []).map((m) => String(m instanceof URL ? m.href : m)), compiled: {} };
   const slots: Slot[] = Array.from({ length: size }, () => ({}));
   const queue: Job[] = [];
-  const stats: PoolStats = { spawned: 0, timeouts: 0, memoryStops: 0, crashes: 0, recycled: 0, calls: 0, wasmCompiles: 0 };
+  const stats: PoolStats = { timeoutMs: options.timeoutMs, spawned: 0, timeouts: 0, memoryStops: 0, crashes: 0, recycled: 0, calls: 0, wasmCompiles: 0 };
   let nextId = 1;
   let closed = false;
   let meta: Promise<AdapterMeta[]> | undefined;
