@@ -16,7 +16,7 @@ import { CONFIG_FILE_NAMES } from '../config/index.js';
 import { biomeExtendsTargets } from '../config/biome-extends.js';
 import { BIOME_CONFIG_NAMES } from '../config/biome.js';
 import { SKIPPED_DIRS } from './discover.js';
-import { isInside } from './fs.js';
+import { isInside } from './fs/paths.js';
 
 /** Config files larger than this are compared by stat only (discovery does not read them either). */
 const MAX_READ_BYTES = 1024 * 1024;

@@ -20,7 +20,7 @@ import { createFromWasmModule, type Formatter } from '@dprint/formatter';
 import { DEFAULT_WASI_MEMORY_MAX_BYTES, capModuleMemory, loadCapped, resultOf, runWasiCommand } from '../formatters/wasi.js';
 import { dprintConfig, locateDprintError } from '../formatters/dprint-plugin.js';
 import type { DprintConfigFile } from '../config/dprint.js';
-import { resolveInside } from './fs.js';
+import { resolveInside } from './fs/paths.js';
 import type { WorkerPool } from './worker-pool.js';
 
 /** Largest module a config may name: 32 MiB. */

@@ -19,7 +19,7 @@ import { join, sep } from 'node:path';
 import type { IgnoredItem } from '../core/types.js';
 import { parseIgnoreFile, type IgnoreFile } from '../config/ignore-file.js';
 import { relativeTo } from '../config/paths.js';
-import { isInside } from './fs.js';
+import { isInside } from './fs/paths.js';
 
 export interface WalkOptions {
   /** Directories entered. */

@@ -15,7 +15,7 @@ import { hasUnsafeCharacters, shownPath } from '../../src/core/shown.js';
 import { bwrapSandbox } from '../../src/node/sandbox/index.js';
 import { resolveUserBinary } from '../../src/node/sandbox/tools.js';
 import { commandFormatter } from '../../src/formatters/command.js';
-import { tempPathFor } from '../../src/node/fs.js';
+import { tempPathFor } from '../../src/node/fs/sweep.js';
 import type { Receipt } from '../../src/core/types.js';
 
 export interface BoundaryContext {

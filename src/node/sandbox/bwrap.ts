@@ -22,7 +22,7 @@ import type { Sandbox, SandboxRequest, SandboxResult, ScratchPaths } from '../..
 import { launch, type ExtraPipe, type LaunchControl } from './run-process.js';
 import { sandboxEnv } from './env.js';
 import { openPidsLimit, pidsLimitAvailable, type PidsLimit } from './cgroup.js';
-import { isInside, safeRealpath } from '../fs.js';
+import { isInside, safeRealpath } from '../fs/paths.js';
 import { credentialsInside, hideArgs } from './credentials.js';
 import { binaryNeeds } from './binary-deps.js';
 

@@ -7,7 +7,7 @@
 import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { isInside, safeRealpath } from '../fs.js';
+import { isInside, safeRealpath } from '../fs/paths.js';
 
 /** Relative to a home directory (or to a directory that plays its part, such as CARGO_HOME). */
 export const CREDENTIAL_PATHS: readonly string[] = [
