@@ -24,7 +24,7 @@ import { applyInput } from '../tools/index.js';
 import { writtenPathsOfPatch } from '../tools/patch/paths.js';
 
 /** `tool.execute.before`/`after`'s first argument. */
-export interface OpencodeToolCall {
+interface OpencodeToolCall {
   tool: string;
   sessionID: string;
   callID: string;
@@ -32,7 +32,7 @@ export interface OpencodeToolCall {
 }
 
 /** `tool.execute.after`'s second argument: `output` is what the model is sent. */
-export interface OpencodeToolResult {
+interface OpencodeToolResult {
   title?: string;
   output: string;
   metadata?: unknown;
@@ -43,7 +43,7 @@ export interface OpencodeHooks {
   'tool.execute.after': (call: OpencodeToolCall, result: OpencodeToolResult) => Promise<void>;
 }
 
-export interface OpencodeHookOptions {
+interface OpencodeHookOptions {
   /** opencode's project directory (the plugin input's `directory`): files outside it are left alone. */
   directory: string;
   handler: RequestHandler;

@@ -48,7 +48,7 @@ const MAX_GRANTS = 32;
  */
 export const DEFAULT_MAX_RSS_MB = 1024;
 
-export interface DaemonOptions {
+interface DaemonOptions {
   socket: string;
   /** The package version (shown by `daemon status`). */
   version: string;

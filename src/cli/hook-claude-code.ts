@@ -37,7 +37,7 @@ export interface HookOutput {
 
 const TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
 
-export interface HookOptions {
+interface HookOptions {
   /** The budget for everything after the receipt line (edit blocks, diff, hints). Default: DEFAULT_LIMITS.maxDiffChars. */
   maxDiffChars?: number;
 }

@@ -10,7 +10,7 @@ import { claudeCodeHook, type ClaudeCodeHookInput, type HookOutput } from './hoo
 import { createRequestHandler, type CliResult, type HandlerOptions } from './requests.js';
 import { loadUserConfig } from './user-config.js';
 
-export interface LocalFlags {
+interface LocalFlags {
   root?: string;
   config?: string;
   trusted?: boolean;

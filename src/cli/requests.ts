@@ -22,7 +22,7 @@ import { resolveLimits } from '../config/limits.js';
 import { createRuntime, createWorkerPool, type DoctorReport, type Runtime, type WorkerPool } from '../node/index.js';
 import { allowedRoot, placeRequest, withNoRootReason } from './request-root.js';
 
-export interface CliRequest {
+interface CliRequest {
   id?: unknown;
   method?: 'apply' | 'format' | 'formatText' | 'doctor';
   root?: string;
@@ -38,7 +38,7 @@ export interface CliRequest {
 export type CliResult = Receipt | PatchReceipt | DoctorReport;
 
 /** What `serve` prints for a request that failed: the stable code and a message. */
-export interface CliErrorReply {
+interface CliErrorReply {
   id?: unknown;
   error: { code: string; message: string };
 }

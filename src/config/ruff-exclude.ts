@@ -12,7 +12,7 @@
 import type { RuffConfigFile } from './ruff.js';
 
 /** Ruff's documented default `exclude`. */
-export const RUFF_DEFAULT_EXCLUDE: readonly string[] = [
+const RUFF_DEFAULT_EXCLUDE: readonly string[] = [
   '.bzr', '.direnv', '.eggs', '.git', '.git-rewrite', '.hg', '.ipynb_checkpoints', '.mypy_cache', '.nox', '.pants.d',
   '.pyenv', '.pytest_cache', '.pytype', '.ruff_cache', '.svn', '.tox', '.venv', '.vscode', '__pypackages__', '_build',
   'buck-out', 'build', 'dist', 'node_modules', 'site-packages', 'venv',
@@ -24,7 +24,7 @@ const MAX_PATTERN_CHARS = 1024;
 const cache = new Map<string, RegExp | null>();
 
 /** A globset-style glob as a regular expression over the whole string; null when it is not a valid glob. */
-export function globsetRegExp(glob: string): RegExp | null {
+function globsetRegExp(glob: string): RegExp | null {
   const known = cache.get(glob);
   if (known !== undefined) return known;
   let compiled: RegExp | null = null;

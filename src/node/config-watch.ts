@@ -22,9 +22,9 @@ import { isInside } from './fs/paths.js';
 const MAX_READ_BYTES = 1024 * 1024;
 
 /** Entries modified this recently (ms) are verified by content on every check. */
-export const RACY_MS = 2000;
+const RACY_MS = 2000;
 
-export interface ConfigWatch {
+interface ConfigWatch {
   /** True when a config file in a directory from the root down to `path`'s changed since the last `reset`. */
   changed(path: string): boolean;
   /** Takes the config files just discovered as the known state. */

@@ -15,7 +15,7 @@ import { biomeExtendsTargets } from '../config/biome-extends.js';
 import { BIOME_CONFIG_NAMES } from '../config/biome.js';
 import { walkTree } from './walk.js';
 
-export interface DiscoverOptions {
+interface DiscoverOptions {
   /** Bytes per config file. Default 1 MiB. */
   maxBytes?: number;
   /** Directories visited. Default 5000. */

@@ -11,7 +11,7 @@ import { MAX_PIN_SOURCE_BYTES, PIN_SOURCE_FILES } from '../config/pins.js';
 import { isInside, safeRealpath } from './fs/paths.js';
 import { readSmallFile } from './walk.js';
 
-export interface PinFiles {
+interface PinFiles {
   files: ProjectFiles;
   /** Pin files present but not read, with the reason (doctor lists them). */
   ignored: IgnoredItem[];

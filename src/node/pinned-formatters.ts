@@ -24,7 +24,7 @@ import type { Sandbox } from '../core/sandbox.js';
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 
-export interface PinnedFormattersOptions {
+interface PinnedFormattersOptions {
   store?: FormatterStore;
   /** Per formatter call, in the pinned version's worker. */
   timeoutMs: number;
@@ -37,8 +37,8 @@ export interface PinnedFormattersOptions {
 }
 
 export interface PinnedFormatters {
-  /** The pinned version's adapter, or why there is none (yet); starts its fetch when needed. */
   /**
+   * The pinned version's adapter, or why there is none (yet); starts its fetch when needed.
    * `trusted` (the user's explicit choice): a Prettier the project itself installed at the pinned
    * version (`<root>/node_modules/prettier`) runs instead of a fetched one, as prettierd does.
    */

@@ -12,7 +12,7 @@ import { PRETTIER_LANGUAGES, PRETTIER_RANGE_LANGUAGES } from '../formatters/pret
 
 type PrettierModule = typeof import('prettier');
 
-export interface TrustedPrettierOptions {
+interface TrustedPrettierOptions {
   /** Prettier's config cache; default false so config edits are picked up on the next call. */
   useCache?: boolean;
 }

@@ -151,7 +151,7 @@ type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K>
  * the `.ts` sibling is loaded through a bootstrap that registers tsx in the worker first: Node 20
  * does not run `--import` preloads in worker threads.
  */
-export function workerScript(): { script: string | URL; eval: boolean } {
+function workerScript(): { script: string | URL; eval: boolean } {
   const here = import.meta.url;
   if (!here.endsWith('.ts')) return { script: new URL('./format-worker.js', here), eval: false };
   const tsx = import.meta.resolve('tsx/esm/api');

@@ -12,7 +12,7 @@ export interface FileSnapshot {
   gid: number;
 }
 
-export interface ReadOptions {
+interface ReadOptions {
   /**
    * Refuse a file with more than one hard link (untrusted mode): another name of it may be a file
    * outside the project, whose content would then end up in the receipt.
@@ -60,7 +60,7 @@ export async function readSnapshot(abs: string, shown: string, options: ReadOpti
 }
 
 /** Untrusted mode's answer to a file with several hard links (see docs/security.md). */
-export function hardLinkRefusal(shown: string, links: number): FormatboxError {
+function hardLinkRefusal(shown: string, links: number): FormatboxError {
   return refused(shown, `it has ${links} hard links, and another of its names may be a file outside the project; untrusted mode does not read it (trust the project to allow hard-linked files)`);
 }
 

@@ -42,7 +42,7 @@ export interface WriteOptions {
 }
 
 /** `flushed`: the new bytes are on disk (at once, unless `syncLater`). */
-export interface WriteDone {
+interface WriteDone {
   flushed: Promise<void>;
 }
 
@@ -356,7 +356,7 @@ function compareAt(path: string, shown: string, expect: Uint8Array | null): 'sam
   }
 }
 
-export function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
+function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
   if (a === null || b === null) return a === b;
   return a.byteLength === b.byteLength && Buffer.compare(a, b) === 0;
 }

@@ -24,7 +24,7 @@ export function tempPathFor(abs: string, pid = process.pid): string {
 }
 
 /** True for a name formatbox made (valid mac), whatever process made it. */
-export function isTempName(name: string): boolean {
+function isTempName(name: string): boolean {
   const match = TEMP_NAME.exec(name);
   return match !== null && macMatches(name.slice(0, name.length - '-'.length - 16 - '.tmp'.length), match[2]!);
 }

@@ -49,7 +49,7 @@ export interface BwrapOptions {
 
 const SCRATCH_DIR = '/tmp/formatbox';
 /** The working directory of every run that names none: empty, read-only. */
-export const EMPTY_CWD = '/tmp/formatbox-cwd';
+const EMPTY_CWD = '/tmp/formatbox-cwd';
 /** util-linux's prlimit (Debian's essential util-linux package), visible in the sandbox under /usr. */
 const PRLIMIT = '/usr/bin/prlimit';
 const SANDBOX_UID = '65534';

@@ -10,7 +10,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isInside, safeRealpath } from '../fs/paths.js';
 import { binaryNeeds, type BinaryNeeds } from './binary-deps.js';
 
-export interface ResolvedTool {
+interface ResolvedTool {
   /** Real path of the binary. */
   binary: string;
   /**
