@@ -24,7 +24,7 @@ const MAX_PATTERN_CHARS = 1024;
 const cache = new Map<string, RegExp | null>();
 
 /** A globset-style glob as a regular expression over the whole string; null when it is not a valid glob. */
-function globsetRegExp(glob: string): RegExp | null {
+export function globsetRegExp(glob: string): RegExp | null {
   const known = cache.get(glob);
   if (known !== undefined) return known;
   let compiled: RegExp | null = null;
