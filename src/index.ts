@@ -3,8 +3,8 @@
  * No `node:` import anywhere in this graph (build.mjs fails the build otherwise).
  * Wasm is passed in by the host as a `WebAssembly.Module`, bytes, a URL or a Response.
  */
-export { createEngine, DEFAULT_LIMITS } from './core/engine.js';
-export type { Engine, EngineOptions, FormatRequest, AfterEditRequest } from './core/engine.js';
+export { createEngine, DEFAULT_LIMITS } from './engine/engine.js';
+export type { Engine, EngineOptions, FormatRequest, AfterEditRequest } from './engine/engine.js';
 export type { PatchReceipt } from './reconcile/index.js';
 export { applyInput } from './tools/index.js';
 export { unifiedDiff, applyUnifiedDiff } from './core/diff.js';

@@ -13,7 +13,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { resolveLimits } from '../config/limits.js';
 import { messageOf } from '../core/errors.js';
 import { shownPath } from '../core/shown.js';
 import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
@@ -24,7 +24,7 @@ import { applyInput } from '../tools/index.js';
 import { writtenPathsOfPatch } from '../tools/patch/paths.js';
 
 /** `tool.execute.before`/`after`'s first argument. */
-export interface OpencodeToolCall {
+interface OpencodeToolCall {
   tool: string;
   sessionID: string;
   callID: string;
@@ -32,7 +32,7 @@ export interface OpencodeToolCall {
 }
 
 /** `tool.execute.after`'s second argument: `output` is what the model is sent. */
-export interface OpencodeToolResult {
+interface OpencodeToolResult {
   title?: string;
   output: string;
   metadata?: unknown;
@@ -43,7 +43,7 @@ export interface OpencodeHooks {
   'tool.execute.after': (call: OpencodeToolCall, result: OpencodeToolResult) => Promise<void>;
 }
 
-export interface OpencodeHookOptions {
+interface OpencodeHookOptions {
   /** opencode's project directory (the plugin input's `directory`): files outside it are left alone. */
   directory: string;
   handler: RequestHandler;
@@ -69,8 +69,7 @@ interface TouchedFile {
 }
 
 export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks {
-  const budget = options.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars;
-  const maxInputBytes = options.maxInputBytes ?? DEFAULT_LIMITS.maxInputBytes;
+  const { maxDiffChars: budget, maxInputBytes } = resolveLimits(undefined, { maxDiffChars: options.maxDiffChars, maxInputBytes: options.maxInputBytes });
   const pending = new Map<string, TouchedFile[]>();
 
   function readPrior(absolute: string): { prior: string | null | undefined; skip?: string } {

@@ -9,7 +9,7 @@
  * It formats in-process (opencode runs plugins in its own Bun), one warm runtime per project root.
  * This module's only export is the plugin: opencode treats every export of a plugin module as one.
  */
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { resolveLimits } from '../config/limits.js';
 import { messageOf } from '../core/errors.js';
 import type { UserConfig } from '../core/types.js';
 import { createRequestHandler } from '../cli/requests.js';
@@ -22,16 +22,19 @@ interface PluginInput {
 
 async function server(input: PluginInput, options: Record<string, unknown> = {}): Promise<OpencodeHooks & { dispose: () => Promise<void> }> {
   let config: UserConfig | undefined;
+  let limits = resolveLimits(undefined);
   try {
     config = loadUserConfig(typeof options.config === 'string' ? options.config : undefined).config;
+    limits = resolveLimits(config);
   } catch (error) {
+    config = undefined;
     // A broken formatbox.json must not stop opencode: format with the defaults and say why, once.
     process.stderr.write(`formatbox: ${messageOf(error)}; using the default settings\n`);
   }
   const trusted = options.trusted === true;
   const handler = createRequestHandler({ defaultRoot: input.directory, findRoot: true, ...(config ? { config } : {}), ...(trusted ? { trust: 'trusted' as const } : {}) });
-  const maxDiffChars = typeof options.maxDiffChars === 'number' && options.maxDiffChars > 0 ? options.maxDiffChars : (config?.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars);
-  const hooks = createOpencodeHooks({ directory: input.directory, handler, maxDiffChars, ...(config?.maxInputBytes ? { maxInputBytes: config.maxInputBytes } : {}) });
+  const maxDiffChars = typeof options.maxDiffChars === 'number' && options.maxDiffChars > 0 ? options.maxDiffChars : limits.maxDiffChars;
+  const hooks = createOpencodeHooks({ directory: input.directory, handler, maxDiffChars, maxInputBytes: limits.maxInputBytes });
   return { ...hooks, dispose: () => handler.close() };
 }
 

@@ -33,7 +33,7 @@ export function changedEdits(sent: SingleFileInput, now: ToolInput): Array<{ lab
 }
 
 /** Where `text` is in `final` (1-based lines), for a hint when the text itself does not fit. */
-export function linesOf(final: string, text: string): [number, number] | undefined {
+function linesOf(final: string, text: string): [number, number] | undefined {
   const at = text === '' ? -1 : final.indexOf(text);
   if (at < 0) return undefined;
   const first = countNewlines(final, 0, at) + 1;

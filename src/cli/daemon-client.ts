@@ -51,7 +51,7 @@ export class DaemonUnavailable extends Error {
   override name = 'DaemonUnavailable';
 }
 
-export interface CallOptions {
+interface CallOptions {
   paths: DaemonPaths;
   /** How to start the daemon: argv after the Node binary (the CLI entry, `daemon run`, …). */
   startArgs: string[];

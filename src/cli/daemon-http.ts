@@ -19,9 +19,9 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Ports one daemon serves at most (one per settings file that names its own). */
 const MAX_PORTS = 4;
 
-export type ListenResult = { port: number; listening: true } | { port: number; listening: false; error: string };
+type ListenResult = { port: number; listening: true } | { port: number; listening: false; error: string };
 
-export interface HttpHookOptions<Grant> {
+interface HttpHookOptions<Grant> {
   /** What a token grants (the caller's settings), or undefined: refused. */
   authorize(token: string): Grant | undefined;
   /** The hook's JSON answer for one event (`{}` for nothing to say). */

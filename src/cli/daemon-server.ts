@@ -20,7 +20,7 @@ import { lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { resolveLimits } from '../config/limits.js';
 import { FormatboxError, messageOf } from '../core/errors.js';
 import type { UserConfig } from '../core/types.js';
 import { createWorkerPool, type WorkerPool } from '../node/index.js';
@@ -48,7 +48,7 @@ const MAX_GRANTS = 32;
  */
 export const DEFAULT_MAX_RSS_MB = 1024;
 
-export interface DaemonOptions {
+interface DaemonOptions {
   socket: string;
   /** The package version (shown by `daemon status`). */
   version: string;
@@ -282,7 +282,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     const { event, cwd, projectDir } = envelope.hook ?? { event: undefined, cwd: '/' };
     if (!event || typeof event !== 'object' || Array.isArray(event)) return {};
     const withCwd = { cwd, ...(event as ClaudeCodeHookInput) };
-    const maxDiffChars = state.config?.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars;
+    const { maxDiffChars } = resolveLimits(state.config);
     const output = await using(state, () => claudeCodeHook(withCwd, state.handler, projectDir ? { CLAUDE_PROJECT_DIR: projectDir } : {}, { maxDiffChars }));
     return output ? { output } : {};
   }
@@ -299,7 +299,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       return existing;
     }
     const parsed = config?.text !== undefined ? parseUserConfig(config.text, config.file) : undefined;
-    const timeoutMs = parsed?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
+    const { timeoutMs } = resolveLimits(parsed);
     let pool = pools.get(timeoutMs);
     if (!pool && trust !== 'trusted') pools.set(timeoutMs, (pool = createWorkerPool({ timeoutMs })));
     let pinned = pinnedByTimeout.get(timeoutMs);

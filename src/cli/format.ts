@@ -29,7 +29,7 @@ import { languageOf } from '../core/languages.js';
 import type { Receipt } from '../core/types.js';
 import { SKIPPED_DIRS } from '../node/discover.js';
 import { openFormatCache, type FormatCache } from '../node/format-cache.js';
-import { isInside, resolveRoot } from '../node/fs.js';
+import { isInside, resolveRoot } from '../node/fs/paths.js';
 import type { Runtime, RuntimeOptions } from '../node/runtime.js';
 import { readSmallFile, walkTree, type WalkResult } from '../node/walk.js';
 import { openPrecheck, type Precheck, type PrecheckEntry } from '../node/format-precheck.js';

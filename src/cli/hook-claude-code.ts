@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decideRoot, type RootDecision } from './request-root.js';
 import { unifiedDiff } from '../core/diff.js';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { resolveLimits } from '../config/limits.js';
 import { messageOf } from '../core/errors.js';
 import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
 import { rereadHint } from '../reconcile/index.js';
@@ -37,7 +37,7 @@ export interface HookOutput {
 
 const TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
 
-export interface HookOptions {
+interface HookOptions {
   /** The budget for everything after the receipt line (edit blocks, diff, hints). Default: DEFAULT_LIMITS.maxDiffChars. */
   maxDiffChars?: number;
 }
@@ -50,7 +50,7 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
   if (!event || typeof event !== 'object' || Array.isArray(event)) return undefined;
   if (event.hook_event_name !== undefined && event.hook_event_name !== 'PostToolUse') return undefined;
   // Codex's hooks speak this wire format too; its apply_patch is handled apart (hook-codex.ts).
-  if (isCodexPatchEvent(event)) return codexPatchHook({ cwd: process.cwd(), ...event }, handler, options.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars);
+  if (isCodexPatchEvent(event)) return codexPatchHook({ cwd: process.cwd(), ...event }, handler, resolveLimits(undefined, { maxDiffChars: options.maxDiffChars }).maxDiffChars);
   if (typeof event.tool_name !== 'string' || !TOOLS.has(event.tool_name) || !event.tool_input || typeof event.tool_input !== 'object') return undefined;
   const filePath = event.tool_input.file_path;
   if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) return undefined;
@@ -78,7 +78,7 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
     return undefined; // Gone already; nothing to format.
   }
   const prior = priorOf(event, input, written);
-  const budget = options.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars;
+  const budget = resolveLimits(undefined, { maxDiffChars: options.maxDiffChars }).maxDiffChars;
   try {
     const receipt = (prior === undefined
       ? await handler.handle({ root, method: 'format', path })

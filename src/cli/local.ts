@@ -5,12 +5,12 @@
  */
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { resolveLimits } from '../config/limits.js';
 import { claudeCodeHook, type ClaudeCodeHookInput, type HookOutput } from './hook-claude-code.js';
 import { createRequestHandler, type CliResult, type HandlerOptions } from './requests.js';
 import { loadUserConfig } from './user-config.js';
 
-export interface LocalFlags {
+interface LocalFlags {
   root?: string;
   config?: string;
   trusted?: boolean;
@@ -38,7 +38,7 @@ export async function hookLocally(event: unknown, flags: LocalFlags): Promise<Ho
   const options = handlerOptions(flags);
   const handler = createRequestHandler(options);
   try {
-    return await claudeCodeHook(event as ClaudeCodeHookInput, handler, process.env, { maxDiffChars: options.config?.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars });
+    return await claudeCodeHook(event as ClaudeCodeHookInput, handler, process.env, { maxDiffChars: resolveLimits(options.config).maxDiffChars });
   } finally {
     await handler.close();
   }

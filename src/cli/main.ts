@@ -20,7 +20,7 @@ import { stdinRequest, writeStdinResult } from './format-args.js';
 import { DEFAULT_IDLE_MS, runDaemon } from './daemon-server.js';
 import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { resolveLimits } from '../config/limits.js';
 import type { Receipt } from '../core/types.js';
 
 const USAGE = `formatbox — a sandboxed, WebAssembly-first formatter runtime for coding agents
@@ -225,7 +225,7 @@ async function runClaudeCodeHook(options: HandlerOptions, socket: string | undef
     } catch {
       return 0; // Not a hook event: say nothing, never fail the edit.
     }
-    const output = await claudeCodeHook(event as ClaudeCodeHookInput, handler, process.env, { maxDiffChars: options.config?.maxDiffChars ?? DEFAULT_LIMITS.maxDiffChars });
+    const output = await claudeCodeHook(event as ClaudeCodeHookInput, handler, process.env, { maxDiffChars: resolveLimits(options.config).maxDiffChars });
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
     return 0;
   } finally {

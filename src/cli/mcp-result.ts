@@ -16,14 +16,14 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { rereadHint } from '../reconcile/index.js';
 import { changedEdits, clip, editBlock, editsHint, MAX_LINE_CHARS } from './agent-context.js';
 
-export interface McpReplyOptions {
+interface McpReplyOptions {
   /** The budget for everything after the receipt line, in each part. */
   maxDiffChars: number;
   /** Put the file's final text (`content`) into the structured part. */
   includeContent: boolean;
 }
 
-export interface McpReply {
+interface McpReply {
   text: string;
   structured: Record<string, unknown>;
 }

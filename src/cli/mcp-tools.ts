@@ -3,7 +3,7 @@
  * (dist/cli-mcp-tools.js), loaded on the first tool call, so the server answers the handshake
  * having loaded only the MCP SDK.
  */
-export { DEFAULT_LIMITS } from '../core/engine.js';
+export { DEFAULT_LIMITS, resolveLimits } from '../config/limits.js';
 export { mcpReply } from './mcp-result.js';
 export { createRequestHandler } from './requests.js';
 export { loadUserConfig } from './user-config.js';

@@ -68,7 +68,7 @@ const DOCTOR_OUTPUT = {
 } as const;
 
 /** The tools, as `tools/list` shows them. */
-export const MCP_TOOLS = [
+const MCP_TOOLS = [
   {
     name: 'edit',
     description: 'Replace old_string with new_string in a file, then format the file. Returns what is on disk now (the edit as the formatter left it, and any other formatter changes).',
@@ -107,7 +107,7 @@ export const MCP_TOOLS = [
   },
 ] as const;
 
-export interface McpFlags {
+interface McpFlags {
   root?: string;
   config?: string;
   trusted: boolean;
@@ -123,7 +123,7 @@ export async function runMcp(flags: McpFlags): Promise<number> {
       const { config } = tools.loadUserConfig(flags.config);
       // Without --root or client roots: the working directory's project (the containment rule, request-root.ts).
       const requests = tools.createRequestHandler({ defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) });
-      return { requests, ...(config?.maxDiffChars !== undefined ? { maxDiffChars: config.maxDiffChars } : {}) };
+      return { requests, maxDiffChars: tools.resolveLimits(config).maxDiffChars };
     }));
   const server = new Server({ name: 'formatbox', version: formatboxVersion() }, { capabilities: { tools: {} } });
   const fallbackRoot = flags.root !== undefined ? resolve(flags.root) : undefined;
@@ -167,7 +167,7 @@ export async function runMcp(flags: McpFlags): Promise<number> {
   return 0;
 }
 
-export interface McpHandler {
+interface McpHandler {
   requests: RequestHandler;
   /** The user config's, else the engine's default. */
   maxDiffChars?: number;

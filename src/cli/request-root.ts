@@ -20,10 +20,10 @@ import { FormatboxError } from '../core/errors.js';
 import { callerProjectRoot, findProjectRoot, realPathOf, refusedRootReason } from '../node/project-root.js';
 
 /** What a receipt says about a file whose project root could not be found. */
-export const NO_ROOT_REASON = 'no project root found (no VCS root and no formatter config above the file); it was taken relative to the current directory';
+const NO_ROOT_REASON = 'no project root found (no VCS root and no formatter config above the file); it was taken relative to the current directory';
 
 /** A request placed in its root; `noRoot` when none was found and the working directory stood in. */
-export interface PlacedRequest<R> {
+interface PlacedRequest<R> {
   request: R & { root: string };
   noRoot: boolean;
 }

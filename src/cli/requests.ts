@@ -18,11 +18,11 @@ import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import type { Receipt, SingleFileInput, ToolInput, UserConfig } from '../core/types.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { toolKind } from '../tools/index.js';
-import { DEFAULT_LIMITS } from '../core/engine.js';
+import { resolveLimits } from '../config/limits.js';
 import { createRuntime, createWorkerPool, type DoctorReport, type Runtime, type WorkerPool } from '../node/index.js';
 import { allowedRoot, placeRequest, withNoRootReason } from './request-root.js';
 
-export interface CliRequest {
+interface CliRequest {
   id?: unknown;
   method?: 'apply' | 'format' | 'formatText' | 'doctor';
   root?: string;
@@ -38,7 +38,7 @@ export interface CliRequest {
 export type CliResult = Receipt | PatchReceipt | DoctorReport;
 
 /** What `serve` prints for a request that failed: the stable code and a message. */
-export interface CliErrorReply {
+interface CliErrorReply {
   id?: unknown;
   error: { code: string; message: string };
 }
@@ -81,8 +81,9 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     // One worker pool for every root keeps the wasm warm across projects. Trusted mode loads each
     // project's own Prettier config in its worker, so there each runtime has its own pool.
     const shared = options.trust !== 'trusted';
-    if (shared) pool ??= options.pool ?? createWorkerPool({ timeoutMs: options.config?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs });
-    pinned ??= createPinnedFormatters({ timeoutMs: options.config?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs });
+    const { timeoutMs } = resolveLimits(options.config);
+    if (shared) pool ??= options.pool ?? createWorkerPool({ timeoutMs });
+    pinned ??= createPinnedFormatters({ timeoutMs });
     const runtime = createRuntime({
       root,
       pinned,

@@ -21,7 +21,7 @@ import { freshNonce, proofMatches, secretProof } from './user-secret.js';
 
 /** Longest handshake line read (a nonce and a proof are ~130 bytes). */
 const MAX_HANDSHAKE_BYTES = 4096;
-export const HANDSHAKE_TIMEOUT_MS = 5_000;
+const HANDSHAKE_TIMEOUT_MS = 5_000;
 
 /** Throws PATH_REFUSED unless `path` is a socket of this user's (not a symlink, mode 0600) in a private directory. */
 export function checkSocketPath(path: string, uid: number = process.getuid?.() ?? -1): void {

@@ -18,7 +18,7 @@ import { isRecord, parseData } from './data.js';
 import { dirOf, normalisePath } from './paths.js';
 
 /** Whether Biome reads an `extends` entry as a path (else it resolves a package). */
-export function isBiomeExtendsPath(entry: string): boolean {
+function isBiomeExtendsPath(entry: string): boolean {
   return entry.startsWith('.') || entry.startsWith('/') || /\.jsonc?$/.test(entry);
 }
 
@@ -26,7 +26,7 @@ export function isBiomeExtendsPath(entry: string): boolean {
  * The project-relative path an `extends` entry of `configFile` names, or the reason it is not
  * followed (a package, an absolute path, a path out of the root).
  */
-export function resolveBiomeExtends(configFile: string, entry: string): { path: string } | { reason: string } {
+function resolveBiomeExtends(configFile: string, entry: string): { path: string } | { reason: string } {
   if (!isBiomeExtendsPath(entry)) return { reason: 'a package name; packages are never resolved in untrusted mode' };
   if (entry.startsWith('/') || /^[A-Za-z]:[\\/]/.test(entry) || entry.includes('\\') || entry.includes('\0')) return { reason: 'an absolute path; only paths inside the project root are followed' };
   const segments: string[] = dirOf(configFile) === '' ? [] : dirOf(configFile).split('/');
@@ -55,7 +55,7 @@ export function biomeExtendsTargets(configFile: string, text: string): string[] 
   return out;
 }
 
-export interface ExtendedConfig {
+interface ExtendedConfig {
   file: string;
   text: string;
   configuration: Record<string, unknown>;

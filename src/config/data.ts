@@ -81,7 +81,7 @@ function parseUnchecked(text: string, format: DataFormat, limits: DataLimits): u
  * Deepest `[`/`{` nesting outside quoted strings: a cheap check before handing text to a
  * recursive parser. Conservative: comments are not recognised, so brackets in them count too.
  */
-export function bracketDepth(text: string, singleQuotes: boolean): number {
+function bracketDepth(text: string, singleQuotes: boolean): number {
   let depth = 0;
   let deepest = 0;
   let quote = '';
@@ -104,7 +104,7 @@ export function bracketDepth(text: string, singleQuotes: boolean): number {
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** A plain copy of a parsed value, bounded in depth and size, without prototype-polluting keys. */
-export function sanitiseValue(value: unknown, limits: DataLimits = DATA_LIMITS): Parsed {
+function sanitiseValue(value: unknown, limits: DataLimits = DATA_LIMITS): Parsed {
   let nodes = 0;
   const copy = (input: unknown, depth: number): unknown => {
     if (++nodes > limits.maxNodes) throw new LimitError(`more than ${limits.maxNodes} values`);

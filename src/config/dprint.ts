@@ -76,7 +76,7 @@ export function loadDprintConfigs(files: Record<string, string | null>, ignored:
  * dprint's `@checksum` suffix allowed), as a project-relative path; undefined for URLs, absolute
  * paths and paths that leave the project.
  */
-export function localPluginPath(dir: string, entry: string): string | undefined {
+function localPluginPath(dir: string, entry: string): string | undefined {
   const path = entry.replace(/@[0-9a-f]{64}$/i, '');
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.includes('\\') || !path.toLowerCase().endsWith('.wasm')) return undefined;
   const parts: string[] = dir === '' ? [] : dir.split('/');

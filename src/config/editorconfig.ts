@@ -6,9 +6,9 @@
 import { compileGlob, type GlobBudget } from './glob.js';
 import type { IgnoredItem } from '../core/types.js';
 
-export const EDITORCONFIG_LIMITS = { maxSections: 1000, maxLineChars: 4096 };
+const EDITORCONFIG_LIMITS = { maxSections: 1000, maxLineChars: 4096 };
 
-export interface EditorconfigSection {
+interface EditorconfigSection {
   glob: string;
   test: (relativePath: string) => boolean;
   properties: Record<string, string>;

@@ -249,9 +249,9 @@ function tokenize(pattern: string): Token[] {
   return tokens;
 }
 
-/** Thompson-style simulation: a set of token positions, advanced one character at a time. */
 /**
- * The common shapes (`name`, `*.ext`, `prefix*`) are plain string tests; everything else runs the NFA.
+ * The common shapes (`name`, `*.ext`, `prefix*`) are plain string tests; everything else runs the NFA
+ * (a Thompson-style simulation: a set of token positions, advanced one character at a time).
  * Ignore files are mostly these shapes, and every rule is tried on every directory of a path.
  */
 function matcherFor(tokens: Token[]): (path: string) => boolean {

@@ -35,7 +35,7 @@ export interface IgnoreFile {
 }
 
 /** `'git'`: git's and Prettier's reading. `'biome'`: Biome's (see above). */
-export type IgnoreFlavour = 'git' | 'biome';
+type IgnoreFlavour = 'git' | 'biome';
 
 interface IgnoreRule {
   negated: boolean;
@@ -46,12 +46,12 @@ interface IgnoreRule {
 }
 
 /** Lines past this many are not read (reported). */
-export const MAX_IGNORE_LINES = 5000;
+const MAX_IGNORE_LINES = 5000;
 /**
  * Glob tokens per ignore file (over all brace alternatives). Every rule is tried on every directory
  * of a path, so this bounds the work a hostile file can cause; real .gitignores use a few thousand.
  */
-export const MAX_IGNORE_GLOB_SIZE = 20_000;
+const MAX_IGNORE_GLOB_SIZE = 20_000;
 
 /** Parses one ignore file. Patterns the glob compiler refuses are reported in `ignored`. */
 export function parseIgnoreFile(text: string, file: string, dir: string, ignored: IgnoredItem[], flavour: IgnoreFlavour = 'git', budget?: GlobBudget): IgnoreFile {
@@ -61,7 +61,7 @@ export function parseIgnoreFile(text: string, file: string, dir: string, ignored
 }
 
 /** One ignore file as one flavour reads it, with the items that flavour refused. */
-export interface IgnoreFileReading {
+interface IgnoreFileReading {
   file: IgnoreFile;
   ignored: IgnoredItem[];
 }

@@ -16,7 +16,7 @@ import semverValidRange from 'semver/ranges/valid.js';
 import semverCompare from 'semver/functions/compare.js';
 import { isRecord, parseData } from './data.js';
 
-export type PinnedFormatter = 'prettier' | 'biome' | 'ruff' | 'gofmt';
+type PinnedFormatter = 'prettier' | 'biome' | 'ruff' | 'gofmt';
 
 export interface VersionPin {
   formatter: PinnedFormatter;
@@ -32,7 +32,7 @@ export interface VersionPin {
 }
 
 /** The npm package each pinnable JS formatter is installed as: what `node_modules` and lockfiles name. */
-export const PIN_PACKAGES: Readonly<Record<'prettier' | 'biome', string>> = { prettier: 'prettier', biome: '@biomejs/biome' };
+const PIN_PACKAGES: Readonly<Record<'prettier' | 'biome', string>> = { prettier: 'prettier', biome: '@biomejs/biome' };
 
 /** Project-relative files the pins are read from, besides the config files discovery already reads. */
 export const PIN_SOURCE_FILES: readonly string[] = [
@@ -137,7 +137,7 @@ function npmPin(files: Files, formatter: 'prettier' | 'biome', manifest: Manifes
 }
 
 /** The version a lockfile records for `name` (the root's own dependency where the lockfile says which). */
-export function lockedVersion(files: Files, name: string, range?: string): { version: string; source: string } | undefined {
+function lockedVersion(files: Files, name: string, range?: string): { version: string; source: string } | undefined {
   for (const file of ['package-lock.json', 'npm-shrinkwrap.json']) {
     const version = npmLockVersion(files[file], name);
     if (version) return { version, source: file };

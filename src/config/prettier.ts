@@ -88,7 +88,7 @@ export const PRETTIER_PLUGIN_ALLOWLIST: Readonly<Record<string, { package: RegEx
 };
 
 /** The allowlist id of a plugin specifier (`prettier-plugin-java`, `./node_modules/@prettier/plugin-xml/src/plugin.js`, …). */
-export function allowlistedPlugin(specifier: unknown): string | undefined {
+function allowlistedPlugin(specifier: unknown): string | undefined {
   if (typeof specifier !== 'string') return undefined;
   return Object.keys(PRETTIER_PLUGIN_ALLOWLIST).find((id) => new RegExp(`(^|[/:])${PRETTIER_PLUGIN_ALLOWLIST[id]!.package.source}(?=$|[/@])`).test(specifier));
 }
@@ -109,7 +109,7 @@ function listedPlugins(config: Record<string, unknown>): string[] {
   return [...ids];
 }
 
-export interface PrettierOverride {
+interface PrettierOverride {
   /** Patterns without a `/`: Prettier matches them (and every excludeFiles pattern) against the basename. */
   basenameFiles: Array<(path: string) => boolean>;
   /** Patterns with a `/`: matched (with excludeFiles) against the path relative to the config file. */

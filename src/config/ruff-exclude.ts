@@ -12,7 +12,7 @@
 import type { RuffConfigFile } from './ruff.js';
 
 /** Ruff's documented default `exclude`. */
-export const RUFF_DEFAULT_EXCLUDE: readonly string[] = [
+const RUFF_DEFAULT_EXCLUDE: readonly string[] = [
   '.bzr', '.direnv', '.eggs', '.git', '.git-rewrite', '.hg', '.ipynb_checkpoints', '.mypy_cache', '.nox', '.pants.d',
   '.pyenv', '.pytest_cache', '.pytype', '.ruff_cache', '.svn', '.tox', '.venv', '.vscode', '__pypackages__', '_build',
   'buck-out', 'build', 'dist', 'node_modules', 'site-packages', 'venv',

@@ -7,6 +7,7 @@
 import picomatch from 'picomatch';
 import type { FormatterChoice, UserConfig, VersionPolicy } from '../core/types.js';
 import { FormatboxError } from '../core/errors.js';
+import { userLimits } from './limits.js';
 
 export interface UserRule {
   /** The key as written (`python`, `**\/*.rs`). */
@@ -61,9 +62,7 @@ export function normaliseUserConfig(config: UserConfig | undefined, options: { a
     versions: 'prefer-pinned',
   };
   if (typeof out.enabled !== 'boolean') throw invalid('enabled must be a boolean');
-  setNumber(out, 'timeoutMs', c.timeoutMs ?? gateway?.timeoutMs);
-  setNumber(out, 'maxInputBytes', c.maxInputBytes);
-  setNumber(out, 'maxDiffChars', c.maxDiffChars ?? gateway?.maxOutputChars);
+  Object.assign(out, userLimits(c));
   if (c.report !== undefined) {
     if (!['receipt', 'line', 'none'].includes(c.report)) throw invalid(`report must be 'receipt', 'line' or 'none'`);
     out.report = c.report;
@@ -236,12 +235,6 @@ export function splitCommand(line: string, where = 'command'): string[] {
   const operator = argv.find((a) => /^(\||\|\||&&|;|>|>>|<|&)$/.test(a));
   if (operator) throw invalid(`${where}: ${JSON.stringify(operator)} needs a shell, and commands run without one: ${JSON.stringify(line)}`);
   return argv;
-}
-
-function setNumber(out: NormalisedUserConfig, key: 'timeoutMs' | 'maxInputBytes' | 'maxDiffChars', value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw invalid(`${key} must be a positive number`);
-  out[key] = value;
 }
 
 function invalid(message: string): FormatboxError {

@@ -211,7 +211,7 @@ function myers(
 // ---------------------------------------------------------------------------
 // Unified diffs
 
-export interface UnifiedDiffOptions {
+interface UnifiedDiffOptions {
   /** Path shown as `--- a/<path>` / `+++ b/<path>`. Default `file`. */
   path?: string;
   /** Lines of context around each hunk. Default 3. */
@@ -274,7 +274,7 @@ function diffLine(prefix: string, line: string): string {
   return line.endsWith('\n') ? prefix + line : `${prefix}${line}\n\\ No newline at end of file\n`;
 }
 
-export interface DiffHunk {
+interface DiffHunk {
   /** 1-based start line in the old text as written in the header (0 for an empty range at the top). */
   oldStart: number;
   oldLines: string[];

@@ -6,10 +6,10 @@
  */
 
 /** Which OS mechanism isolates the process. */
-export type SandboxKind = 'bwrap' | 'sandbox-exec' | 'none';
+type SandboxKind = 'bwrap' | 'sandbox-exec' | 'none';
 
 /** A file the formatter works on in place: a private copy in the sandbox's writable scratch space. */
-export interface ScratchFile {
+interface ScratchFile {
   /** Base name of the copy (no `/`), e.g. `lib.rs`. Keeping the extension lets tools pick their parser. */
   name: string;
   content: Uint8Array;

@@ -43,9 +43,9 @@ export function shownText(text: string, options: { multiline?: boolean } = {}): 
 }
 
 /** Longest quoted value of a config file kept in a message; a longer one is cut (it may be a secret the file holds). */
-export const MAX_QUOTED_CONFIG_CHARS = 24;
+const MAX_QUOTED_CONFIG_CHARS = 24;
 /** Longest message about a config file. */
-export const MAX_CONFIG_MESSAGE_CHARS = 400;
+const MAX_CONFIG_MESSAGE_CHARS = 400;
 
 /**
  * A message about a config file (the tool's own or formatbox's), as shown: each quoted value cut to

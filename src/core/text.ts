@@ -14,18 +14,18 @@ export function splitBom(text: string): { bom: boolean; body: string } {
 }
 
 /** Puts the BOM back when the original had one (and never doubles it). */
-export function restoreBom(body: string, bom: boolean): string {
+function restoreBom(body: string, bom: boolean): string {
   if (!bom) return body;
   return body.startsWith(BOM) ? body : BOM + body;
 }
 
-export type Eol = '\n' | '\r\n' | '\r';
+type Eol = '\n' | '\r\n' | '\r';
 
 /**
  * The line endings a text uses. `kind` is `none` for a text without any line break;
  * `dominant` is the most frequent ending (ties: LF, then CRLF, then CR), LF when there is none.
  */
-export interface EolProfile {
+interface EolProfile {
   kind: 'none' | 'lf' | 'crlf' | 'cr' | 'mixed';
   dominant: Eol;
   counts: { lf: number; crlf: number; cr: number };
@@ -55,7 +55,7 @@ export function normaliseEol(text: string): string {
 }
 
 /** The BOM-free, LF-only text an adapter gets, plus what is needed to undo both. */
-export interface NormalisedText {
+interface NormalisedText {
   text: string;
   bom: boolean;
   readonly eol: EolProfile;
@@ -86,7 +86,7 @@ export function restoreText(original: string, formattedLf: string): string {
 }
 
 /** `original` is BOM-free; `formattedLf` uses LF only. */
-export function restoreEol(original: string, formattedLf: string): string {
+function restoreEol(original: string, formattedLf: string): string {
   const profile = detectEol(original);
   if (profile.kind === 'none' || profile.kind === 'lf') {
     // A formatter may add line breaks to a one-line file: LF is then the ending.
@@ -124,9 +124,9 @@ export function restoreEol(original: string, formattedLf: string): string {
  * The ending a formatter with `policy` writes for a file whose (BOM-free) text is `original`.
  * `undefined` for `output` (the formatter's text is final).
  */
-export function lineEndingFor(policy: Exclude<LineEndingPolicy, 'output'>, original: string): Eol;
-export function lineEndingFor(policy: LineEndingPolicy, original: string): Eol | undefined;
-export function lineEndingFor(policy: LineEndingPolicy, original: string): Eol | undefined {
+function lineEndingFor(policy: Exclude<LineEndingPolicy, 'output'>, original: string): Eol;
+function lineEndingFor(policy: LineEndingPolicy, original: string): Eol | undefined;
+function lineEndingFor(policy: LineEndingPolicy, original: string): Eol | undefined {
   switch (policy) {
     case 'lf':
       return '\n';
@@ -179,7 +179,7 @@ export function applyLineEnding(original: string, formatted: string, policy: Lin
 }
 
 /** Lines with their endings, where LF, CRLF and a lone CR each end a line. */
-export function splitLinesAnyEol(text: string): string[] {
+function splitLinesAnyEol(text: string): string[] {
   return text.match(/[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$/g) ?? [];
 }
 
@@ -261,7 +261,7 @@ export function byteToUtf16Offset(text: string, byteOffset: number): number {
 export type Sha256Port = (bytes: Uint8Array) => string | Promise<string>;
 
 /** WebCrypto's SHA-256 as lowercase hex. */
-export const webCryptoSha256: Sha256Port = async (bytes) => {
+const webCryptoSha256: Sha256Port = async (bytes) => {
   const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 };

@@ -137,7 +137,7 @@ export function lazy<T>(load: () => Promise<T>): { get(): Promise<T>; reset(): v
 }
 
 /** What `engine.check()` reports for one module that failed to load. */
-export interface WasmProblemDetail {
+interface WasmProblemDetail {
   wasm: string;
   problem: string;
 }

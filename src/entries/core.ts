@@ -2,8 +2,8 @@
  * `formatbox/core`: the engine without any formatter. Pair it with the formatter entries an app uses
  * (`formatbox/biome`, `formatbox/prettier`, …) so nothing else is bundled. No `node:` import.
  */
-export { createEngine, DEFAULT_LIMITS } from '../core/engine.js';
-export type { Engine, EngineOptions, FormatRequest, AfterEditRequest } from '../core/engine.js';
+export { createEngine, DEFAULT_LIMITS } from '../engine/engine.js';
+export type { Engine, EngineOptions, FormatRequest, AfterEditRequest } from '../engine/engine.js';
 export type { PatchReceipt } from '../reconcile/index.js';
 export { applyInput } from '../tools/index.js';
 export { unifiedDiff, applyUnifiedDiff } from '../core/diff.js';

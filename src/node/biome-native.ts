@@ -22,7 +22,7 @@ import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { Sandbox } from '../core/sandbox.js';
 import { messageOf } from '../core/errors.js';
 import { BIOME_VERSION } from '../formatters/biome.js';
-import { isInside } from './fs.js';
+import { isInside } from './fs/paths.js';
 
 /** formatbox's native Biome build. */
 export interface NativeBiome {

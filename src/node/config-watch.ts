@@ -16,15 +16,15 @@ import { CONFIG_FILE_NAMES } from '../config/index.js';
 import { biomeExtendsTargets } from '../config/biome-extends.js';
 import { BIOME_CONFIG_NAMES } from '../config/biome.js';
 import { SKIPPED_DIRS } from './discover.js';
-import { isInside } from './fs.js';
+import { isInside } from './fs/paths.js';
 
 /** Config files larger than this are compared by stat only (discovery does not read them either). */
 const MAX_READ_BYTES = 1024 * 1024;
 
 /** Entries modified this recently (ms) are verified by content on every check. */
-export const RACY_MS = 2000;
+const RACY_MS = 2000;
 
-export interface ConfigWatch {
+interface ConfigWatch {
   /** True when a config file in a directory from the root down to `path`'s changed since the last `reset`. */
   changed(path: string): boolean;
   /** Takes the config files just discovered as the known state. */

@@ -10,12 +10,12 @@ import { constants, promises as fs } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
 import { CODE_CONFIG_FILE_NAMES, CONFIG_FILE_NAMES } from '../config/index.js';
-import { isInside } from './fs.js';
+import { isInside } from './fs/paths.js';
 import { biomeExtendsTargets } from '../config/biome-extends.js';
 import { BIOME_CONFIG_NAMES } from '../config/biome.js';
 import { walkTree } from './walk.js';
 
-export interface DiscoverOptions {
+interface DiscoverOptions {
   /** Bytes per config file. Default 1 MiB. */
   maxBytes?: number;
   /** Directories visited. Default 5000. */

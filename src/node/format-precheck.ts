@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, type BigIntStats } from 'node:fs';
 import type { UserConfig } from '../core/types.js';
 import type { Discovered } from './discover.js';
-import { readUpTo } from './fs.js';
+import { readUpTo } from './fs/read.js';
 import { nodeSha256 } from './hash.js';
 import type { CachedVerdict, FormatCache } from './format-cache.js';
 

@@ -8,10 +8,10 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
 import { MAX_PIN_SOURCE_BYTES, PIN_SOURCE_FILES } from '../config/pins.js';
-import { isInside, safeRealpath } from './fs.js';
+import { isInside, safeRealpath } from './fs/paths.js';
 import { readSmallFile } from './walk.js';
 
-export interface PinFiles {
+interface PinFiles {
   files: ProjectFiles;
   /** Pin files present but not read, with the reason (doctor lists them). */
   ignored: IgnoredItem[];

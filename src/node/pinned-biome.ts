@@ -10,7 +10,7 @@ import type { FormatterAdapter } from '../core/types.js';
 import { workerModuleUrl, workerParams } from './worker-module-url.js';
 import { biomeFormatter, type BiomeBindings } from '../formatters/biome.js';
 
-export function pinnedBiomeFormatter(packageDir: string, version: string): FormatterAdapter {
+function pinnedBiomeFormatter(packageDir: string, version: string): FormatterAdapter {
   return biomeFormatter({
     version,
     // The nodejs build reads and instantiates its wasm when its glue is first required (in this worker).

@@ -10,7 +10,7 @@ import semverMaxSatisfying from 'semver/ranges/max-satisfying.js';
 import semverSatisfies from 'semver/functions/satisfies.js';
 import semverMajor from 'semver/functions/major.js';
 import type { FormatterAdapter } from '../core/types.js';
-import type { PinnedAnswer } from '../core/engine.js';
+import type { PinnedAnswer } from '../engine/engine.js';
 import type { VersionPin } from '../config/pins.js';
 import { messageOf } from '../core/errors.js';
 import { createFormatterStore, type FormatterStore } from './formatter-store/store.js';
@@ -24,7 +24,7 @@ import type { Sandbox } from '../core/sandbox.js';
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 
-export interface PinnedFormattersOptions {
+interface PinnedFormattersOptions {
   store?: FormatterStore;
   /** Per formatter call, in the pinned version's worker. */
   timeoutMs: number;
@@ -37,8 +37,8 @@ export interface PinnedFormattersOptions {
 }
 
 export interface PinnedFormatters {
-  /** The pinned version's adapter, or why there is none (yet); starts its fetch when needed. */
   /**
+   * The pinned version's adapter, or why there is none (yet); starts its fetch when needed.
    * `trusted` (the user's explicit choice): a Prettier the project itself installed at the pinned
    * version (`<root>/node_modules/prettier`) runs instead of a fetched one, as prettierd does.
    */

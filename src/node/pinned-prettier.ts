@@ -11,7 +11,7 @@ import type { FormatterAdapter } from '../core/types.js';
 import { workerModuleUrl, workerParams } from './worker-module-url.js';
 import { prettierFormatter, type PrettierPluginName } from '../formatters/prettier.js';
 
-export function pinnedPrettierFormatter(packageDir: string): FormatterAdapter {
+function pinnedPrettierFormatter(packageDir: string): FormatterAdapter {
   const load = (file: string): Promise<unknown> => import(pathToFileURL(join(packageDir, file)).href);
   return prettierFormatter({
     modules: {

@@ -12,7 +12,7 @@ import { workerModuleUrl, workerParams } from './worker-module-url.js';
 import { ruffFormatter } from '../formatters/ruff.js';
 import type { RuffBindings } from '../formatters/ruff-config-check.js';
 
-export function pinnedRuffFormatter(packageDir: string): FormatterAdapter {
+function pinnedRuffFormatter(packageDir: string): FormatterAdapter {
   return ruffFormatter({
     // The nodejs build reads and instantiates its wasm when its glue is first required (in this worker).
     bindings: async () => createRequire(join(packageDir, 'package.json'))(join(packageDir, 'ruff_wasm.js')) as RuffBindings,

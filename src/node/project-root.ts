@@ -23,7 +23,7 @@ export interface ProjectRoot {
 const VCS_MARKERS = ['.git', '.hg', '.svn', '.jj'];
 
 /** Files whose presence makes a directory a formatter's project (data config files, never read here). */
-export const FORMATTER_CONFIG_MARKERS = [
+const FORMATTER_CONFIG_MARKERS = [
   'biome.json', 'biome.jsonc', '.biome.json', '.biome.jsonc',
   '.prettierrc', '.prettierrc.json', '.prettierrc.yaml', '.prettierrc.yml', '.prettierrc.json5', '.prettierrc.toml',
   '.prettierrc.js', '.prettierrc.cjs', '.prettierrc.mjs', '.prettierrc.ts', 'prettier.config.js', 'prettier.config.cjs', 'prettier.config.mjs', 'prettier.config.ts',

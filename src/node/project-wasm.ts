@@ -20,15 +20,15 @@ import { createFromWasmModule, type Formatter } from '@dprint/formatter';
 import { DEFAULT_WASI_MEMORY_MAX_BYTES, capModuleMemory, loadCapped, resultOf, runWasiCommand } from '../formatters/wasi.js';
 import { dprintConfig, locateDprintError } from '../formatters/dprint-plugin.js';
 import type { DprintConfigFile } from '../config/dprint.js';
-import { resolveInside } from './fs.js';
+import { resolveInside } from './fs/paths.js';
 import type { WorkerPool } from './worker-pool.js';
 
 /** Largest module a config may name: 32 MiB. */
-export const MAX_PROJECT_WASM_BYTES = 32 * 1024 * 1024;
+const MAX_PROJECT_WASM_BYTES = 32 * 1024 * 1024;
 /** The worker adapter that runs a module named in `settings.module`. */
-export const WASI_FILE_ADAPTER = 'wasi-file';
+const WASI_FILE_ADAPTER = 'wasi-file';
 
-export interface ProjectWasmFile {
+interface ProjectWasmFile {
   /** Project-relative path as configured. */
   path: string;
   abs: string;
@@ -45,7 +45,7 @@ interface WasiFileSettings {
 }
 
 /** Reads a module named by config: inside the root, a regular file, at most `maxBytes`. A refusal is a string. */
-export function readProjectWasm(rootReal: string, path: string, maxBytes = MAX_PROJECT_WASM_BYTES): { file: ProjectWasmFile; data: Uint8Array } | { refused: string } {
+function readProjectWasm(rootReal: string, path: string, maxBytes = MAX_PROJECT_WASM_BYTES): { file: ProjectWasmFile; data: Uint8Array } | { refused: string } {
   try {
     const target = resolveInside(rootReal, path);
     const size = statSync(target.abs, { throwIfNoEntry: false })?.size;
@@ -59,11 +59,11 @@ export function readProjectWasm(rootReal: string, path: string, maxBytes = MAX_P
 }
 
 /** How receipts and doctor name a module: `wasi:tools/fmt.wasm`, `sha256:0123456789ab 52311 bytes`. */
-export function wasmFileInfo(file: Pick<ProjectWasmFile, 'path' | 'sha256' | 'bytes'>, via: 'wasi' | 'wasm', prefix: string): FormatterInfo {
+function wasmFileInfo(file: Pick<ProjectWasmFile, 'path' | 'sha256' | 'bytes'>, via: 'wasi' | 'wasm', prefix: string): FormatterInfo {
   return { name: `${prefix}:${file.path}`, version: `sha256:${file.sha256.slice(0, 12)} ${file.bytes} bytes`, via };
 }
 
-export interface ProjectWasmOptions {
+interface ProjectWasmOptions {
   pool: WorkerPool;
   rootReal: string;
   memoryMaxBytes?: number;
@@ -105,10 +105,10 @@ export function projectWasiAdapterFor(options: ProjectWasmOptions): (choice: For
 }
 
 /** The worker adapter that runs a dprint plugin named in `settings.module`. */
-export const DPRINT_FILE_ADAPTER = 'dprint-file';
+const DPRINT_FILE_ADAPTER = 'dprint-file';
 
 /** What a local dprint plugin says about itself (its `getPluginInfo` and file matching). */
-export interface LocalPluginInfo {
+interface LocalPluginInfo {
   name: string;
   version: string;
   configKey: string;

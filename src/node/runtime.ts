@@ -10,7 +10,8 @@
 import { trustedPrettierModuleUrl } from './trusted-prettier.js';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { realpathSync, statSync } from 'node:fs';
-import { createEngine, DEFAULT_LIMITS, type Engine } from '../core/engine.js';
+import { createEngine, type Engine } from '../engine/engine.js';
+import { resolveLimits } from '../config/limits.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { LANGUAGE_BY_EXTENSION } from '../core/languages.js';
 import type {
@@ -36,11 +37,14 @@ import type { PatchReceipt } from '../reconcile/index.js';
 import { discoverProjectFiles } from './discover.js';
 import { pinFilesSignature, readPinFiles } from './pin-files.js';
 import { createPinnedFormatters, type PinnedFormatters } from './pinned-formatters.js';
-import type { VersionReport } from '../core/engine.js';
+import type { VersionReport } from '../engine/engine.js';
 import type { VersionPin } from '../config/pins.js';
 import { findNativeBiome } from './biome-native.js';
 import { createConfigWatch } from './config-watch.js';
-import { flushDirectorySyncs, holdsSync, isInside, readSnapshot, removeFileSync, resolveInside, resolveRoot, stageWrite, sweepTemps, sweepTree, writeAtomic, type FileSnapshot, type ResolvedPath, type StagedWrite } from './fs.js';
+import { flushDirectorySyncs, holdsSync, removeFileSync, stageWrite, writeAtomic, type StagedWrite } from './fs/staged-write.js';
+import { readSnapshot, type FileSnapshot } from './fs/read.js';
+import { isInside, resolveInside, resolveRoot, type ResolvedPath } from './fs/paths.js';
+import { sweepTemps, sweepTree } from './fs/sweep.js';
 import { nodeSha256 } from './hash.js';
 import { PathLocks } from './lock.js';
 import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
@@ -224,15 +228,7 @@ const encoder = new TextEncoder();
 export function createRuntime(options: RuntimeOptions): Runtime {
   const rootReal = resolveRoot(options.root);
   const trust: Trust = options.trust ?? 'untrusted';
-  const limits: Limits = {
-    ...DEFAULT_LIMITS,
-    ...definedOnly({
-      timeoutMs: options.config?.timeoutMs ?? options.config?.format?.timeoutMs,
-      maxInputBytes: options.config?.maxInputBytes,
-      maxDiffChars: options.config?.maxDiffChars,
-    }),
-    ...definedOnly(options.limits ?? {}),
-  };
+  const limits: Limits = resolveLimits(options.config, options.limits);
   const observers = options.observers ?? [];
   const swept = new Set<string>();
   const ownPool = options.pool === undefined;
@@ -936,10 +932,6 @@ function dedupeIgnored(items: IgnoredItem[]): IgnoredItem[] {
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 100) / 100;
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 export type { ProjectFiles, ToolInput };

@@ -20,7 +20,7 @@ import { splitCommand } from '../config/user.js';
 import { resolveRustfmt, resolveSystemTool, resolveUserBinary, type Resolution, type ResolveEnv } from './sandbox/tools.js';
 
 /** A command named by the repo's own config: where it came from, for approval. */
-export interface ProjectCommandChoice {
+interface ProjectCommandChoice {
   command: string | string[];
   project: { file: string; sha256: string };
 }
@@ -35,7 +35,7 @@ export interface ApprovalRequest {
   message: string;
 }
 
-export interface SubprocessOptions {
+interface SubprocessOptions {
   sandbox: Sandbox;
   /** Absolute project root: bound read-only; the formatter's working dir is the file's directory in it. */
   root: string;
@@ -68,7 +68,7 @@ export interface SubprocessFormatters {
 }
 
 /** Adapter names of the native tools (the plain names belong to the in-process builds). */
-export const NATIVE_NAMES = { gofmt: 'gofmt-native', black: 'black', clangFormat: 'clang-format-native' } as const;
+const NATIVE_NAMES = { gofmt: 'gofmt-native', black: 'black', clangFormat: 'clang-format-native' } as const;
 
 export function createSubprocessFormatters(options: SubprocessOptions): SubprocessFormatters {
   const { sandbox, root } = options;

@@ -18,7 +18,7 @@ const KEY_BYTES = 32;
 let key: Buffer | undefined;
 
 /** Where the key lives (exported for doctor/tests). */
-export function tempKeyPath(env: NodeJS.ProcessEnv = process.env): string {
+function tempKeyPath(env: NodeJS.ProcessEnv = process.env): string {
   const state = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(homedir(), '.local', 'state');
   return join(state, 'formatbox', 'temp-key');
 }

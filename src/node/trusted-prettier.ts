@@ -5,14 +5,14 @@
  * This runs code from the repository. It is never used in untrusted mode.
  */
 import { resolve } from 'node:path';
-import { isInside } from './fs.js';
+import { isInside } from './fs/paths.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import { PRETTIER_LANGUAGES, PRETTIER_RANGE_LANGUAGES } from '../formatters/prettier.js';
 
 type PrettierModule = typeof import('prettier');
 
-export interface TrustedPrettierOptions {
+interface TrustedPrettierOptions {
   /** Prettier's config cache; default false so config edits are picked up on the next call. */
   useCache?: boolean;
 }

@@ -19,9 +19,9 @@ import { join, sep } from 'node:path';
 import type { IgnoredItem } from '../core/types.js';
 import { parseIgnoreFile, type IgnoreFile } from '../config/ignore-file.js';
 import { relativeTo } from '../config/paths.js';
-import { isInside } from './fs.js';
+import { isInside } from './fs/paths.js';
 
-export interface WalkOptions {
+interface WalkOptions {
   /** Directories entered. */
   maxDirs: number;
   /** Directory entries looked at, in total. */
@@ -43,7 +43,7 @@ export interface WalkOptions {
 }
 
 /** A file the walk found. */
-export interface WalkedFile {
+interface WalkedFile {
   /** Project-relative POSIX path of the entry (the link's own path for a symlink). */
   rel: string;
   /** Absolute path of the entry. */

@@ -88,6 +88,8 @@ export interface PoolEvent {
 }
 
 export interface PoolStats {
+  /** The per-call limit at which this pool stops a worker (its `timeoutMs` option). */
+  timeoutMs: number;
   spawned: number;
   timeouts: number;
   memoryStops: number;
@@ -112,19 +114,34 @@ interface Job {
   resolve: (reply: Extract<WorkerReply, { type: 'result' }>['result']) => void;
 }
 
+/** The worker's call: reserved (`dispatchedAt` 0) until the worker is ready, then running with its timers. */
+type ActiveJob = Job & { id: number; dispatchedAt: number; rssAtStart: number; timer?: ReturnType<typeof setTimeout>; watch?: ReturnType<typeof setInterval> };
+/**
+ * One call already sent to the worker while `job` runs, so the worker goes on without waiting for
+ * this thread. Its timers start when it becomes `job`; if the worker ends first, it is queued again.
+ */
+type AheadJob = Job & { id: number };
+/** Why the pool itself is ending a worker (timeout, budget, recycle, close, or a crash it saw). */
+interface Ending {
+  kind: PoolEvent['kind'];
+  result?: AdapterResult;
+}
+
+/**
+ * One worker place of the pool. `starting`: spawned, not yet ready (a call may be reserved for it);
+ * `idle`: ready, no call; `busy`: running `job` (reserved while `dispatchedAt` is 0), maybe with one
+ * call sent ahead; `ending`: being stopped, its calls resolved or queued again when it exits.
+ */
+type SlotState =
+  | { state: 'empty' }
+  | { state: 'starting'; worker: Worker; ready: Promise<AdapterMeta[]>; job?: ActiveJob }
+  | { state: 'idle'; worker: Worker; ready: Promise<AdapterMeta[]> }
+  | { state: 'busy'; worker: Worker; ready: Promise<AdapterMeta[]>; job: ActiveJob; next?: AheadJob }
+  | { state: 'ending'; worker: Worker; ready: Promise<AdapterMeta[]>; ending: Ending; job?: ActiveJob; next?: AheadJob };
+
+/** A slot's state is replaced whole on each transition; handlers and timers hold the slot. */
 interface Slot {
-  worker?: Worker;
-  ready?: Promise<AdapterMeta[]>;
-  /** The worker has said it is ready. */
-  started?: boolean;
-  /**
-   * One call already sent to the worker while `job` runs, so the worker goes on without waiting for
-   * this thread. Its timers start when it becomes `job`; if the worker ends first, it is queued again.
-   */
-  next?: Job & { id: number };
-  job?: Job & { id: number; dispatchedAt: number; rssAtStart: number; timer?: ReturnType<typeof setTimeout>; watch?: ReturnType<typeof setInterval> };
-  /** Set when the pool itself is ending this worker (timeout, budget, recycle, close). */
-  ending?: { kind: PoolEvent['kind']; result?: AdapterResult };
+  current: SlotState;
 }
 
 type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
@@ -134,7 +151,7 @@ type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K>
  * the `.ts` sibling is loaded through a bootstrap that registers tsx in the worker first: Node 20
  * does not run `--import` preloads in worker threads.
  */
-export function workerScript(): { script: string | URL; eval: boolean } {
+function workerScript(): { script: string | URL; eval: boolean } {
   const here = import.meta.url;
   if (!here.endsWith('.ts')) return { script: new URL('./format-worker.js', here), eval: false };
   const tsx = import.meta.resolve('tsx/esm/api');
@@ -168,9 +185,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const memoryBudget = (options.memoryBudgetMb ?? 1024) * 1024 * 1024;
   const recycleBytes = (options.recycleMb ?? 768) * 1024 * 1024;
   const init: WorkerInit = { builtins: options.builtins ?? true, modules: (options.modules ?? []).map((m) => String(m instanceof URL ? m.href : m)), compiled: {} };
-  const slots: Slot[] = Array.from({ length: size }, () => ({}));
+  const slots: Slot[] = Array.from({ length: size }, (): Slot => ({ current: { state: 'empty' } }));
   const queue: Job[] = [];
-  const stats: PoolStats = { spawned: 0, timeouts: 0, memoryStops: 0, crashes: 0, recycled: 0, calls: 0, wasmCompiles: 0 };
+  const stats: PoolStats = { timeoutMs: options.timeoutMs, spawned: 0, timeouts: 0, memoryStops: 0, crashes: 0, recycled: 0, calls: 0, wasmCompiles: 0 };
   let nextId = 1;
   let closed = false;
   let meta: Promise<AdapterMeta[]> | undefined;
@@ -186,15 +203,19 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     const worker = new Worker(script, { eval: isEval, workerData: init, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
     stats.spawned++;
     emit({ kind: 'spawn' });
-    slot.worker = worker;
-    slot.ending = undefined;
     let started = false;
-    slot.ready = new Promise<AdapterMeta[]>((resolve, reject) => {
+    const ready = new Promise<AdapterMeta[]>((resolve, reject) => {
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
           started = true;
-          slot.started = true;
-          if (!slot.job) worker.unref();
+          const now = slot.current;
+          if (now.state === 'starting' && now.worker === worker) {
+            if (now.job) slot.current = { state: 'busy', worker, ready: now.ready, job: now.job };
+            else {
+              slot.current = { state: 'idle', worker, ready: now.ready };
+              worker.unref();
+            }
+          }
           resolve(reply.adapters);
         } else if (reply.type === 'compiled') {
           init.compiled[reply.name] = reply.module;
@@ -209,26 +230,22 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       });
       worker.on('error', (error) => {
         reject(error);
-        if (slot.worker !== worker) return;
+        if (workerOf(slot) !== worker) return;
         // Uncaught in the worker, or ERR_WORKER_OUT_OF_MEMORY: the worker is gone.
         const message = /OUT_OF_MEMORY|out of memory/i.test(`${(error as NodeJS.ErrnoException).code ?? ''} ${error.message}`)
           ? 'the formatter ran out of memory (JS heap limit) and was stopped'
           : `the formatter worker crashed: ${error.message}`;
-        slot.ending ??= { kind: 'crash', result: { kind: 'error', message } };
+        beginEnding(slot, { kind: 'crash', result: { kind: 'error', message } });
       });
       worker.on('exit', () => {
         reject(new Error('the formatter worker exited before it was ready'));
         compilerGone(worker);
-        if (slot.worker !== worker) return;
-        const ending = slot.ending ?? { kind: 'crash' as const, result: { kind: 'error' as const, message: 'the formatter worker exited unexpectedly' } };
-        const job = slot.job;
-        const next = slot.next;
-        slot.worker = undefined;
-        slot.ready = undefined;
-        slot.started = false;
-        slot.job = undefined;
-        slot.next = undefined;
-        slot.ending = undefined;
+        const now = slot.current;
+        if (now.state === 'empty' || now.worker !== worker) return;
+        const ending = now.state === 'ending' ? now.ending : { kind: 'crash' as const, result: { kind: 'error' as const, message: 'the formatter worker exited unexpectedly' } };
+        const job = now.state === 'idle' ? undefined : now.job;
+        const next = now.state === 'busy' || now.state === 'ending' ? now.next : undefined;
+        slot.current = { state: 'empty' };
         // The call sent ahead never started: it goes back to the front of the queue.
         if (next) queue.unshift({ message: next.message, resolve: next.resolve });
         if (job) {
@@ -243,8 +260,27 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         pump();
       });
     });
-    slot.ready.catch(() => undefined);
-    return slot.ready;
+    ready.catch(() => undefined);
+    slot.current = { state: 'starting', worker, ready };
+    return ready;
+  }
+
+  function workerOf(slot: Slot): Worker | undefined {
+    return slot.current.state === 'empty' ? undefined : slot.current.worker;
+  }
+
+  /** The pool stops this worker: its calls wait in the `ending` state for the worker's exit. A second reason does not replace the first. */
+  function beginEnding(slot: Slot, ending: Ending): void {
+    const now = slot.current;
+    if (now.state === 'empty' || now.state === 'ending') return;
+    slot.current = {
+      state: 'ending',
+      worker: now.worker,
+      ready: now.ready,
+      ending,
+      ...(now.state !== 'idle' && now.job ? { job: now.job } : {}),
+      ...(now.state === 'busy' && now.next ? { next: now.next } : {}),
+    };
   }
 
   /**
@@ -280,62 +316,66 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   }
 
   function onResult(slot: Slot, worker: Worker, reply: Extract<WorkerReply, { type: 'result' }>): void {
-    const job = slot.job;
-    if (!job || job.id !== reply.id || slot.ending) return;
+    const now = slot.current;
+    if (now.state !== 'busy' || now.worker !== worker || now.job.id !== reply.id) return;
+    const { job, next, ready } = now;
     clearJobTimers(job);
-    slot.job = undefined;
     job.resolve(reply.result);
     const overBudget = reply.memory.heapUsed + reply.memory.external > recycleBytes;
     if (reply.poisoned || overBudget) {
       stats.recycled++;
       emit({ kind: 'recycle', detail: reply.poisoned ? 'wasm trapped or panicked' : `memory ${Math.round((reply.memory.heapUsed + reply.memory.external) / 1048576)} MB over budget` });
-      slot.ending = { kind: 'recycle' };
+      slot.current = { state: 'ending', worker, ready, ending: { kind: 'recycle' }, ...(next ? { next } : {}) };
       void worker.terminate();
       return; // 'exit' queues the call sent ahead again and pumps the queue
     }
     // The worker runs calls in order: the one sent ahead has started.
-    const next = slot.next;
-    slot.next = undefined;
-    if (next) startJob(slot, worker, { ...next, dispatchedAt: 0, rssAtStart: 0 });
-    else worker.unref();
+    if (next) startJob(slot, worker, ready, { ...next, dispatchedAt: 0, rssAtStart: 0 });
+    else {
+      slot.current = { state: 'idle', worker, ready };
+      worker.unref();
+    }
     pump();
   }
 
-  function clearJobTimers(job: NonNullable<Slot['job']>): void {
+  function clearJobTimers(job: ActiveJob): void {
     if (job.timer) clearTimeout(job.timer);
     if (job.watch) clearInterval(job.watch);
   }
 
   function stop(slot: Slot, kind: 'timeout' | 'memory', result: AdapterResult): void {
-    if (!slot.worker || slot.ending) return;
-    slot.ending = { kind, result };
+    const now = slot.current;
+    if (now.state === 'empty' || now.state === 'ending') return;
+    beginEnding(slot, { kind, result });
     if (kind === 'timeout') stats.timeouts++;
     else stats.memoryStops++;
-    void slot.worker.terminate();
+    void now.worker.terminate();
   }
 
   function pump(): void {
     if (closed) return;
     for (const slot of slots) {
       if (queue.length === 0) return;
-      if (slot.job || slot.ending) continue;
+      const now = slot.current;
+      if (now.state === 'busy' || now.state === 'ending' || (now.state === 'starting' && now.job)) continue;
       const job = queue.shift()!;
       void dispatch(slot, job);
     }
     // Every worker busy: send each started one its next call ahead of time.
     for (const slot of slots) {
       if (queue.length === 0) return;
-      if (!slot.job || slot.next || slot.ending || !slot.started || !slot.worker || slot.job.dispatchedAt === 0) continue;
+      const now = slot.current;
+      if (now.state !== 'busy' || now.next || now.job.dispatchedAt === 0) continue;
       const job = queue.shift()!;
       const id = nextId++;
-      slot.next = { ...job, id };
-      slot.worker.postMessage({ ...job.message, id } as WorkerRequest);
+      slot.current = { ...now, next: { ...job, id } };
+      now.worker.postMessage({ ...job.message, id } as WorkerRequest);
     }
   }
 
   /** `job` becomes the worker's running call: timeout and memory watch from now. */
-  function startJob(slot: Slot, worker: Worker, active: NonNullable<Slot['job']>): void {
-    slot.job = active;
+  function startJob(slot: Slot, worker: Worker, ready: Promise<AdapterMeta[]>, active: ActiveJob): void {
+    slot.current = { state: 'busy', worker, ready, job: active };
     stats.calls++;
     worker.ref();
     active.dispatchedAt = performance.now();
@@ -352,23 +392,33 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   async function dispatch(slot: Slot, job: Job): Promise<void> {
     const id = nextId++;
     // Reserve the slot before awaiting the worker's start.
-    const active: NonNullable<Slot['job']> = { ...job, id, dispatchedAt: 0, rssAtStart: 0 };
-    slot.job = active;
+    const active: ActiveJob = { ...job, id, dispatchedAt: 0, rssAtStart: 0 };
+    let reserved: Worker | undefined;
     try {
-      await (slot.worker && slot.ready ? slot.ready : spawn(slot));
+      reserved = reserve(slot, active);
+      await (slot.current.state === 'empty' ? undefined : slot.current.ready);
     } catch (error) {
-      if (slot.job === active) slot.job = undefined;
-      slot.worker = undefined;
-      slot.ready = undefined;
+      // The worker could not start: the slot is empty again (its exit, if it comes, finds another worker or none).
+      if (reserved && workerOf(slot) === reserved) slot.current = { state: 'empty' };
       job.resolve({ kind: 'error', message: messageOf(error) });
       pump();
       return;
     }
-    const worker = slot.worker;
-    if (!worker || slot.job !== active) return;
-    startJob(slot, worker, active);
-    worker.postMessage({ ...job.message, id } as WorkerRequest);
+    const now = slot.current;
+    if (now.state !== 'busy' || now.job !== active) return;
+    startJob(slot, now.worker, now.ready, active);
+    now.worker.postMessage({ ...job.message, id } as WorkerRequest);
     pump(); // calls waiting behind this one can now be sent ahead
+  }
+
+  /** Reserves the slot for `active` before its worker is awaited (spawning one when the slot is empty); returns that worker. */
+  function reserve(slot: Slot, active: ActiveJob): Worker {
+    if (slot.current.state === 'empty') spawn(slot);
+    const now = slot.current;
+    if (now.state === 'starting') slot.current = { ...now, job: active };
+    else if (now.state === 'idle') slot.current = { state: 'busy', worker: now.worker, ready: now.ready, job: active };
+    else throw new Error(`a call was given a ${now.state} worker`);
+    return now.worker;
   }
 
   function enqueue(message: Job['message']): Promise<Job extends { resolve: (r: infer R) => void } ? R : never> {
@@ -417,8 +467,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         const slot = slots[0]!;
         // A pool of several workers serves batches: start them all now, so the others load while the
         // first one starts instead of behind the first calls queued to them.
-        for (const other of slots.slice(1)) if (!other.worker && !closed) spawn(other).catch(() => undefined);
-        if (slot.worker && slot.ready) return slot.ready;
+        for (const other of slots.slice(1)) if (other.current.state === 'empty' && !closed) spawn(other).catch(() => undefined);
+        if (slot.current.state !== 'empty') return slot.current.ready;
         return spawn(slot);
       })().catch((error: unknown) => {
         meta = undefined;
@@ -433,14 +483,17 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       closed = true;
       for (const job of queue.splice(0)) job.resolve({ kind: 'error', message: 'the runtime is closed' });
       for (const slot of slots) {
-        slot.next?.resolve({ kind: 'error', message: 'the runtime is closed' });
-        slot.next = undefined;
+        const now = slot.current;
+        if ((now.state === 'busy' || now.state === 'ending') && now.next) {
+          now.next.resolve({ kind: 'error', message: 'the runtime is closed' });
+          slot.current = { ...now, next: undefined };
+        }
       }
       await Promise.all(
         slots.map(async (slot) => {
-          const worker = slot.worker;
+          const worker = workerOf(slot);
           if (!worker) return;
-          slot.ending ??= { kind: 'recycle', result: { kind: 'error', message: 'the runtime is closed' } };
+          beginEnding(slot, { kind: 'recycle', result: { kind: 'error', message: 'the runtime is closed' } });
           await worker.terminate();
         }),
       );

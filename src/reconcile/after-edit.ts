@@ -224,6 +224,6 @@ async function afterPatch(deps: AfterEditDeps, request: AfterEditRequest & { inp
 }
 
 /** Said when an operation overwrote an existing file (Add File over it, Move to it), as Codex does. */
-export function replacedNote(replaced: { path: string; bytes: number }): string {
+function replacedNote(replaced: { path: string; bytes: number }): string {
   return `replaced: ${replaced.path} already existed (${replaced.bytes} bytes) and was overwritten`;
 }

@@ -34,7 +34,7 @@ export function rereadHint(path: string, before: string, after: string): string 
   return `the formatter changed more than fits here; reread ${ranges.length === 1 && !named.includes('-') ? 'line' : 'lines'} ${named} of ${shownPath(path)}`;
 }
 
-export interface NoteParts {
+interface NoteParts {
   line: string;
   report: 'receipt' | 'line' | 'none';
   path: string;

@@ -23,7 +23,7 @@ export function toolKind(input: ToolInput): ToolKind {
 }
 
 /** The edits of an edit or multiEdit input. */
-export function editsOf(input: SingleFileInput): EditInput[] {
+function editsOf(input: SingleFileInput): EditInput[] {
   const kind = toolKind(input);
   if (kind === 'edit') return [input as EditInput];
   if (kind === 'multiEdit') {

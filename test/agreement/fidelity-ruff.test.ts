@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import init, { PositionEncoding, Workspace } from '@astral-sh/ruff-wasm-web';
 import * as ruffFmt from '@wasm-fmt/ruff_fmt/node';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
 import { RUFF_PYTHON_VERSIONS, minimumPythonVersion } from '../../src/config/ruff.js';
 import type { ProjectFiles } from '../../src/core/types.js';

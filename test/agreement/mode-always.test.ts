@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import * as prettier from 'prettier';
 import * as phpPlugin from '@prettier/plugin-php';
 import xmlPlugin from '@prettier/plugin-xml';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { LANGUAGE_BY_EXTENSION } from '../../src/core/languages.js';
 import { createBuiltinAdapters, resolvePackageFile } from '../../src/node/builtins.js';
 

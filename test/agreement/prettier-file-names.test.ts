@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import * as prettier from 'prettier';
 import { PRETTIER_FILE_NAMES } from '../../src/core/prettier-file-names.js';
 import { languageOf } from '../../src/core/languages.js';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
 
 /** Prettier's language names as formatbox's language ids. */

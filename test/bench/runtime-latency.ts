@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { createRuntime, createWorkerPool } from '../../src/node/index.js';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../src/config/index.js';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { nodeSha256 } from '../../src/node/hash.js';
 import { recordResult } from './report.js';
 

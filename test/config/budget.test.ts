@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileGlob, ConfigBudget, globCost, GLOB_LIMITS, loadProjectConfig, MAX_UNTRUSTED_INDENT, normaliseUserConfig, readIgnoreFile, selectFormatter } from '../../src/config/index.js';
 import { expandBraces, type GlobCost } from '../../src/config/glob.js';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { maxOutputBytes, outputOverCap } from '../../src/core/output-cap.js';
 import type { AdapterRequest, FormatterAdapter } from '../../src/core/types.js';
 import { prettierFormatter } from '../../src/formatters/prettier.js';

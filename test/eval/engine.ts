@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createEngine, type Engine } from '../../src/core/engine.js';
+import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { prettierFormatter } from '../../src/formatters/prettier.js';
 import { ruffFormatter } from '../../src/formatters/ruff.js';
 import { gofmtFormatter } from '../../src/formatters/gofmt.js';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { SH_SYNTAX_PACKAGE_VERSION, shfmtFormatter, shfmtOptions } from '../../src/formatters/shfmt.js';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
 
 const shfmt = shfmtFormatter({ wasm: async () => readFileSync('node_modules/sh-syntax/main.wasm') });

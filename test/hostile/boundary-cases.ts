@@ -10,12 +10,12 @@ import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, openSync, rea
 import { dirname, join, resolve } from 'node:path';
 import { createRuntime, type Runtime, type WriteObserver } from '../../src/node/index.js';
 import { isFormatboxError } from '../../src/core/errors.js';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { hasUnsafeCharacters, shownPath } from '../../src/core/shown.js';
 import { bwrapSandbox } from '../../src/node/sandbox/index.js';
 import { resolveUserBinary } from '../../src/node/sandbox/tools.js';
 import { commandFormatter } from '../../src/formatters/command.js';
-import { tempPathFor } from '../../src/node/fs.js';
+import { tempPathFor } from '../../src/node/fs/sweep.js';
 import type { Receipt } from '../../src/core/types.js';
 
 export interface BoundaryContext {

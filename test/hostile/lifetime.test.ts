@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { callDaemon, askRunningDaemon, type DaemonEnvelope } from '../../src/cli/daemon-client.js';
 import { daemonPaths } from '../../src/cli/daemon-paths.js';
 import { processAlive } from '../../src/node/process-alive.js';
-import { sweepTemps, tempNameFor } from '../../src/node/fs.js';
+import { sweepTemps, tempNameFor } from '../../src/node/fs/sweep.js';
 import { cleanUp, installCopy, isolatedEnv, project } from '../cli/built-cli.js';
 import { runBounded } from './bounded.js';
 

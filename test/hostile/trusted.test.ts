@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { discoverProjectFiles } from '../../src/node/discover.js';
 import { trustedPrettierFormatter } from '../../src/node/trusted-prettier.js';
 import { prettierFormatter } from '../../src/formatters/prettier.js';

@@ -5,7 +5,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isFormatboxError } from '../../src/core/errors.js';
-import { readSnapshot, resolveInside, resolveRoot, stageWrite, sweepTemps, tempPathFor, writeAtomic } from '../../src/node/fs.js';
+import { readSnapshot } from '../../src/node/fs/read.js';
+import { resolveInside, resolveRoot } from '../../src/node/fs/paths.js';
+import { stageWrite, writeAtomic } from '../../src/node/fs/staged-write.js';
+import { sweepTemps, tempPathFor } from '../../src/node/fs/sweep.js';
 
 function tempRoot(): string {
   return resolveRoot(mkdtempSync(join(tmpdir(), 'fb-fs-')));

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRuntime } from '../../src/node/index.js';
-import { stageWrite } from '../../src/node/fs.js';
+import { stageWrite } from '../../src/node/fs/staged-write.js';
 import { isFormatboxError } from '../../src/core/errors.js';
 
 const root = process.argv[2]!;

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { afterEdit, type PatchReceipt } from '../../src/reconcile/index.js';
 import { applyInput, applyPatchText } from '../../src/tools/index.js';
 import { applyUnifiedDiff } from '../../src/core/diff.js';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import type { Receipt, SingleFileInput, EditInput, MultiEditInput } from '../../src/core/types.js';
 import { formatWith, realAdapters } from './real-formatters.js';
 

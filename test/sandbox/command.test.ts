@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { commandFormatter, hasFilePlaceholder, templateArgv } from '../../src/formatters/command.js';
 import { noSandbox } from '../../src/node/sandbox/none.js';
 import { detectSandbox } from '../../src/node/sandbox/index.js';

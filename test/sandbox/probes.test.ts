@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:net';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { createSubprocessFormatters } from '../../src/node/subprocess.js';
 import type { Receipt } from '../../src/core/types.js';
 import { pidsLimitAvailable } from '../../src/node/sandbox/cgroup.js';

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../src/config/index.js';
 import { createSubprocessFormatters } from '../../src/node/subprocess.js';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import type { FormatterAdapter, ProjectFiles } from '../../src/core/types.js';
 import { missing, rustfmt, sandbox, tempProject } from './helpers.js';
 import { rustCrates, type Crate } from './crates.js';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime } from '../../src/node/index.js';
-import { createEngine } from '../../src/core/engine.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { createBuiltinAdapters, resolvePackageFile } from '../../src/node/builtins.js';
 
 const JSON_PLUGIN = resolvePackageFile('@dprint/json/plugin.wasm');

@@ -15,7 +15,7 @@ import { readJson, type AgentSetup, type InitOptions } from './types.js';
 const MATCHER = 'Edit|MultiEdit|Write';
 
 /** A per-user default, so two users of one machine do not ask for the same port. */
-export function defaultHookPort(uid: number = process.getuid?.() ?? 0): number {
+function defaultHookPort(uid: number = process.getuid?.() ?? 0): number {
   return 41_000 + (uid % 8_000);
 }
 
@@ -29,7 +29,7 @@ const isOurCommand = (hook: unknown, what: string) => typeof (hook as { command?
 const isOurUrl = (hook: unknown) => typeof (hook as { url?: unknown })?.url === 'string' && (hook as { url: string }).url.includes(HTTP_HOOK_PATH);
 const groupHas = (group: unknown, test: (hook: unknown) => boolean) => Array.isArray((group as { hooks?: unknown })?.hooks) && ((group as { hooks: unknown[] }).hooks).some(test);
 
-export function claudeCodeChanges(options: InitOptions): FileChange[] {
+function claudeCodeChanges(options: InitOptions): FileChange[] {
   const files = settingsFiles(options);
   const port = options.port ?? defaultHookPort();
   const ours = (group: unknown) => groupHas(group, (h) => isOurCommand(h, 'hook claude-code') || isOurUrl(h));

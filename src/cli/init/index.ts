@@ -18,9 +18,9 @@ import { applyChanges } from './files.js';
 import { opencode } from './opencode.js';
 import type { AgentSetup, InitOptions } from './types.js';
 
-export const AGENTS: readonly AgentSetup[] = [claudeCode, codex, opencode, cursor];
+const AGENTS: readonly AgentSetup[] = [claudeCode, codex, opencode, cursor];
 
-export const INIT_USAGE = `usage: formatbox init claude-code|codex|opencode|cursor [--user|--project] [options]
+const INIT_USAGE = `usage: formatbox init claude-code|codex|opencode|cursor [--user|--project] [options]
 
 Writes what the agent needs to use formatbox, merged into its config files (nothing the user set is
 replaced; each change is shown as a diff; a second run changes nothing).
@@ -33,7 +33,7 @@ claude-code only:
   --port N       the http hook's loopback port (default: per user, ${41_000}+uid%8000)
   --mcp          also the MCP server and the permission rule for its tools`;
 
-export function baseOptions(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Omit<InitOptions, 'scope'> {
+function baseOptions(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Omit<InitOptions, 'scope'> {
   const root = findProjectRoot(resolve(cwd, 'x'), { cwd })?.root ?? cwd;
   return {
     home: env.HOME || homedir(),

@@ -11,7 +11,7 @@ import { jsonChange } from './files.js';
 import { readJson, type AgentSetup, type InitOptions } from './types.js';
 
 /** opencode's built-in formatters that cover what formatbox formats. */
-export const OVERLAPPING_FORMATTERS = ['prettier', 'biome', 'oxfmt', 'gofmt', 'ruff', 'uv', 'clang-format', 'shfmt', 'rustfmt'];
+const OVERLAPPING_FORMATTERS = ['prettier', 'biome', 'oxfmt', 'gofmt', 'ruff', 'uv', 'clang-format', 'shfmt', 'rustfmt'];
 
 function configFile(options: Pick<InitOptions, 'home' | 'root'>, scope: 'user' | 'project', env: NodeJS.ProcessEnv = process.env): string {
   const dir = scope === 'user' ? join(env.XDG_CONFIG_HOME || join(options.home, '.config'), 'opencode') : options.root;
@@ -20,7 +20,7 @@ function configFile(options: Pick<InitOptions, 'home' | 'root'>, scope: 'user' |
 }
 
 /** The plugin file next to this bundle (dist/opencode-plugin.js of the installed package). */
-export function pluginPath(): string {
+function pluginPath(): string {
   return fileURLToPath(new URL('./opencode-plugin.js', import.meta.url));
 }
 
@@ -29,7 +29,7 @@ export function pluginPath(): string {
  * directory through its `./server` export (the plugin), which is how the end-to-end test loads it;
  * a bare file path would be taken for a package name.
  */
-export function pluginEntry(): string {
+function pluginEntry(): string {
   return pathToFileURL(dirname(dirname(pluginPath()))).href;
 }
 

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-export const DEFAULT_REGISTRY = 'https://registry.npmjs.org/';
+const DEFAULT_REGISTRY = 'https://registry.npmjs.org/';
 
 export interface RegistryChoice {
   /** Always ends with `/`. */

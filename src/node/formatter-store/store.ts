@@ -21,7 +21,7 @@ import { readPackageTarball, TAR_LIMITS, type TarLimits } from './tar.js';
 import { userRegistryFor, type RegistryChoice } from './registry.js';
 
 /** The packages the store fetches: the builds formatbox can run at another version. */
-export const STORE_PACKAGES: ReadonlySet<string> = new Set([
+const STORE_PACKAGES: ReadonlySet<string> = new Set([
   'prettier',
   '@biomejs/wasm-nodejs',
   '@biomejs/wasm-web',
@@ -31,14 +31,14 @@ export const STORE_PACKAGES: ReadonlySet<string> = new Set([
   '@astral-sh/ruff-wasm-web',
 ]);
 
-export interface StoreLimits extends TarLimits {
+interface StoreLimits extends TarLimits {
   /** The whole fetch (packument and tarball). */
   downloadMs: number;
   maxPackumentBytes: number;
   maxTarballBytes: number;
 }
 
-export const STORE_LIMITS: StoreLimits = { ...TAR_LIMITS, downloadMs: 120_000, maxPackumentBytes: 64 * 1024 * 1024, maxTarballBytes: 96 * 1024 * 1024 };
+const STORE_LIMITS: StoreLimits = { ...TAR_LIMITS, downloadMs: 120_000, maxPackumentBytes: 64 * 1024 * 1024, maxTarballBytes: 96 * 1024 * 1024 };
 
 export interface StoredPackage {
   name: string;
@@ -48,13 +48,13 @@ export interface StoredPackage {
   integrity: string;
 }
 
-export type StoreState =
+type StoreState =
   | { state: 'ready'; stored: StoredPackage }
   | { state: 'fetching' }
   | { state: 'failed'; reason: string }
   | { state: 'absent' };
 
-export interface PublishedVersions {
+interface PublishedVersions {
   versions: string[];
   latest?: string;
 }
@@ -74,7 +74,7 @@ export interface FormatterStore {
   registryFor(name: string): RegistryChoice;
 }
 
-export interface StoreOptions {
+interface StoreOptions {
   /** Default: `$XDG_CACHE_HOME/formatbox/formatters` (or ~/.cache/…). */
   dir?: string;
   env?: NodeJS.ProcessEnv;
@@ -92,7 +92,7 @@ interface Manifest {
   executables?: string[];
 }
 
-export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
+function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
   const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), '.cache');
   return join(cache, 'formatbox', 'formatters');
 }

@@ -17,7 +17,7 @@ export interface TarLimits {
 
 export const TAR_LIMITS: TarLimits = { maxUnpackedBytes: 256 * 1024 * 1024, maxFileBytes: 128 * 1024 * 1024, maxFiles: 20_000 };
 
-export interface TarFile {
+interface TarFile {
   /** POSIX path inside the package (`package/` removed), e.g. `plugins/babel.mjs`. */
   path: string;
   bytes: Uint8Array;

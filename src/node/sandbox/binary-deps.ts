@@ -23,7 +23,7 @@ export interface BinaryNeeds {
   dirs: string[];
 }
 
-export function isSystemPath(path: string): boolean {
+function isSystemPath(path: string): boolean {
   return SYSTEM_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 

@@ -22,7 +22,7 @@ import type { Sandbox, SandboxRequest, SandboxResult, ScratchPaths } from '../..
 import { launch, type ExtraPipe, type LaunchControl } from './run-process.js';
 import { sandboxEnv } from './env.js';
 import { openPidsLimit, pidsLimitAvailable, type PidsLimit } from './cgroup.js';
-import { isInside, safeRealpath } from '../fs.js';
+import { isInside, safeRealpath } from '../fs/paths.js';
 import { credentialsInside, hideArgs } from './credentials.js';
 import { binaryNeeds } from './binary-deps.js';
 
@@ -49,7 +49,7 @@ export interface BwrapOptions {
 
 const SCRATCH_DIR = '/tmp/formatbox';
 /** The working directory of every run that names none: empty, read-only. */
-export const EMPTY_CWD = '/tmp/formatbox-cwd';
+const EMPTY_CWD = '/tmp/formatbox-cwd';
 /** util-linux's prlimit (Debian's essential util-linux package), visible in the sandbox under /usr. */
 const PRLIMIT = '/usr/bin/prlimit';
 const SANDBOX_UID = '65534';

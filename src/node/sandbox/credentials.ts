@@ -7,10 +7,10 @@
 import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { isInside, safeRealpath } from '../fs.js';
+import { isInside, safeRealpath } from '../fs/paths.js';
 
 /** Relative to a home directory (or to a directory that plays its part, such as CARGO_HOME). */
-export const CREDENTIAL_PATHS: readonly string[] = [
+const CREDENTIAL_PATHS: readonly string[] = [
   '.ssh', '.aws', '.gnupg', '.kube', '.azure', '.docker/config.json', '.config/gh', '.config/hub', '.config/gcloud',
   '.git-credentials', '.config/git/credentials', '.netrc', '.npmrc', '.yarnrc.yml', '.pypirc', '.pgpass', '.my.cnf',
   '.cargo/credentials', '.cargo/credentials.toml', '.gem/credentials', '.vault-token', '.terraform.d/credentials.tfrc.json',
@@ -19,7 +19,7 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   'etc/npmrc',
 ];
 
-export interface Hidden {
+interface Hidden {
   path: string;
   kind: 'dir' | 'file';
 }

@@ -1,5 +1,5 @@
 /** The sandbox environment: a fixed base plus allow-listed additions. Nothing is inherited from the host. */
-export const BASE_ENV: Readonly<Record<string, string>> = {
+const BASE_ENV: Readonly<Record<string, string>> = {
   PATH: '/usr/bin:/bin',
   HOME: '/nonexistent',
   LANG: 'C.UTF-8',
@@ -11,7 +11,7 @@ export const BASE_ENV: Readonly<Record<string, string>> = {
  * a user site or a startup file, and write no bytecode. (Node, Perl and Ruby read such settings
  * only from variables that are never passed: NODE_OPTIONS, PERL5LIB/PERL5OPT, RUBYLIB/RUBYOPT.)
  */
-export const INTERPRETER_SAFE_ENV: Readonly<Record<string, string>> = {
+const INTERPRETER_SAFE_ENV: Readonly<Record<string, string>> = {
   PYTHONSAFEPATH: '1',
   PYTHONDONTWRITEBYTECODE: '1',
   PYTHONNOUSERSITE: '1',

@@ -13,7 +13,7 @@ export { bwrapSandbox, type BwrapOptions } from './bwrap.js';
 export { sandboxExecSandbox } from './sandbox-exec.js';
 export { noSandbox } from './none.js';
 
-export interface DetectOptions extends BwrapOptions {
+interface DetectOptions extends BwrapOptions {
   /** For tests and `doctor`: pretend this platform. Default `process.platform`. */
   platform?: NodeJS.Platform;
 }

@@ -8,7 +8,7 @@ import { spawn, type StdioOptions } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 
-export interface LaunchRequest {
+interface LaunchRequest {
   command: string;
   args: readonly string[];
   /** Environment of the launcher itself (kept minimal: it is visible in /proc/<pid>/environ). */
@@ -41,7 +41,7 @@ export interface LaunchControl {
   pipe(index: number): Readable & Writable;
 }
 
-export type LaunchResult =
+type LaunchResult =
   | { kind: 'exit'; code: number; stdout: Uint8Array; stderr: string; extra: (Uint8Array | undefined)[]; ms: number }
   | { kind: 'timeout'; ms: number; stderr: string }
   | { kind: 'output-limit'; ms: number; bytes: number; stderr: string }
@@ -212,7 +212,7 @@ const O_CLOEXEC = 0o2000000;
  * So nothing of the host reaches the sandbox by fd: no directory (`/proc/self/fd/N/..` walks the
  * host file system), no pipe, no socket. Node's own fds are close-on-exec and stay out anyway.
  */
-export function launcherStdio(extraPipes: number, devNull: number): StdioOptions {
+function launcherStdio(extraPipes: number, devNull: number): StdioOptions {
   const slots: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe'];
   for (let i = 0; i < extraPipes; i++) slots.push('pipe');
   const inherited = inheritableFds();
@@ -222,7 +222,7 @@ export function launcherStdio(extraPipes: number, devNull: number): StdioOptions
 }
 
 /** Fds above 2 that a child process would inherit. Where that cannot be told, every open fd above 2. */
-export function inheritableFds(): number[] {
+function inheritableFds(): number[] {
   const listing = process.platform === 'linux' ? '/proc/self/fd' : '/dev/fd';
   let names: string[];
   try {

@@ -7,10 +7,10 @@
 import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { isInside, safeRealpath } from '../fs.js';
+import { isInside, safeRealpath } from '../fs/paths.js';
 import { binaryNeeds, type BinaryNeeds } from './binary-deps.js';
 
-export interface ResolvedTool {
+interface ResolvedTool {
   /** Real path of the binary. */
   binary: string;
   /**

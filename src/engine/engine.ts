@@ -1,173 +1,34 @@
-import type {
-  AdapterResult,
-  ApplyPatchInput,
-  FormatOutcome,
-  FormatterAdapter,
-  FormatterChoice,
-  FormatterInfo,
-  IgnoredItem,
-  Limits,
-  ProjectFiles,
-  Receipt,
-  SingleFileInput,
-  UserConfig,
-  Utf16Range,
-  WasmCheck,
-} from './types.js';
-import { shownPath, shownText } from './shown.js';
-import { FormatboxError, messageOf } from './errors.js';
+/**
+ * The engine: one floor above core, config and reconcile. It selects a formatter for a path from the
+ * user and project config, runs it (at the project's pinned version when the host has that build),
+ * and shapes the outcome and the receipt. Its contract is in ./types.ts; the outcomes it gives
+ * without formatting are in ./outcomes.ts; pinned-version answers in ./versions.ts.
+ */
+import type { AdapterResult, FormatOutcome, FormatterAdapter, FormatterChoice, FormatterInfo, IgnoredItem, Limits, ProjectFiles, Utf16Range } from '../core/types.js';
+import { shownPath } from '../core/shown.js';
+import { FormatboxError, messageOf } from '../core/errors.js';
+import { problemsOf } from '../core/wasm.js';
+import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength } from '../core/text.js';
+import { outputOverCap } from '../core/output-cap.js';
 import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
-import type { ConfigBudgetReport, NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
-import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
-import type { AfterEditRequest as ReconcileAfterEditRequest, PatchReceipt } from '../reconcile/index.js';
-import { problemsOf } from './wasm.js';
-import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength, type Sha256Port } from './text.js';
-import { describeConfigError, NOT_READ_REASON } from '../config/config-error.js';
-import { outputOverCap } from './output-cap.js';
+import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
+import { describeConfigError } from '../config/config-error.js';
 import { describePin, detectPins, pinAllows, type VersionPin } from '../config/pins.js';
 import { isCommonjsScript } from '../config/module-type.js';
+import { resolveLimits } from '../config/limits.js';
+import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
+import type { AfterEditRequest, Engine, EngineOptions, FormatRequest, PinnedAnswer, VersionReport } from './types.js';
+import { buildNeeded, configForPinned, UNKNOWN_TO_THIS_VERSION, withPin } from './versions.js';
+import { describeChoice, failedLine, label, notFullyRead, overBudget, shownOutcome, skipped } from './outcomes.js';
 
-export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, maxInputBytes: 2 * 1024 * 1024, maxDiffChars: 2000 };
-
-export interface EngineOptions {
-  /** The adapters this host can run (built-ins, already given their wasm). */
-  formatters: FormatterAdapter[];
-  /** Trusted user config from the embedding program. */
-  config?: UserConfig;
-  /** Project config files read as data (see `ProjectFiles`). */
-  projectFiles?: ProjectFiles;
-  /**
-   * What discovery did not read (config files refused, a search stopped at its budget). A file with
-   * no declared formatter then says so instead of "no formatter declared": the declaration may be
-   * in what was not read.
-   */
-  unread?: IgnoredItem[];
-  /**
-   * The files formatter versions are pinned in besides config files (lockfiles, installed
-   * package.json files: `PIN_SOURCE_FILES`), read as data. Not charged to the config budget: a
-   * lockfile is large and only scanned for one entry.
-   */
-  pinFiles?: ProjectFiles;
-  /** Default 'untrusted': project config is sanitised and never loads code. */
-  trust?: 'untrusted' | 'trusted';
-  limits?: Partial<Limits>;
-  /**
-   * Builds an adapter for a choice that is not a built-in name: `{command}`, `{wasi}`, `{dprint}`,
-   * or a built-in this host lacks (e.g. `rustfmt` needs the Node sandbox). Return undefined when unavailable.
-   */
-  adapterFor?: (choice: FormatterChoice, language: string) => FormatterAdapter | undefined;
-  /** The host's SHA-256 for receipts' `record` (default: WebCrypto; Node passes its synchronous one). */
-  sha256?: Sha256Port;
-  /**
-   * A build of `formatter` at the version `pin` names, when the project pins another version than the
-   * registered adapter's (Node: from the verified store; a universal host: the build it was given).
-   * Not asked with `"versions": "shipped"`. Without it, the registered adapter formats and says so.
-   */
-  pinnedAdapter?: (formatter: string, pin: VersionPin) => Promise<PinnedAnswer>;
-}
-
-/**
- * The host's answer for a pinned version: its adapter; or why not yet (being fetched) or not at all
- * (offline, not published, no sandbox), in words for the receipt. `version`: the exact version the pin
- * resolved to, when known.
- */
-export type PinnedAnswer = ({ adapter: FormatterAdapter } | { waiting: string } | { unavailable: string }) & { version?: string };
-
-export interface FormatRequest {
-  /** Project-relative POSIX path. */
-  path: string;
-  /** The file text. Give `bytes` instead to have non-UTF-8 content detected. */
-  text?: string;
-  bytes?: Uint8Array;
-  /** Format only this range of `text` (UTF-16 offsets into `text`, BOM included). */
-  range?: Utf16Range;
-}
-
-/** `afterEdit`'s request: P, the tool input, and W when the caller already applied it (see src/reconcile). */
-export type AfterEditRequest = ReconcileAfterEditRequest & {
-  /**
-   * Called with each formatter outcome as soon as it is known, before the receipt is built, so a
-   * host can start writing the final bytes meanwhile. Must not throw (a throw is ignored).
-   */
-  onFormatted?: (outcome: FormatOutcome) => void;
-};
-
-export interface Engine {
-  format(request: FormatRequest): Promise<FormatOutcome>;
-  afterEdit(request: AfterEditRequest & { input: SingleFileInput }): Promise<Receipt>;
-  afterEdit(request: AfterEditRequest & { input: ApplyPatchInput }): Promise<PatchReceipt>;
-  afterEdit(request: AfterEditRequest): Promise<Receipt | PatchReceipt>;
-  /**
-   * Loads the formatters for these language ids (all when omitted) now, so the first receipt does not
-   * wait for a download and compile. Rejects with the first load error.
-   */
-  preload(languages?: readonly string[]): Promise<void>;
-  /** Loads every formatter and names each wasm that is missing, unloadable or not the shipped build. */
-  check(): Promise<WasmCheck>;
-  /** Which formatter a path would use, and why (for `doctor()`). */
-  explain(path: string): Selection;
-  /**
-   * The formatter (name, version, build) and the selection a path would be formatted with, or
-   * undefined when it would not be formatted. What a cache of formatted files keys on.
-   */
-  formatterFor(path: string): Promise<{ info: FormatterInfo; selection: Extract<Selection, { kind: 'format' }> } | undefined>;
-  /** Every project config item that was ignored or refused. */
-  readonly ignored: IgnoredItem[];
-  /** What the project's config used of its budget (see src/config/budget.ts). */
-  readonly configBudget: ConfigBudgetReport | undefined;
-  readonly limits: Limits;
-  /**
-   * Re-reads project config (e.g. after a config file changed on disk); with `unread`, what discovery
-   * did not read this time; with `pinFiles`, the pin files read again.
-   */
-  setProjectFiles(files: ProjectFiles, reread?: { unread?: IgnoredItem[]; pinFiles?: ProjectFiles }): void;
-  /** The version each formatter is pinned to by the project (src/config/pins.ts). */
-  readonly pins: readonly VersionPin[];
-  /** Per pinned formatter: the pin, where it was read, and the version this engine would run (for `doctor()`). */
-  versions(): Promise<VersionReport[]>;
-  dispose(): Promise<void>;
-}
-
-/** One row of `doctor()`'s versions: what the project pins and what will run. */
-export interface VersionReport {
-  formatter: string;
-  /** The pinned version or range, and where it was read. */
-  pinned: string;
-  pinnedIn: string;
-  /** The version formatbox will run, or undefined when this host has no such formatter. */
-  willRun?: string;
-  /** True when `willRun` is a version the pin allows. */
-  matches: boolean;
-  /** What happens to files of this formatter, in words. */
-  detail: string;
-  /** When the pinned version does not run: the build a host would give `pinnedAdapter` for it. */
-  needs?: string;
-}
-
-/** The build of a pinned version a host gives the engine (see docs/versions.md). */
-function buildNeeded(pin: VersionPin): string | undefined {
-  const version = pin.exact ? pin.spec : `a version in ${pin.spec}`;
-  switch (pin.formatter) {
-    case 'prettier':
-      return `prettier ${version}: its standalone.mjs and plugins/*.mjs (prettierFormatter({modules}))`;
-    case 'biome':
-      return `@biomejs/wasm-web or @biomejs/wasm-nodejs ${version} (biomeFormatter({bindings})), or its native CLI in a sandbox`;
-    case 'ruff':
-      return `@astral-sh/ruff-wasm-web or -nodejs ${version} (ruffFormatter({bindings}))`;
-    default:
-      return undefined;
-  }
-}
+export { DEFAULT_LIMITS } from '../config/limits.js';
+export type { AfterEditRequest, Engine, EngineOptions, FormatRequest, PinnedAnswer, VersionReport } from './types.js';
 
 /** Creates the universal engine. Pure: no I/O beyond what the given adapters do. */
 export function createEngine(options: EngineOptions): Engine {
   const trust = options.trust ?? 'untrusted';
   const user: NormalisedUserConfig = normaliseUserConfig(options.config, { adapterNames: options.formatters.map((adapter) => adapter.name) });
-  const limits: Limits = {
-    ...DEFAULT_LIMITS,
-    ...definedOnly({ timeoutMs: user.timeoutMs, maxInputBytes: user.maxInputBytes, maxDiffChars: user.maxDiffChars }),
-    ...definedOnly(options.limits ?? {}),
-  };
+  const limits: Limits = resolveLimits(options.config, options.limits);
   // Config is loaded on the caller's thread. Its budget gets a quarter of timeoutMs at most: the budget
   // is checked between files and globs, and the rest covers the one file being parsed when it runs
   // out (up to ~1 s for 1 MiB of JSON on a loaded machine) and the selection of the path.
@@ -469,91 +330,6 @@ export function createEngine(options: EngineOptions): Engine {
   return engine;
 }
 
-/** A project whose config is over budget is not formatted: part of its config would give other bytes than its formatter writes. */
-function overBudget(path: string, content: string, project: ProjectConfig): Omit<FormatOutcome, 'ms' | 'path'> {
-  const reason = `the project config is ${project.overBudget}; formatbox does not format with part of a project's config`;
-  const ignored = project.ignored.slice(-1);
-  return { status: 'refused', content, reason, line: `not formatted (project config over budget): ${path}`, ignored };
-}
-
-/**
- * No formatter was found in the config that was read, but some was not (a search stopped at its
- * budget, a config file refused): the formatter may be declared there, so the receipt says that.
- */
-function notFullyRead(path: string, content: string, unread: IgnoredItem[]): Omit<FormatOutcome, 'ms' | 'path'> {
-  const search = unread.find((item) => item.item === 'config search');
-  const files = unread.filter((item) => item !== search).slice(0, 3).map((item) => `${shownPath(item.file)}: ${item.reason}`);
-  const parts = [...(search ? [`the config search stopped (${search.reason})`] : []), ...(files.length > 0 ? [`config not read: ${files.join('; ')}`] : [])];
-  const reason = `project config not fully read: ${parts.join('; ')}`;
-  return { status: 'skipped', content, reason, line: `not formatted (${reason}): ${shownPath(path)}`, ignored: unread.slice(0, 20) };
-}
-
-function skipped(path: string, reason: string, content: string, detail?: string): Omit<FormatOutcome, 'ms' | 'path'> {
-  const why = detail ? `${reason}: ${detail}` : reason;
-  return { status: 'skipped', content, reason, line: `not formatted (${why}): ${shownPath(path)}` };
-}
-
-function label(info: FormatterInfo): string {
-  return `${info.name} ${info.version}, ${info.via}${info.pinned ? `; the project pins ${info.pinned}${info.pinnedNote ? `: ${info.pinnedNote}` : ''}` : ''}`;
-}
-
-function withPin(info: FormatterInfo, pin: VersionPin, note?: string): FormatterInfo {
-  return { ...info, pinned: describePin(pin), pinnedIn: pin.source, ...(note ? { pinnedNote: note } : {}) };
-}
-
-/** What a config loader says of a key or value it does not know: the config may be for a newer version. */
-const UNKNOWN_TO_THIS_VERSION = /unknown (key|field|variant|value|option)|Found an unknown|not a valid|expected one of/i;
-
-/**
- * The formatter's own loader rejected the config, and the project pins another version than this
- * one: the config is for that version, not invalid. Refused, saying so, so that no one "fixes" it.
- */
-function configForPinned(info: FormatterInfo, pin: VersionPin, path: string, content: string, message: string): Omit<FormatOutcome, 'ms' | 'path'> {
-  const said = message.replace(/^invalid project config: /, '').split('\n')[0]!.trim();
-  const why = info.pinnedNote ? ` (${info.pinnedNote})` : '';
-  const reason = `the config needs ${info.name} ${describePin(pin)}, the version the project pins (${pin.source})${why}; ${info.name} ${info.version}, the version formatbox has here, rejects it: ${said}`;
-  return { status: 'refused', formatter: info, content, reason, line: `not formatted (the config needs ${info.name} ${describePin(pin)}, the version the project pins${why}; ${info.name} ${info.version} rejects it: ${said}): ${shownPath(path)}` };
-}
-
-function shownOutcome<T extends { line: string; reason?: string; ignored?: IgnoredItem[] }>(outcome: T, unread: IgnoredItem[]): T {
-  const exact = (text: string): string => exactNotRead(text, unread);
-  const ignored = outcome.ignored?.map((item) => {
-    const found = item.reason.startsWith(NOT_READ_REASON) ? unread.find((u) => u.file === item.file) : undefined;
-    return found ? { ...item, reason: `${notRead(found.reason)}${item.reason.slice(NOT_READ_REASON.length)}` } : item;
-  });
-  return {
-    ...outcome,
-    line: shownText(exact(outcome.line)),
-    ...(outcome.reason !== undefined ? { reason: shownText(exact(outcome.reason), { multiline: true }) } : {}),
-    ...(ignored ? { ignored } : {}),
-  };
-}
-
-/** `<file>: not read (…; formatbox doctor says which)` with discovery's exact reason for that file, when it has one. */
-function exactNotRead(text: string, unread: IgnoredItem[]): string {
-  if (!text.includes(NOT_READ_REASON)) return text;
-  let out = text;
-  for (const item of unread) out = out.split(`${item.file}: ${NOT_READ_REASON}`).join(`${item.file}: ${notRead(item.reason)}`);
-  return out;
-}
-
-function notRead(reason: string): string {
-  return reason.startsWith('not read') ? reason : `not read: ${reason}`;
-}
-
-function failedLine(info: FormatterInfo, path: string, message: string, exitCode?: number): string {
-  const firstLine = message.split('\n').find((l) => l.trim() !== '') ?? message;
-  const exit = exitCode !== undefined ? `, exit ${exitCode}` : '';
-  return `formatter failed (${label(info)}${exit}): ${shownPath(path)}: ${firstLine.trim()}`;
-}
-
-function describeChoice(choice: FormatterChoice): string {
-  if (typeof choice === 'string') return choice;
-  if ('command' in choice) return Array.isArray(choice.command) ? choice.command.join(' ') : choice.command;
-  if ('wasi' in choice) return `wasi:${choice.wasi}`;
-  return `dprint:${choice.dprint}`;
-}
-
 /** A NUL in the first 8000 characters marks a binary file, as git does. */
 function looksBinary(text: string): boolean {
   return text.slice(0, 8000).includes('\0');
@@ -591,10 +367,6 @@ function tellFormatted(onFormatted: (outcome: FormatOutcome) => void, outcome: F
     // the host's hook; the receipt does not depend on it
   }
   return outcome;
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function now(): number {
