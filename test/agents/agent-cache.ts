@@ -15,13 +15,18 @@ export function agentCache(): string {
   return process.env.FORMATBOX_AGENT_CACHE || join(homedir(), '.cache', 'formatbox-agents');
 }
 
+/** Where `.ci/run` puts the binary `bin` of the agent it installed under the prefix `<name>-<version>`. */
+export function agentBinPath(prefix: string, bin: string): string {
+  return join(agentCache(), prefix, 'node_modules', '.bin', bin);
+}
+
 /**
  * The installed binary, or a skip reason. Outside CI a missing install skips (saying how to get
  * it); in CI it is a failure, since `.ci/run` installs it.
  */
 export function agentBinary(name: 'opencode' | 'codex'): { bin?: string; skip?: string } {
   const version = name === 'opencode' ? OPENCODE_VERSION : CODEX_VERSION;
-  const bin = join(agentCache(), `${name}-${version}`, 'node_modules', '.bin', name);
+  const bin = agentBinPath(`${name}-${version}`, name);
   if (existsSync(bin)) return { bin };
   const how = `${name} ${version} is not installed at ${bin} (.ci/run installs it)`;
   if (process.env.CI) throw new Error(how);

@@ -5,20 +5,15 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { agentBinPath } from './agent-cache.js';
 import { startScriptedModel, type MessagesRequest, type Turn } from './anthropic-server.js';
 
 /** The version the suite pins (the one .ci/run installs). */
 export const CLAUDE_CODE_VERSION = '2.1.328';
 
-export function agentCache(env: NodeJS.ProcessEnv = process.env): string {
-  return env.FORMATBOX_AGENT_CACHE || join(env.HOME || homedir(), '.cache', 'formatbox-agents');
-}
-
 /** The `claude` binary in the cache, or undefined. */
-export function findClaude(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const bin = join(agentCache(env), `claude-code-${CLAUDE_CODE_VERSION}`, 'node_modules', '.bin', 'claude');
+export function findClaude(): string | undefined {
+  const bin = agentBinPath(`claude-code-${CLAUDE_CODE_VERSION}`, 'claude');
   return existsSync(bin) ? bin : undefined;
 }
 

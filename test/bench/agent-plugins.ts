@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { agentCache, OPENCODE_VERSION } from '../agents/agent-cache.js';
+import { agentBinPath, OPENCODE_VERSION } from '../agents/agent-cache.js';
 import { isolatedEnv } from '../cli/built-cli.js';
 import { recordResult } from './report.js';
 
@@ -23,7 +23,7 @@ const REPO = resolve('.');
 const CLI = join(REPO, 'dist/cli.js');
 const PLUGIN = join(REPO, 'dist/opencode-plugin.js');
 const BIOME_BIN = join(REPO, 'node_modules/.bin/biome');
-const OPENCODE = join(agentCache(), `opencode-${OPENCODE_VERSION}`, 'node_modules', '.bin', 'opencode');
+const OPENCODE = agentBinPath(`opencode-${OPENCODE_VERSION}`, 'opencode');
 if (!existsSync(CLI) || !existsSync(PLUGIN)) throw new Error('run `npm run build` first (dist/cli.js, dist/opencode-plugin.js)');
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? NaN;
