@@ -14,9 +14,10 @@
  * A patch (`apply_patch`) keeps the working directory as its root: its paths are relative to it.
  */
 import { statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { shownPath } from '../core/shown.js';
 import { FormatboxError } from '../core/errors.js';
+import { isInside } from '../node/fs/inside.js';
 import { callerProjectRoot, findProjectRoot, realPathOf, refusedRootReason } from '../node/project-root.js';
 
 /** What a receipt says about a file whose project root could not be found. */
@@ -67,10 +68,10 @@ export function decideRoot(where: { cwd: string; root?: string; path?: string; p
   const containing = caller?.root ?? allowedRoot(realPathOf(resolve(where.cwd)), 'the working directory, which is in no project');
   if (where.path === undefined) return { root: containing, outside: false, noRoot: caller === undefined };
   const found = findProjectRoot(where.path, { cwd: where.cwd });
-  if (found && within(containing, found.root)) return { root: found.root, path: found.path, outside: false, noRoot: false };
+  if (found && isInside(found.root, containing)) return { root: found.root, path: found.path, outside: false, noRoot: false };
   const absolute = resolve(where.cwd, where.path);
   const real = realPathOf(absolute);
-  if (!found && within(containing, real)) return { root: containing, path: relative(containing, real).split(sep).join('/'), outside: false, noRoot: true };
+  if (!found && isInside(real, containing)) return { root: containing, path: relative(containing, real).split(sep).join('/'), outside: false, noRoot: true };
   return { root: containing, path: absolute, outside: true, noRoot: false };
 }
 
@@ -99,11 +100,6 @@ export function placeRequest<R extends object>(request: R, where: { cwd: string;
   return { request: placed, noRoot: decision.noRoot };
 }
 
-/** Whether `path` (absolute) is `dir` or inside it. */
-function within(dir: string, path: string): boolean {
-  const rel = relative(dir, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
 
 /** Whether a receipt says its file was not formatted because no project root was found (the CLI prints it). */
 export function saysNoRoot(receipt: { status?: unknown; reason?: unknown }): boolean {

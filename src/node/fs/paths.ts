@@ -10,6 +10,9 @@ import { loneSurrogateIndex } from '../../tools/index.js';
 import { shownPath } from '../../core/shown.js';
 import { swapped } from '../pinned-dir.js';
 import { codeOf, kindOf, refused } from './errno.js';
+import { isInside } from './inside.js';
+
+export { isInside };
 
 /** A path the runtime may read and write: inside the root, symlinks followed. */
 export interface ResolvedPath {
@@ -135,10 +138,6 @@ function resolvePlain(rootReal: string, lexical: string, rel: string): ResolvedP
   return { rel, abs: lexical, realRel: rel, shown: shownPath(rel) };
 }
 
-/** True when `path` is `root` or below it (both absolute and normalised; no symlinks are followed here). */
-export function isInside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
-}
 
 /** `realpath`, or undefined when the path does not resolve. */
 export function safeRealpath(path: string): string | undefined {
