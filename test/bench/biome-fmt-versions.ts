@@ -3,14 +3,15 @@
 //
 //   node --import tsx test/bench/biome-fmt-versions.ts [--versions 2.4.11,2.4.12] [--config '<biome.json>'] [--names as-is] [extra source dirs…]
 //
-// biome_fmt: `BIOME_FMT_DIR` (an unpacked `npm pack @wasm-fmt/biome_fmt@0.2.9`), else the installed
-// package. Native CLIs: `@biomejs/cli-linux-x64@<v>`, fetched with `npm pack` into
-// `$XDG_CACHE_HOME/formatbox-bench/biome-cli/<v>` on first use. Corpus: rxjs's `src/internal`
-// (whole), a spread sample of the `.js .mjs .cjs .ts .mts .cts .d.ts` files under node_modules, and
-// every JS/TS file under the extra directories (no `.jsx`/`.tsx` is installed here: e.g. the `src/` of
-// an unpacked `@tanstack/react-query`; or test inputs from Biome's repository that tell releases
-// apart). The files of the extra directories that differ are listed per release. Each CLI formats a copy of the corpus (`format --write`, the given
-// `biome.json`); a file the CLI leaves with a diagnostic counts as "CLI refused".
+// biome_fmt: `BIOME_FMT_DIR` (an unpacked `npm pack @wasm-fmt/biome_fmt@0.2.9`: it is not a
+// dependency), else an installed copy. Native CLIs: `@biomejs/cli-linux-x64@<v>`, fetched with
+// `npm pack` into `$XDG_CACHE_HOME/formatbox-bench/biome-cli/<v>` on first use. Corpus: rxjs's
+// `src/internal` (whole), a spread sample of the `.js .mjs .cjs .ts .mts .cts .d.ts` files under
+// node_modules, and every JS/TS file under the extra directories (no `.jsx`/`.tsx` is installed here:
+// e.g. the `src/` of an unpacked `@tanstack/react-query`, or test inputs from Biome's repository that
+// tell releases apart); the files of the extra directories that differ are listed per release. Each
+// CLI formats a copy of the corpus (`format --write`, the given `biome.json`); a file the CLI reports
+// a parse or format diagnostic for counts as "CLI refused".
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +80,10 @@ function nativeCli(version: string): string {
 }
 
 const biomeFmtDir = resolve(process.env.BIOME_FMT_DIR ?? 'node_modules/@wasm-fmt/biome_fmt');
+if (!existsSync(join(biomeFmtDir, 'package.json'))) {
+  console.error(`no @wasm-fmt/biome_fmt at ${biomeFmtDir} (it is not a dependency): npm pack @wasm-fmt/biome_fmt@0.2.9, unpack it, set BIOME_FMT_DIR=<its package/>`);
+  process.exit(2);
+}
 const biomeFmtVersion = JSON.parse(readFileSync(join(biomeFmtDir, 'package.json'), 'utf8')).version as string;
 const { format } = (await import(pathToFileURL(join(biomeFmtDir, 'biome_fmt_node.js')).href)) as {
   format(text: string, path: string, config?: object): string;
