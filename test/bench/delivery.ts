@@ -31,6 +31,7 @@ import { emptyWorkerDir, medianStart, serveWorker } from '../delivery/workerd-se
 import { buildPlayground } from '../../examples/playground/build.mjs';
 // @ts-expect-error plain ES modules without declarations
 import { buildProfile } from '../../examples/worker/build.mjs';
+import { recordResult } from './report.js';
 
 const args = process.argv.slice(2);
 const RUNS = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : 10;
@@ -161,6 +162,7 @@ async function benchWorkerd(): Promise<void> {
       const met = (extra: number) => (extra <= goal.startMore ? 'met' : 'NOT met');
       const verdict = `≤ ${mb(goal.gzip)} gzip: ${sizes.gzip <= goal.gzip ? 'met' : 'NOT met'}; start ≤ empty + ${goal.startMore} ms: wall ${met(more.wall)}, CPU ${met(more.cpu)}`;
       rows.push(['workerd', `${profile} profile`, '', '', `${mb(sizes.gzip)} gzip`, `${ms(start.wallMs)} wall (+${ms(more.wall)}), ${ms(start.cpuMs)} CPU (+${ms(more.cpu)})`, verdict]);
+      recordResult({ group: 'delivery', name: `workerd ${profile} profile: gzip summed per module`, value: sizes.gzip / 1e6, unit: 'MB', goal: `≤ ${goal.gzip / 1e6}`, note: `npm run worker:build; formatters: ${uses[profile]!.join(', ')}` });
       for (const name of uses[profile]!) {
         const edit = EDITS[name];
         const served = await serveWorker(dir);
