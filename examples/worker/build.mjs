@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm run worker:build`: bundles edge.js, edge-biome.js and full.js with esbuild, as wrangler would (ES module
-// worker, `workerd`/`worker`/`browser` conditions, wasm imports kept as separate CompiledWasm modules),
-// into dist/edge/, dist/edge-biome/ and dist/full/: worker.js, the .wasm files (without their custom
-// sections), a workerd config.capnp, a wrangler.toml (no_bundle), and sizes.json (raw and gzip per
-// module, summed as wrangler measures).
+// `npm run worker:build`: bundles edge.js, edge-biome.js and full.js with esbuild, as wrangler would
+// (ES module worker, `workerd`/`worker`/`browser` conditions, wasm imports kept as separate
+// CompiledWasm modules), into dist/edge/, dist/edge-biome/ and dist/full/: worker.js, the .wasm files
+// (without their custom sections), a workerd config.capnp, a wrangler.toml (no_bundle), and
+// sizes.json (raw and gzip per module, summed as wrangler measures).
 //
 //   node examples/worker/build.mjs [--from <dir with edge.js, edge-biome.js, full.js, serve.js>] [--out <dir>]
 //
