@@ -1,4 +1,4 @@
-// The HTTP face shared by both worker profiles (Cloudflare Workers / workerd module syntax):
+// The HTTP face shared by the worker profiles (Cloudflare Workers / workerd module syntax):
 //   POST /format {path, text, projectFiles?, config?}          → a FormatOutcome
 //   POST /edit   {path, prior, input, projectFiles?, config?}  → a receipt
 //   GET  /                                                    → {profile, formatters} (loads nothing)

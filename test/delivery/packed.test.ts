@@ -141,7 +141,7 @@ function profileAdapters(profile: 'edge' | 'full'): FormatterAdapter[] {
 test('workerd: the edge and full workers built from the tarball answer /edit and /format like Node', { skip: skipWorkerd, timeout: 300_000 }, async () => {
   const sources = join(project, 'worker');
   mkdirSync(sources);
-  for (const file of ['edge.js', 'full.js', 'serve.js']) copyFileSync(join(root, 'examples/worker', file), join(sources, file));
+  for (const file of ['edge.js', 'edge-biome.js', 'full.js', 'serve.js']) copyFileSync(join(root, 'examples/worker', file), join(sources, file));
   const output = run(process.execPath, [join(root, 'examples/worker/build.mjs'), '--from', sources, '--out', join(sources, 'dist')], project);
   console.log(output.trim().split('\n').filter((line) => !line.startsWith('  ')).map((line) => `# ${line}`).join('\n'));
   for (const profile of ['edge', 'full'] as const) {
