@@ -62,19 +62,19 @@ export const WASM_ASSETS = [
 /** Universal entries (package subpath → source): one per formatter, so an app imports only what it uses. */
 export const UNIVERSAL_ENTRIES = {
   index: 'src/index.ts',
-  core: 'src/entries/core.ts',
-  prettier: 'src/entries/prettier.ts',
-  biome: 'src/entries/biome.ts',
-  ruff: 'src/entries/ruff.ts',
-  gofmt: 'src/entries/gofmt.ts',
-  'clang-format': 'src/entries/clang-format.ts',
-  toml: 'src/entries/toml.ts',
-  dprint: 'src/entries/dprint.ts',
-  shfmt: 'src/entries/shfmt.ts',
-  stylua: 'src/entries/stylua.ts',
-  sql: 'src/entries/sql.ts',
-  editorconfig: 'src/entries/editorconfig.ts',
-  wasi: 'src/entries/wasi.ts',
+  core: 'src/formatters/core/entry.ts',
+  prettier: 'src/formatters/prettier/entry.ts',
+  biome: 'src/formatters/biome/entry.ts',
+  ruff: 'src/formatters/ruff/entry.ts',
+  gofmt: 'src/formatters/gofmt/entry.ts',
+  'clang-format': 'src/formatters/clang-format/entry.ts',
+  toml: 'src/formatters/toml/entry.ts',
+  dprint: 'src/formatters/dprint/entry.ts',
+  shfmt: 'src/formatters/shfmt/entry.ts',
+  stylua: 'src/formatters/stylua/entry.ts',
+  sql: 'src/formatters/sql/entry.ts',
+  editorconfig: 'src/formatters/editorconfig/entry.ts',
+  wasi: 'src/formatters/wasi/entry.ts',
 };
 
 /** Node-only entries (dependencies external). */

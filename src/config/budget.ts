@@ -13,7 +13,7 @@
 import type { IgnoredItem } from '../core/types.js';
 import { isRecord } from './data.js';
 import { globCost, type GlobBudget, type GlobCost } from './glob.js';
-import type { BiomeConfigFile } from './biome.js';
+import type { BiomeConfigFile } from '../formatters/biome/config.js';
 
 export interface ConfigBudgetLimits {
   /** Config text, in characters, over all config files. */

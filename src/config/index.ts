@@ -8,10 +8,10 @@ export { selectFormatter, settingsFor, DEFAULT_FORMATTER, BIOME_LANGUAGES, PRETT
 export type { Selection } from './select.js';
 export { normaliseUserConfig, splitCommand, isGlobKey, BUILT_IN_NAMES } from './user.js';
 export type { NormalisedUserConfig, UserRule } from './user.js';
-export { PRETTIER_CONFIG_NAMES, PRETTIER_CODE_CONFIG_NAMES, PRETTIER_BUILTIN_PARSERS, PRETTIER_OPTIONS } from './prettier.js';
-export type { Trust } from './prettier.js';
-export { BIOME_CONFIG_NAMES, BIOME_MAX_SIZE } from './biome.js';
-export { RUFF_CONFIG_NAMES } from './ruff.js';
+export { PRETTIER_CONFIG_NAMES, PRETTIER_CODE_CONFIG_NAMES, PRETTIER_BUILTIN_PARSERS, PRETTIER_OPTIONS } from '../formatters/prettier/config.js';
+export type { Trust } from '../formatters/prettier/config.js';
+export { BIOME_CONFIG_NAMES, BIOME_MAX_SIZE } from '../formatters/biome/config.js';
+export { RUFF_CONFIG_NAMES } from '../formatters/ruff/config.js';
 export { CLANG_FORMAT_NAMES } from './toolchains.js';
 export { parseData, DATA_LIMITS } from './data.js';
 export type { DataFormat, DataLimits, Parsed } from './data.js';

@@ -3,16 +3,16 @@
  * Selection for a path (select.ts) then only looks things up.
  */
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
-import { biomeConfigFor, loadBiomeConfigs, type BiomeConfigFile } from './biome.js';
+import { biomeConfigFor, loadBiomeConfigs, type BiomeConfigFile } from '../formatters/biome/config.js';
 import { parseEditorconfig, type EditorconfigFile } from './editorconfig.js';
-import { loadDprintConfigs, type DprintConfigFile } from './dprint.js';
+import { loadDprintConfigs, type DprintConfigFile } from '../formatters/dprint/config.js';
 import { baseOf, dirOf, normalisePath } from './paths.js';
 import { readIgnoreFile, type IgnoreFile } from './ignore-file.js';
 import { budgetItem, chargeBiomeGlobs, ConfigBudget, type ConfigBudgetLimits, type ConfigBudgetReport } from './budget.js';
 import { clampProjectOptions } from './clamp.js';
-import { loadPrettierConfigs, type PrettierConfigFile, type Trust } from './prettier.js';
-import { loadRuffConfigs, type RuffConfigFile } from './ruff.js';
-import { loadStyluaConfigs, type StyluaConfigFile } from './stylua.js';
+import { loadPrettierConfigs, type PrettierConfigFile, type Trust } from '../formatters/prettier/config.js';
+import { loadRuffConfigs, type RuffConfigFile } from '../formatters/ruff/config.js';
+import { loadStyluaConfigs, type StyluaConfigFile } from '../formatters/stylua/config.js';
 import { NOT_READ_REASON } from './config-error.js';
 import { loadPackageModuleTypes, type PackageModuleType } from './module-type.js';
 import {

@@ -6,16 +6,16 @@
 import type { ConfigSource, FormatterChoice, IgnoredItem, SkipReason } from '../core/types.js';
 import type { ConfigError, SettingOrigin } from './config-error.js';
 import { languageOf, extensionOf } from '../core/languages.js';
-import { biomeConfigFor, biomeExcludes, biomeVcsIgnore } from './biome.js';
-import type { DprintPluginName } from './dprint.js';
+import { biomeConfigFor, biomeExcludes, biomeVcsIgnore } from '../formatters/biome/config.js';
+import type { DprintPluginName } from '../formatters/dprint/config.js';
 import { editorconfigFor, editorconfigToPrettier, normalisedProperties, shellSectionFor } from './editorconfig.js';
 import { insideNodeModules, isIgnoredBy } from './ignore-file.js';
 import { isUnder, nearest, normalisePath } from './paths.js';
-import { nearestPrettierConfig, prettierConfigError, prettierOptionsFor, PRETTIER_PLUGIN_ALLOWLIST, type PrettierConfigFile } from './prettier.js';
+import { nearestPrettierConfig, prettierConfigError, prettierOptionsFor, PRETTIER_PLUGIN_ALLOWLIST, type PrettierConfigFile } from '../formatters/prettier/config.js';
 import type { ProjectConfig } from './project.js';
 import { clangFormatSettingsFor, rustfmtSettingsFor } from './toolchains.js';
-import { ruffExcludes } from './ruff-exclude.js';
-import { ruffSettingsFor } from './ruff.js';
+import { ruffExcludes } from '../formatters/ruff/exclude.js';
+import { ruffSettingsFor } from '../formatters/ruff/config.js';
 import type { NormalisedUserConfig, UserRule } from './user.js';
 
 export type Selection =

@@ -7,7 +7,7 @@ import type { IgnoredItem } from '../core/types.js';
 import { isRecord, parseData } from './data.js';
 import { baseOf, dirOf, isUnder } from './paths.js';
 import { NOT_READ_REASON } from './config-error.js';
-import { truncate } from './prettier.js';
+import { truncate } from '../formatters/prettier/config.js';
 
 export interface GoModule {
   dir: string;

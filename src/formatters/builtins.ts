@@ -5,20 +5,20 @@
  * or edge host passes URLs or imported modules (`wasmUrls(base)` names the files).
  */
 import type { FormatterAdapter, WasmSource } from '../core/types.js';
-import { biomeFormatter } from './biome.js';
-import { clangFormatFormatter } from './clang-format.js';
-import { gofmtFormatter } from './gofmt.js';
-import { prettierFormatter } from './prettier.js';
+import { biomeFormatter } from './biome/adapter.js';
+import { clangFormatFormatter } from './clang-format/adapter.js';
+import { gofmtFormatter } from './gofmt/adapter.js';
+import { prettierFormatter } from './prettier/adapter.js';
 import type { ShippedPrettierPlugin } from './prettier-plugins.js';
-import { ruffFormatter } from './ruff.js';
-import { tomlFormatter } from './toml.js';
-import { dprintPluginFormatter } from './dprint-plugin.js';
-import { editorconfigFormatter } from './editorconfig.js';
-import { shfmtFormatter } from './shfmt.js';
-import { styluaFormatter } from './stylua.js';
-import { sqlFormatter } from './sql.js';
-import { unavailableFormatters } from './unavailable.js';
-import { ruffFmtFormatter } from './ruff-fmt.js';
+import { ruffFormatter } from './ruff/adapter.js';
+import { tomlFormatter } from './toml/adapter.js';
+import { dprintPluginFormatter } from './dprint/adapter.js';
+import { editorconfigFormatter } from './editorconfig/adapter.js';
+import { shfmtFormatter } from './shfmt/adapter.js';
+import { styluaFormatter } from './stylua/adapter.js';
+import { sqlFormatter } from './sql/adapter.js';
+import { unavailableFormatters } from './rustfmt/unavailable.js';
+import { ruffFmtFormatter } from './ruff/ruff-fmt.js';
 import { FormatboxError } from '../core/errors.js';
 import { checkedWasm } from './checked.js';
 
