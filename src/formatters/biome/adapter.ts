@@ -12,6 +12,7 @@ import { messageOf } from '../../core/errors.js';
 import { compileWasm, lazy } from '../../core/wasm.js';
 // The glue is this build's: a module of another build (or another file at its URL) is a WASM_LOAD_FAILED naming both, not a wasm-bindgen TypeError.
 import { BUILTIN_WASM_IDENTITY } from '../wasm-identity.js';
+import { BIOME_LANGUAGES } from './index.js';
 import { firstLine, isPlainObject, lineColumnAt } from '../shared.js';
 import { byteToUtf16Offset, utf16ToByteOffset } from '../../core/text.js';
 
@@ -33,8 +34,7 @@ export interface BiomeFormatterOptions {
   version?: string;
 }
 
-/** Language ids this adapter formats (see src/core/languages.ts). */
-export const BIOME_LANGUAGES = ['javascript', 'typescript', 'json', 'jsonc', 'css', 'graphql'] as const;
+export { BIOME_LANGUAGES };
 
 /** Virtual directories the projects live in (`/project-0`, …); request paths are joined onto one. */
 const PROJECT_DIR_PREFIX = '/project-';

@@ -6,11 +6,10 @@
  */
 import type { ConfigSource, IgnoredItem } from '../../core/types.js';
 import { NOT_READ_REASON, type ConfigError } from '../../config/config-error.js';
-import { isRecord, parseData } from '../../config/data.js';
+import { isRecord, parseData, truncate } from '../../config/data.js';
 import { compileGlob } from '../../config/glob.js';
 import { CONFIG_BUDGET } from '../../config/budget.js';
 import { baseOf, dirOf, isUnder, relativeTo } from '../../config/paths.js';
-import { truncate } from '../prettier/config.js';
 import { mergeBiomeConfiguration, readBiomeExtends } from './extends.js';
 import { parseBiomeEditorconfig } from './editorconfig.js';
 import type { EditorconfigFile } from '../../config/editorconfig.js';

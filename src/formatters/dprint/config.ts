@@ -6,9 +6,8 @@
  * the project: formatbox runs its own copy of the same plugin. `extends` is never followed.
  */
 import type { IgnoredItem } from '../../core/types.js';
-import { isRecord, parseData } from '../../config/data.js';
+import { isRecord, parseData, truncate } from '../../config/data.js';
 import { baseOf, dirOf } from '../../config/paths.js';
-import { truncate } from '../prettier/config.js';
 
 export const DPRINT_CONFIG_NAMES = ['dprint.json', 'dprint.jsonc', '.dprint.json', '.dprint.jsonc'];
 

@@ -13,9 +13,9 @@
  */
 import type { AdapterRequest, FormatterAdapter, WasmSource } from '../../core/types.js';
 import { wasiFormatter } from '../wasi.js';
+import { EDITORCONFIG_NORMALISER_VERSION } from './index.js';
 
-/** VERSION in editorconfig.c (a test checks `--version`). */
-export const EDITORCONFIG_NORMALISER_VERSION = '1.0.0';
+export { EDITORCONFIG_NORMALISER_VERSION };
 export const EDITORCONFIG_NORMALISER_NAME = 'formatbox-editorconfig';
 
 /** Files whose leading tabs are syntax. */

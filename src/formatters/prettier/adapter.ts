@@ -11,6 +11,7 @@ import { messageOf } from '../../core/errors.js';
 import { lazy } from '../../core/wasm.js';
 import { firstLine, isPlainObject } from '../shared.js';
 import { UNIVERSAL_PRETTIER_PLUGINS, type ShippedPrettierPlugin } from '../prettier-plugins.js';
+import { PRETTIER_CORE_LANGUAGES, PRETTIER_LANGUAGES, PRETTIER_RANGE_LANGUAGES } from './index.js';
 
 export interface PrettierFormatterOptions {
   /**
@@ -38,19 +39,7 @@ export interface PrettierModules {
 
 export type PrettierPluginName = 'babel' | 'estree' | 'typescript' | 'postcss' | 'markdown' | 'yaml' | 'html' | 'graphql' | 'acorn' | 'meriyah' | 'flow' | 'angular' | 'glimmer';
 
-/** Language ids this adapter formats (see src/core/languages.ts). */
-/** Languages whose Prettier printers honour rangeStart/rangeEnd; the others are formatted whole. */
-export const PRETTIER_RANGE_LANGUAGES: readonly string[] = ['javascript', 'typescript', 'json', 'jsonc', 'json5', 'graphql', 'vue'];
-
-export const PRETTIER_LANGUAGES = [
-  'javascript', 'typescript', 'json', 'jsonc', 'json5', 'css', 'scss', 'less',
-  'markdown', 'mdx', 'yaml', 'html', 'vue', 'graphql', 'handlebars',
-  // Through a shipped plugin the project's config lists.
-  'xml', 'php', 'java', 'svelte', 'astro',
-] as const;
-
-/** Languages Prettier formats with the plugins that ship inside it. */
-const CORE_LANGUAGES = new Set<string>(PRETTIER_LANGUAGES.slice(0, 15));
+export { PRETTIER_LANGUAGES, PRETTIER_RANGE_LANGUAGES };
 
 /**
  * Parsers for which Prettier honours `rangeStart`/`rangeEnd` (its range-util only knows JS-like,
@@ -144,7 +133,7 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
       const entry = typeof id === 'string' ? shipped[id] : undefined;
       if (!entry) {
         // Only a file that needs a plugin (not one of Prettier's own languages) misses it.
-        if (!CORE_LANGUAGES.has(language)) return { missing: String(id) };
+        if (!(PRETTIER_CORE_LANGUAGES as readonly string[]).includes(language)) return { missing: String(id) };
         continue;
       }
       let pending = shippedLoaded.get(id as string);
@@ -155,7 +144,7 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
       const plugin = await pending;
       // A bundle may leave a shipped plugin out (the edge worker profile): then its language is not here.
       if ((plugin as { formatboxOmitted?: boolean }).formatboxOmitted) {
-        if (!CORE_LANGUAGES.has(language)) return { missing: entry.package, omitted: true };
+        if (!(PRETTIER_CORE_LANGUAGES as readonly string[]).includes(language)) return { missing: entry.package, omitted: true };
         continue;
       }
       plugins.push(plugin);

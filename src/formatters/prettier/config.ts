@@ -5,12 +5,13 @@
  * Search order per directory is Prettier's own (config-searcher.js); the nearest directory wins.
  */
 import type { IgnoredItem } from '../../core/types.js';
+import type { Trust } from '../../config/project.js';
 import { compileGlob, type GlobBudget } from '../../config/glob.js';
-import { isRecord, parseData, type DataFormat } from '../../config/data.js';
+import { isRecord, parseData, truncate, type DataFormat } from '../../config/data.js';
 import { baseOf, dirOf, isUnder, relativeTo } from '../../config/paths.js';
 import { NOT_READ_REASON, locateKey, positionAt, type ConfigError, type SettingOrigin } from '../../config/config-error.js';
 
-export type Trust = 'untrusted' | 'trusted';
+export type { Trust } from '../../config/project.js';
 
 /** Prettier's CONFIG_FILES order (prettier 3, config-searcher.js). */
 export const PRETTIER_CONFIG_NAMES = [
@@ -414,8 +415,4 @@ export function prettierConfigError(configs: readonly PrettierConfigFile[], path
     if (!nearestBroken || candidate.dir.length > nearestBroken.dir.length) nearestBroken = candidate;
   }
   return nearestBroken?.error;
-}
-
-export function truncate(text: string, max = 80): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -5,9 +5,8 @@
  * (the wasm throws on unknown fields and bad values).
  */
 import type { IgnoredItem } from '../../core/types.js';
-import { isRecord, parseData } from '../../config/data.js';
+import { isRecord, parseData, truncate } from '../../config/data.js';
 import { baseOf, dirOf } from '../../config/paths.js';
-import { truncate } from '../prettier/config.js';
 import { NOT_READ_REASON, locateKey, type ConfigError } from '../../config/config-error.js';
 import { globsetRegExp } from './exclude.js';
 
