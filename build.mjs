@@ -39,7 +39,8 @@ const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:
 
 /**
  * The formatters, as src/formatters/registry.ts lists them (read through tsx: the build runs before
- * anything is compiled). Each declares its wasm assets and whether its folder has a universal entry.
+ * anything is compiled). Each declares its wasm assets; its folder's entry.ts is a universal entry,
+ * its builtin.ts its built-in adapters.
  */
 const { tsImport } = await import('tsx/esm/api');
 const { MODULES } = await tsImport('./src/formatters/derived.ts', import.meta.url);
@@ -56,7 +57,7 @@ export const WASM_ASSETS = MODULES.flatMap((module) => module.wasm.map((asset) =
 export const UNIVERSAL_ENTRIES = {
   index: 'src/index.ts',
   core: 'src/entries/core.ts',
-  ...Object.fromEntries(MODULES.filter((module) => module.entry).map((module) => [module.id, `src/formatters/${module.id}/entry.ts`])),
+  ...Object.fromEntries(MODULES.filter((module) => existsSync(`src/formatters/${module.id}/entry.ts`)).map((module) => [module.id, `src/formatters/${module.id}/entry.ts`])),
   wasi: 'src/entries/wasi.ts',
 };
 
@@ -86,19 +87,41 @@ export function packageShape(entries = UNIVERSAL_ENTRIES, assets = WASM_ASSETS) 
 }
 
 /**
- * Fails unless package.json's exports, typesVersions and files are what the registry implies; with
- * `write`, writes them instead (other keys untouched). Returns the keys that differed.
+ * The text of src/formatters/builtin-adapters.ts: every registered folder's builtin.ts, in registry
+ * order. A written file rather than a field of the declaration, so that only createFormatters' graph
+ * (formatbox, formatbox/node) imports adapters, never the engine's (formatbox/core).
  */
-export function checkPackageShape(path = 'package.json', write = false, shape = packageShape()) {
+export function builtinAdaptersSource(modules = MODULES) {
+  const withBuiltins = modules.filter((module) => existsSync(`src/formatters/${module.id}/builtin.ts`));
+  const local = (module) => `${module.id.replace(/-(\w)/g, (_, c) => c.toUpperCase())}Builtins`;
+  return `// Written by build.mjs from src/formatters/registry.ts (each folder's builtin.ts). Do not edit: run \`node build.mjs --write-exports\`.
+import type { BuiltinFactory } from './module.js';
+${withBuiltins.map((module) => `import { builtins as ${local(module)} } from './${module.id}/builtin.js';`).join('\n')}
+
+/** Each registered formatter's built-in adapters, in registry order. */
+export const BUILTIN_FACTORIES: readonly BuiltinFactory[] = [${withBuiltins.map(local).join(', ')}];
+`;
+}
+
+/**
+ * Fails unless what is derived from the registry is up to date: package.json's exports, typesVersions
+ * and files, and src/formatters/builtin-adapters.ts. With `write`, writes them instead (package.json's
+ * other keys untouched). Returns what differed.
+ */
+export function checkPackageShape(path = 'package.json', write = false, shape = packageShape(), builtinsPath = 'src/formatters/builtin-adapters.ts') {
   const json = JSON.parse(readFileSync(path, 'utf8'));
   const differing = Object.keys(shape).filter((key) => JSON.stringify(json[key]) !== JSON.stringify(shape[key]));
-  if (differing.length === 0) return differing;
+  const builtins = builtinAdaptersSource();
+  const builtinsStale = !existsSync(builtinsPath) || readFileSync(builtinsPath, 'utf8') !== builtins;
+  const stale = [...differing.map((key) => `${path} ${key}`), ...(builtinsStale ? [builtinsPath] : [])];
+  if (stale.length === 0) return stale;
   if (!write) {
-    throw new Error(`${path}: ${differing.join(', ')} not what src/formatters/registry.ts implies; run \`node build.mjs --write-exports\` (expected ${JSON.stringify(Object.fromEntries(differing.map((key) => [key, shape[key]])))})`);
+    throw new Error(`${stale.join(', ')}: not what src/formatters/registry.ts implies; run \`node build.mjs --write-exports\`${differing.length ? ` (${path} should say ${JSON.stringify(Object.fromEntries(differing.map((key) => [key, shape[key]])))})` : ''}`);
   }
-  writeFileSync(path, JSON.stringify({ ...json, ...shape }, null, 2) + '\n');
-  console.log(`updated ${path} (${differing.join(', ')}) from src/formatters/registry.ts: commit it`);
-  return differing;
+  if (differing.length) writeFileSync(path, JSON.stringify({ ...json, ...shape }, null, 2) + '\n');
+  if (builtinsStale) writeFileSync(builtinsPath, builtins);
+  console.log(`updated ${stale.join(', ')} from src/formatters/registry.ts: commit it`);
+  return stale;
 }
 
 /** Node-only entries (dependencies external). */

@@ -8,21 +8,22 @@ import type { FormatterAdapter, WasmSource } from '../core/types.js';
 import type { ShippedPrettierPlugin } from './prettier-plugins.js';
 import { FormatboxError } from '../core/errors.js';
 import { checkedWasm } from './checked.js';
-import { BUILTIN_WASM_FILES, MODULES, type BuiltinWasmName } from './derived.js';
+import { BUILTIN_WASM_FILES, type BuiltinWasmName } from './derived.js';
+import { BUILTIN_FACTORIES } from './builtin-adapters.js';
 
 export { BUILTIN_WASM_FILES, type BuiltinWasmName };
 
 /**
- * The built-in adapters, each registered formatter's (formatters/registry.ts) for the wasm given: a
+ * The built-in adapters, each registered formatter's (its builtin.ts) for the wasm given: a
  * formatter whose wasm is not given is left out (Prettier needs none; `ruff_fmt` is optional: without
  * it Ruff formats no ranges and skips `.pyi`; given without `ruff`, as in the edge profile, it is the
  * Python formatter; Rust gets a clear `skipped` where only the Node runtime's sandbox could run
  * rustfmt). Each module is checked against the shipped build's size and export names when it loads
- * (`BUILTIN_WASM_IDENTITY`, from wasm/manifest.json). An adapter's code is imported on first use.
+ * (`BUILTIN_WASM_IDENTITY`, from wasm/manifest.json).
  */
 export function createFormatters(given: Partial<Record<BuiltinWasmName, WasmSource>>, options: { prettierPlugins?: Readonly<Record<string, ShippedPrettierPlugin>> } = {}): FormatterAdapter[] {
   const wasm = checkedSources(given);
-  return MODULES.flatMap((module) => module.builtins?.(wasm, options) ?? []);
+  return BUILTIN_FACTORIES.flatMap((builtins) => builtins(wasm, options));
 }
 
 /** Each source wrapped in a loader that checks the module against the shipped build's identity. */

@@ -5,13 +5,17 @@
  * display names), `ProjectConfig`'s per-formatter part and its loading, the built-in adapters
  * (universal and Node), build.mjs's wasm assets and universal entries, and package.json's exports.
  *
- * A declaration is light: data, the config reader and the selection rule. Its adapter (the wasm glue)
- * is imported lazily by `builtins` (`deferredAdapter`), so the engine (`formatbox/core`), which reads
- * every declaration to select, bundles no formatter. The folder's `entry.ts` (when `entry` is set) is
- * the universal entry `formatbox/<id>` that exports the adapter itself. Node-only parts stay out of
- * the folder's universal files: Node loads every declared wasm asset generically (src/node/builtins.ts).
+ * The folder, by file:
+ *   index.ts    this declaration: data, the config reader's entry, the selection rule. Light: the
+ *               engine (`formatbox/core`) reads every declaration to select, and bundles no adapter.
+ *   builtin.ts  `builtins`: its adapters for the wasm a host gave (`createFormatters`).
+ *   entry.ts    its universal entry `formatbox/<id>` (exports the adapter), when it has one.
+ *   adapter.ts, config.ts, …  whatever else it needs.
+ * build.mjs lists every folder's builtin.ts in builtin-adapters.ts (a written file, so that no universal
+ * graph but createFormatters' imports an adapter) and every entry.ts in its entries and package.json.
+ * Nothing Node-only goes in a folder: Node loads every declared wasm asset generically (src/node/builtins.ts).
  */
-import type { ConfigSource, FormatterAdapter, FormatterInfo, IgnoredItem, Via, WasmSource } from '../core/types.js';
+import type { ConfigSource, FormatterAdapter, IgnoredItem, WasmSource } from '../core/types.js';
 import type { ConfigBudget } from '../config/budget.js';
 import type { ConfigError, SettingOrigin } from '../config/config-error.js';
 import type { ProjectBase } from '../config/project.js';
@@ -60,8 +64,8 @@ export interface BuiltinOptions {
   prettierPlugins?: Readonly<Record<string, ShippedPrettierPlugin>>;
 }
 
-/** The fields of an adapter known before its module loads (checked against the loaded adapter by a test). */
-export type AdapterShape = Pick<FormatterAdapter, 'name' | 'via' | 'languages' | 'supportsRange' | 'rangeLanguages' | 'rawText'>;
+/** A folder's `builtin.ts` export: its built-in adapters for the wasm a host gave (none when its wasm is missing). */
+export type BuiltinFactory = (wasm: Readonly<Partial<Record<string, WasmSource>>>, options: BuiltinOptions) => FormatterAdapter[];
 
 /**
  * `Part` is the slice of `ProjectConfig` this formatter loads and owns; `Reads` a slice another
@@ -84,8 +88,6 @@ export interface FormatterModule<Part extends object = object, Reads extends obj
   readonly defaults?: Readonly<Record<string, string>>;
   /** The wasm modules its built-in adapters load. */
   readonly wasm: readonly WasmAsset<WasmName>[];
-  /** True when `entry.ts` in its folder is a universal entry (`formatbox/<id>`). */
-  readonly entry: boolean;
   /** Its part of `ProjectConfig`: the empty value, and the loader run once per directory (while the budget lasts). */
   readonly project?: {
     empty(): Part;
@@ -103,35 +105,4 @@ export interface FormatterModule<Part extends object = object, Reads extends obj
   alwaysDefault?(language: string): { formatter: string; name: string; settings(settings: Record<string, unknown>): Record<string, unknown> } | undefined;
   /** Added to "the project declares no formatter for <language>" when this formatter explains why. */
   whyNotDeclared?(project: ProjectBase & Part & Reads, path: string, language: string): string | undefined;
-  /** The built-in adapters for the wasm a host gave (none when its wasm is missing). */
-  builtins?(wasm: Readonly<Partial<Record<string, WasmSource>>>, options: BuiltinOptions): FormatterAdapter[];
-}
-
-/**
- * An adapter whose module is imported on first use: `shape` is known now, the rest once `load`
- * resolves. A universal bundle keeps each formatter's glue in a chunk of its own this way.
- */
-export function deferredAdapter(shape: AdapterShape, load: () => Promise<FormatterAdapter>): FormatterAdapter {
-  let loading: Promise<FormatterAdapter> | undefined;
-  let loaded: FormatterAdapter | undefined;
-  const real = (): Promise<FormatterAdapter> =>
-    (loading ??= load().then((adapter) => {
-      loaded = adapter;
-      return adapter;
-    }));
-  return {
-    ...shape,
-    async info(): Promise<FormatterInfo> {
-      return (await real()).info();
-    },
-    async format(request) {
-      return (await real()).format(request);
-    },
-    async preload() {
-      await (await real()).preload?.();
-    },
-    dispose() {
-      return loaded?.dispose?.();
-    },
-  };
 }

@@ -5,7 +5,7 @@
 import { insideNodeModules, isIgnoredBy } from '../../config/ignore-file.js';
 import { chargeBiomeGlobs } from '../../config/budget.js';
 import { isUnder } from '../../config/paths.js';
-import { deferredAdapter, type FormatterModule } from '../module.js';
+import type { FormatterModule } from '../module.js';
 import { BIOME_CONFIG_NAMES, biomeConfigFor, biomeExcludes, biomeVcsIgnore, loadBiomeConfigs, type BiomeConfigFile } from './config.js';
 
 /** Language ids Biome formats (see src/core/languages.ts). */
@@ -22,7 +22,6 @@ export const biome: FormatterModule<BiomePart, object, 'biome'> = {
   languages: BIOME_LANGUAGES,
   configFiles: BIOME_CONFIG_NAMES,
   wasm: [{ name: 'biome', package: '@biomejs/wasm-web', source: 'biome_wasm_bg.wasm', file: 'biome_wasm_bg.wasm' }],
-  entry: true,
   project: {
     empty: () => ({ biome: [] }),
     load: (part, files, { ignored, all }) => part.biome.push(...loadBiomeConfigs(files, ignored, all)),
@@ -51,9 +50,4 @@ export const biome: FormatterModule<BiomePart, object, 'biome'> = {
   // Biome 2.4's SCSS formatter is behind a build feature its published packages leave off.
   whyNotDeclared: (project, path, language) =>
     language === 'scss' && biomeConfigFor(project.biome, path) ? "Biome's published build formats no SCSS: its SCSS support is behind a build feature" : undefined,
-  builtins: (wasm) => {
-    const source = wasm.biome;
-    if (!source) return [];
-    return [deferredAdapter({ name: 'biome', via: 'wasm', languages: BIOME_LANGUAGES, supportsRange: true }, () => import('./adapter.js').then((m) => m.biomeFormatter({ wasm: source })))];
-  },
 };

@@ -1,6 +1,6 @@
 /** clang-format (C, C++, Java, Protobuf, C#, Objective-C, Verilog, textproto): declared by `.clang-format` / `_clang-format`. */
 import { dirOf, isUnder, nearest } from '../../config/paths.js';
-import { deferredAdapter, type FormatterModule } from '../module.js';
+import type { FormatterModule } from '../module.js';
 import { clangFormatSettingsFor, CLANG_FORMAT_NAMES, loadClangFormat, type ClangFormatFile } from './config.js';
 
 export const CLANG_FORMAT_LANGUAGES = ['c', 'cpp', 'java', 'proto', 'csharp', 'objective-c', 'verilog', 'textproto'] as const;
@@ -17,7 +17,6 @@ export const clangFormat: FormatterModule<ClangFormatPart, object, 'clang-format
   configFiles: CLANG_FORMAT_NAMES,
   defaults: Object.fromEntries(CLANG_FORMAT_LANGUAGES.map((language) => [language, 'clang-format'])),
   wasm: [{ name: 'clang-format', package: '@wasm-fmt/clang-format', source: 'clang-format.wasm', file: 'clang-format.wasm' }],
-  entry: true,
   project: {
     empty: () => ({ clangFormat: [] }),
     load: (part, files, { ignored }) => part.clangFormat.push(...loadClangFormat(files, ignored)),
@@ -31,9 +30,4 @@ export const clangFormat: FormatterModule<ClangFormatPart, object, 'clang-format
     settings: clangFormatSettingsFor(project.clangFormat, path, language),
     ignored: project.ignored.filter((i) => /(^|\/)[._]clang-format$/.test(i.file) && isUnder(dirOf(i.file), path)),
   }),
-  builtins: (wasm) => {
-    const source = wasm['clang-format'];
-    if (!source) return [];
-    return [deferredAdapter({ name: 'clang-format', via: 'wasm', languages: CLANG_FORMAT_LANGUAGES, supportsRange: true }, () => import('./adapter.js').then((m) => m.clangFormatFormatter({ wasm: source })))];
-  },
 };

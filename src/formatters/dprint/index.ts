@@ -3,7 +3,7 @@
  * plugin (the most specific declaration, checked first). Its TOML plugin is the `toml` formatter.
  */
 import { nearest } from '../../config/paths.js';
-import { deferredAdapter, type FormatterModule, type ResolvedSettings } from '../module.js';
+import type { FormatterModule, ResolvedSettings } from '../module.js';
 import { DPRINT_CONFIG_NAMES, loadDprintConfigs, type DprintConfigFile, type DprintPluginName } from './config.js';
 
 export interface DprintPart {
@@ -14,11 +14,6 @@ export interface DprintPart {
 /** Languages a shipped dprint plugin (other than TOML's) formats, and the plugin (its dprint.json section name). */
 const DPRINT_LANGUAGES: Readonly<Record<string, DprintPluginName>> = { markdown: 'markdown', json: 'json', jsonc: 'json', dockerfile: 'dockerfile' };
 
-const PLUGINS = [
-  { name: 'dprint:markdown', section: 'markdown', languages: ['markdown'], wasm: 'dprint-markdown' },
-  { name: 'dprint:json', section: 'json', languages: ['json', 'jsonc'], wasm: 'dprint-json' },
-  { name: 'dprint:dockerfile', section: 'dockerfile', languages: ['dockerfile'], wasm: 'dprint-dockerfile' },
-] as const;
 
 /**
  * dprint.json settings for a plugin (global keys and the plugin's section). A nearer `taplo.toml`
@@ -33,7 +28,7 @@ export function dprintSettings(configs: readonly DprintConfigFile[], plugin: Dpr
 export const dprint: FormatterModule<DprintPart, object, 'dprint-markdown' | 'dprint-json' | 'dprint-dockerfile'> = {
   id: 'dprint',
   displayName: 'dprint',
-  adapterNames: PLUGINS.map((plugin) => plugin.name),
+  adapterNames: ['dprint:markdown', 'dprint:json', 'dprint:dockerfile'],
   languages: ['markdown', 'json', 'jsonc', 'dockerfile'],
   configFiles: DPRINT_CONFIG_NAMES,
   defaults: { dockerfile: 'dprint:dockerfile' },
@@ -43,7 +38,6 @@ export const dprint: FormatterModule<DprintPart, object, 'dprint-markdown' | 'dp
     { name: 'dprint-json', package: '@dprint/json', source: 'plugin.wasm', file: 'dprint-json.wasm' },
     { name: 'dprint-dockerfile', package: '@dprint/dockerfile', source: 'plugin.wasm', file: 'dprint-dockerfile.wasm' },
   ],
-  entry: true,
   project: {
     empty: () => ({ dprint: [] }),
     load: (part, files, { ignored }) => part.dprint.push(...loadDprintConfigs(files, ignored)),
@@ -55,12 +49,5 @@ export const dprint: FormatterModule<DprintPart, object, 'dprint-markdown' | 'dp
     return config ? { formatter: `dprint:${plugin}`, because: `${config.file} declares dprint's ${plugin} plugin` } : undefined;
   },
   settings: (project, adapter, path) => dprintSettings(project.dprint, adapter.slice('dprint:'.length) as DprintPluginName, path, project.ignored),
-  // Chosen by a project's dprint.json or the user's `{dprint: 'markdown' | 'json'}`; by default only for Dockerfiles.
-  builtins: (wasm) =>
-    PLUGINS.flatMap(({ name, section, languages, wasm: wasmName }) => {
-      const source = wasm[wasmName];
-      if (!source) return [];
-      return [deferredAdapter({ name, via: 'wasm', languages, supportsRange: false }, () => import('./adapter.js').then((m) => m.dprintPluginFormatter({ wasm: source, name, section, languages })))];
-    }),
 };
 

@@ -3,7 +3,7 @@
  * Nothing declares it: selection falls back to it for a file no formatter covers when the project's
  * `.editorconfig` gives that file a property it applies (config/select.ts `editorconfigFallback`).
  */
-import { deferredAdapter, type FormatterModule } from '../module.js';
+import type { FormatterModule } from '../module.js';
 
 /** VERSION in editorconfig.c (a test checks `--version`; build.mjs checks it against the C source). */
 export const EDITORCONFIG_NORMALISER_VERSION = '1.0.0';
@@ -15,10 +15,4 @@ export const editorconfig: FormatterModule<object, object, 'editorconfig'> = {
   languages: ['text'],
   configFiles: ['.editorconfig'],
   wasm: [{ name: 'editorconfig', package: 'formatbox', source: 'wasm/editorconfig/editorconfig.wasm', file: 'editorconfig.wasm', version: EDITORCONFIG_NORMALISER_VERSION }],
-  entry: true,
-  builtins: (wasm) => {
-    const source = wasm.editorconfig;
-    if (!source) return [];
-    return [deferredAdapter({ name: 'editorconfig', via: 'wasi', languages: ['text'], supportsRange: false, rawText: true }, () => import('./adapter.js').then((m) => m.editorconfigFormatter({ wasm: source })))];
-  },
 };

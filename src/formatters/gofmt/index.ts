@@ -1,6 +1,6 @@
 /** gofmt (Go): declared by go.mod, formatted by a TinyGo wasm build of go/format. */
 import { dirOf, isUnder, nearest } from '../../config/paths.js';
-import { deferredAdapter, type FormatterModule } from '../module.js';
+import type { FormatterModule } from '../module.js';
 import { loadGoModules, type GoModule } from './config.js';
 
 export interface GofmtPart {
@@ -15,7 +15,6 @@ export const gofmt: FormatterModule<GofmtPart, object, 'gofmt'> = {
   configFiles: ['go.mod'],
   defaults: { go: 'gofmt' },
   wasm: [{ name: 'gofmt', package: '@wasm-fmt/gofmt', source: 'gofmt.wasm', file: 'gofmt.wasm' }],
-  entry: true,
   project: {
     empty: () => ({ go: [] }),
     load: (part, files, { ignored }) => part.go.push(...loadGoModules(files, ignored)),
@@ -26,9 +25,4 @@ export const gofmt: FormatterModule<GofmtPart, object, 'gofmt'> = {
     return mod ? { formatter: 'gofmt', because: `${mod.file} declares Go (gofmt)` } : undefined;
   },
   settings: (project, _adapter, path) => ({ settings: {}, ignored: project.ignored.filter((i) => i.file.endsWith('go.mod') && isUnder(dirOf(i.file), path)) }),
-  builtins: (wasm) => {
-    const source = wasm.gofmt;
-    if (!source) return [];
-    return [deferredAdapter({ name: 'gofmt', via: 'wasm', languages: ['go'], supportsRange: false }, () => import('./adapter.js').then((m) => m.gofmtFormatter({ wasm: source })))];
-  },
 };

@@ -8,7 +8,7 @@ import { editorconfigFor, editorconfigToPrettier } from '../../config/editorconf
 import { insideNodeModules, isIgnoredBy, readIgnoreFile, type IgnoreFile } from '../../config/ignore-file.js';
 import { NOT_READ_REASON, type SettingOrigin } from '../../config/config-error.js';
 import { dirOf, isUnder } from '../../config/paths.js';
-import { deferredAdapter, type FormatterModule } from '../module.js';
+import type { FormatterModule } from '../module.js';
 import {
   loadPrettierConfigs,
   nearestPrettierConfig,
@@ -58,7 +58,6 @@ export const prettier: FormatterModule<PrettierPart> = {
   configFiles: [...PRETTIER_CONFIG_NAMES, '.prettierignore'],
   defaults: Object.fromEntries(PRETTIER_CORE_LANGUAGES.map((language) => [language, 'prettier'])),
   wasm: [],
-  entry: true,
   project: {
     empty: () => ({ prettier: [] }),
     load: (part, files, { trust, ignored, budget }) => part.prettier.push(...loadPrettierConfigs(files, trust, ignored, budget)),
@@ -112,9 +111,4 @@ export const prettier: FormatterModule<PrettierPart> = {
       settings: (settings) => ({ ...settings, plugins: [...(Array.isArray(settings.plugins) ? settings.plugins : []), plugin] }),
     };
   },
-  builtins: (_wasm, options) => [
-    deferredAdapter({ name: 'prettier', via: 'js', languages: PRETTIER_LANGUAGES, supportsRange: true, rangeLanguages: PRETTIER_RANGE_LANGUAGES }, () =>
-      import('./adapter.js').then((m) => m.prettierFormatter(options.prettierPlugins ? { shippedPlugins: options.prettierPlugins } : {})),
-    ),
-  ],
 };

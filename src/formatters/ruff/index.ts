@@ -4,7 +4,7 @@
  * alone, `@wasm-fmt/ruff_fmt` (the edge profile's) is the Python formatter.
  */
 import { nearest } from '../../config/paths.js';
-import { deferredAdapter, type FormatterModule } from '../module.js';
+import type { FormatterModule } from '../module.js';
 import { loadRuffConfigs, RUFF_CONFIG_NAMES, ruffSettingsFor, type RuffConfigFile } from './config.js';
 import { ruffExcludes } from './exclude.js';
 
@@ -25,7 +25,6 @@ export const ruff: FormatterModule<RuffPart, object, 'ruff' | 'ruff_fmt'> = {
     { name: 'ruff', package: '@astral-sh/ruff-wasm-web', source: 'ruff_wasm_bg.wasm', file: 'ruff_wasm_bg.wasm' },
     { name: 'ruff_fmt', package: '@wasm-fmt/ruff_fmt', source: 'ruff_fmt_bg.wasm', file: 'ruff_fmt_bg.wasm' },
   ],
-  entry: true,
   project: {
     empty: () => ({ ruff: [], black: [] }),
     load(part, files, { ignored, all }) {
@@ -55,15 +54,5 @@ export const ruff: FormatterModule<RuffPart, object, 'ruff' | 'ruff_fmt'> = {
     const forPath = config ? ruffSettingsFor(config, path) : { settings: {} };
     if (forPath.error) return { settings: {}, ignored, error: forPath.error };
     return { settings: forPath.settings, ignored, ...(configSources ? { configSources } : {}) };
-  },
-  // Without ruff_fmt, Ruff formats no ranges and skips `.pyi`.
-  builtins: (wasm) => {
-    const official = wasm.ruff;
-    const ruffFmt = wasm.ruff_fmt;
-    if (official) {
-      return [deferredAdapter({ name: 'ruff', via: 'wasm', languages: ['python'], supportsRange: ruffFmt !== undefined }, () => import('./adapter.js').then((m) => m.ruffFormatter({ wasm: official, ...(ruffFmt ? { ruffFmtWasm: ruffFmt } : {}) })))];
-    }
-    if (ruffFmt) return [deferredAdapter({ name: 'ruff', via: 'wasm', languages: ['python'], supportsRange: true, rangeLanguages: ['python'] }, () => import('./ruff-fmt.js').then((m) => m.ruffFmtFormatter({ wasm: ruffFmt })))];
-    return [];
   },
 };

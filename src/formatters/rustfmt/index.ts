@@ -6,7 +6,6 @@
 import { dirOf, isUnder, nearest } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
 import { loadRust, rustfmtSettingsFor, type CargoManifest, type RustfmtConfig } from './config.js';
-import { unavailableFormatters } from './unavailable.js';
 
 export interface RustfmtPart {
   cargo: CargoManifest[];
@@ -22,7 +21,6 @@ export const rustfmt: FormatterModule<RustfmtPart> = {
   configFiles: ['Cargo.toml', 'rustfmt.toml', '.rustfmt.toml', 'rust-toolchain', 'rust-toolchain.toml'],
   defaults: { rust: 'rustfmt' },
   wasm: [],
-  entry: false,
   project: {
     empty: () => ({ cargo: [], rustfmt: [] }),
     load(part, files, { ignored }) {
@@ -40,5 +38,4 @@ export const rustfmt: FormatterModule<RustfmtPart> = {
     settings: rustfmtSettingsFor(project.cargo, project.rustfmt, path),
     ignored: project.ignored.filter((i) => /(^|\/)(rust-toolchain(\.toml)?|\.?rustfmt\.toml)$/.test(i.file) && isUnder(dirOf(i.file), path)),
   }),
-  builtins: () => unavailableFormatters(),
 };

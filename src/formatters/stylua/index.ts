@@ -1,6 +1,6 @@
 /** StyLua (Lua): declared by `stylua.toml` / `.stylua.toml`, formatted by StyLua's own wasm build. */
 import { nearest } from '../../config/paths.js';
-import { deferredAdapter, type FormatterModule } from '../module.js';
+import type { FormatterModule } from '../module.js';
 import { loadStyluaConfigs, STYLUA_CONFIG_NAMES, type StyluaConfigFile } from './config.js';
 
 export interface StyluaPart {
@@ -16,7 +16,6 @@ export const stylua: FormatterModule<StyluaPart, object, 'stylua'> = {
   configFiles: STYLUA_CONFIG_NAMES,
   defaults: { lua: 'stylua' },
   wasm: [{ name: 'stylua', package: '@johnnymorganz/stylua', source: 'stylua_lib_bg.wasm', file: 'stylua_lib_bg.wasm' }],
-  entry: true,
   project: {
     empty: () => ({ stylua: [] }),
     load: (part, files, { ignored }) => part.stylua.push(...loadStyluaConfigs(files, ignored)),
@@ -31,10 +30,5 @@ export const stylua: FormatterModule<StyluaPart, object, 'stylua'> = {
     const ignored = config ? project.ignored.filter((i) => i.file === config.file) : [];
     if (config?.error) return { settings: {}, ignored, error: config.error };
     return { settings: config ? config.settings : {}, ignored };
-  },
-  builtins: (wasm) => {
-    const source = wasm.stylua;
-    if (!source) return [];
-    return [deferredAdapter({ name: 'stylua', via: 'wasm', languages: ['lua'], supportsRange: true }, () => import('./adapter.js').then((m) => m.styluaFormatter({ wasm: source })))];
   },
 };

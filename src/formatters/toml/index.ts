@@ -3,7 +3,7 @@
  * declaration only) or a dprint config with the TOML plugin (its settings).
  */
 import { baseOf, dirOf, nearest } from '../../config/paths.js';
-import { deferredAdapter, type FormatterModule } from '../module.js';
+import type { FormatterModule } from '../module.js';
 import { dprintSettings, type DprintPart } from '../dprint/index.js';
 
 export interface TomlPart {
@@ -29,7 +29,6 @@ export const toml: FormatterModule<TomlPart, DprintPart, 'toml'> = {
   configFiles: ['taplo.toml', '.taplo.toml'],
   defaults: { toml: 'toml' },
   wasm: [{ name: 'toml', package: '@dprint/toml', source: 'plugin.wasm', file: 'dprint-toml.wasm' }],
-  entry: true,
   project: {
     empty: () => ({ toml: [] }),
     load: (part, files) => part.toml.push(...loadTomlDeclarations(files)),
@@ -40,9 +39,4 @@ export const toml: FormatterModule<TomlPart, DprintPart, 'toml'> = {
     return declaration ? { formatter: 'toml', because: `${declaration.file} declares TOML formatting` } : undefined;
   },
   settings: (project, _adapter, path) => dprintSettings(project.dprint, 'toml', path, project.ignored, nearest(project.toml, path)),
-  builtins: (wasm) => {
-    const source = wasm.toml;
-    if (!source) return [];
-    return [deferredAdapter({ name: 'toml', via: 'wasm', languages: ['toml'], supportsRange: false }, () => import('./adapter.js').then((m) => m.tomlFormatter({ wasm: source })))];
-  },
 };
