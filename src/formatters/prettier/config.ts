@@ -6,12 +6,14 @@
  */
 import type { IgnoredItem } from '../../core/types.js';
 import type { Trust } from '../../config/project.js';
+import { allowlistedPlugin, listedPlugins, PRETTIER_PLUGIN_ALLOWLIST } from './plugin-allowlist.js';
 import { compileGlob, type GlobBudget } from '../../config/glob.js';
 import { isRecord, parseData, truncate, type DataFormat } from '../../config/data.js';
 import { baseOf, dirOf, isUnder, relativeTo } from '../../config/paths.js';
 import { NOT_READ_REASON, locateKey, positionAt, type ConfigError, type SettingOrigin } from '../../config/config-error.js';
 
 export type { Trust } from '../../config/project.js';
+export { PRETTIER_PLUGIN_ALLOWLIST };
 
 /** Prettier's CONFIG_FILES order (prettier 3, config-searcher.js). */
 export const PRETTIER_CONFIG_NAMES = [
@@ -70,44 +72,6 @@ function codeConfigRefusal(file: string, what: string): ConfigError {
     message: `${what}; untrusted mode never runs repository code, so formatbox cannot format as this project's Prettier would (trust the workspace to run it)`,
     refusal: true,
   };
-}
-
-/**
- * Well-known Prettier plugins formatbox ships its own pinned copy of. When a project's Prettier config
- * lists one (by package name, in any form: bare, a path into node_modules, a URL), the repo's copy is
- * never loaded; formatbox's copy formats the file and the receipt names it. `shipped: false`: on the
- * allowlist, but formatbox has no in-process copy (the file is reported, not formatted).
- */
-export const PRETTIER_PLUGIN_ALLOWLIST: Readonly<Record<string, { package: RegExp; languages: readonly string[]; parsers: readonly string[]; options: readonly string[]; shipped: boolean }>> = {
-  xml: { package: /@prettier\/plugin-xml/, languages: ['xml'], parsers: ['xml'], options: ['xmlWhitespaceSensitivity', 'xmlSelfClosingSpace', 'xmlSortAttributesByKey', 'xmlQuoteAttributes'], shipped: true },
-  php: { package: /@prettier\/plugin-php/, languages: ['php'], parsers: ['php'], options: ['phpVersion', 'trailingCommaPHP', 'braceStyle'], shipped: true },
-  java: { package: /prettier-plugin-java/, languages: ['java'], parsers: ['java'], options: ['entrypoint'], shipped: true },
-  svelte: { package: /prettier-plugin-svelte/, languages: ['svelte'], parsers: ['svelte'], options: ['svelteSortOrder', 'svelteStrictMode', 'svelteBracketNewLine', 'svelteAllowShorthand', 'svelteIndentScriptAndStyle'], shipped: true },
-  astro: { package: /prettier-plugin-astro/, languages: ['astro'], parsers: ['astro'], options: ['astroAllowShorthand', 'astroSkipFrontmatter'], shipped: true },
-  sh: { package: /prettier-plugin-sh/, languages: ['shell'], parsers: ['sh'], options: [], shipped: false },
-  sql: { package: /prettier-plugin-sql/, languages: ['sql'], parsers: ['sql'], options: [], shipped: false },
-};
-
-/** The allowlist id of a plugin specifier (`prettier-plugin-java`, `./node_modules/@prettier/plugin-xml/src/plugin.js`, …). */
-function allowlistedPlugin(specifier: unknown): string | undefined {
-  if (typeof specifier !== 'string') return undefined;
-  return Object.keys(PRETTIER_PLUGIN_ALLOWLIST).find((id) => new RegExp(`(^|[/:])${PRETTIER_PLUGIN_ALLOWLIST[id]!.package.source}(?=$|[/@])`).test(specifier));
-}
-
-/** Every allowlisted plugin a config object lists, top level and overrides. */
-function listedPlugins(config: Record<string, unknown>): string[] {
-  const ids = new Set<string>();
-  const collect = (options: unknown) => {
-    if (!isRecord(options)) return;
-    const plugins = options.plugins;
-    for (const plugin of Array.isArray(plugins) ? plugins : [plugins]) {
-      const id = allowlistedPlugin(plugin);
-      if (id) ids.add(id);
-    }
-  };
-  collect(config);
-  if (Array.isArray(config.overrides)) for (const override of config.overrides) if (isRecord(override)) collect(override.options);
-  return [...ids];
 }
 
 interface PrettierOverride {
