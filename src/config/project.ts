@@ -7,7 +7,7 @@ import { parseEditorconfig, type EditorconfigFile } from './editorconfig.js';
 import { baseOf, dirOf, normalisePath } from './paths.js';
 import { readIgnoreFile, type IgnoreFile } from './ignore-file.js';
 import { budgetItem, ConfigBudget, type ConfigBudgetLimits, type ConfigBudgetReport } from './budget.js';
-import { clampProjectOptions } from './clamp.js';
+import { clampEditorconfigOptions } from './clamp.js';
 import { NOT_READ_REASON } from './config-error.js';
 import { loadPackageModuleTypes, type PackageModuleType } from './module-type.js';
 import { MODULES, type FormatterParts } from '../formatters/derived.js';
@@ -77,7 +77,8 @@ export function loadProjectConfig(files: ProjectFiles, options: LoadOptions = {}
     project.ignored = collapseRefusals(ignored, report.exceeded);
     project.ignored.push(budgetItem(report));
   } else if (trust === 'untrusted') {
-    clampProjectOptions(project);
+    clampEditorconfigOptions(project);
+    for (const module of MODULES) module.project?.clamp?.(project, project.ignored);
   }
   return project;
 }

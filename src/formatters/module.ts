@@ -94,6 +94,8 @@ export interface FormatterModule<Part extends object = object, Reads extends obj
     load(part: Part, files: Readonly<Record<string, string | null>>, context: LoadContext): void;
     /** Run once after every directory is loaded (charging globs to the budget, root-only files). */
     finish?(part: Part, context: LoadContext): void;
+    /** Untrusted mode: lowers the options that multiply output (config/clamp.ts), listing each clamp in `ignored`. */
+    clamp?(part: Part, ignored: IgnoredItem[]): void;
   };
   /** The selection rule: what the project's config files say about `path` (undefined: nothing). */
   declares?(project: ProjectBase & Part & Reads, path: string, language: string): Declared | undefined;

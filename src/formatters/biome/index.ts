@@ -2,14 +2,43 @@
  * Biome: declared by `biome.json[c]` (Biome comes before Prettier), with its `files.includes`,
  * `vcs.useIgnoreFile` and the root `.editorconfig` honoured as Biome's CLI honours them.
  */
+import { clampDeep, recordClamps } from '../../config/clamp.js';
+import type { IgnoredItem } from '../../core/types.js';
 import { insideNodeModules, isIgnoredBy } from '../../config/ignore-file.js';
-import { chargeBiomeGlobs } from '../../config/budget.js';
+import { globCost } from '../../config/glob.js';
+import { isRecord } from '../../config/data.js';
+import type { ConfigBudget } from '../../config/budget.js';
 import { isUnder } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
 import { BIOME_CONFIG_NAMES, biomeConfigFor, biomeExcludes, biomeVcsIgnore, loadBiomeConfigs, type BiomeConfigFile } from './config.js';
 
 /** Language ids Biome formats (see src/core/languages.ts). */
 export const BIOME_LANGUAGES = ['javascript', 'typescript', 'json', 'jsonc', 'css', 'graphql'] as const;
+
+/**
+ * Biome's include/ignore globs are compiled when a path is first selected (config.ts); their cost is
+ * charged here, at load, from their size alone. Only the lists formatbox itself evaluates count.
+ */
+export function chargeBiomeGlobs(configs: readonly BiomeConfigFile[], budget: ConfigBudget, ignored: IgnoredItem[]): void {
+  for (const config of configs) {
+    for (const section of ['files', 'formatter']) {
+      const value = config.configuration[section];
+      if (!isRecord(value)) continue;
+      for (const key of ['includes', 'include', 'ignore']) {
+        const list = value[key];
+        if (!Array.isArray(list)) continue;
+        for (const pattern of list) {
+          if (typeof pattern !== 'string') continue;
+          const refusal = budget.spend(globCost(pattern.replace(/^!!?/, '')));
+          if (refusal) {
+            ignored.push({ file: config.file, item: `${section}.${key} (${list.length} patterns)`, reason: refusal });
+            return;
+          }
+        }
+      }
+    }
+  }
+}
 
 export interface BiomePart {
   biome: BiomeConfigFile[];
@@ -26,6 +55,13 @@ export const biome: FormatterModule<BiomePart, object, 'biome'> = {
     empty: () => ({ biome: [] }),
     load: (part, files, { ignored, all }) => part.biome.push(...loadBiomeConfigs(files, ignored, all)),
     finish: (part, { budget, ignored }) => chargeBiomeGlobs(part.biome, budget, ignored),
+    clamp(part, ignored) {
+      for (const config of part.biome) {
+        const clamped: IgnoredItem[] = [];
+        clampDeep(config.configuration, ['indentWidth', 'indentSize'], config.file, '', 'Biome', clamped);
+        recordClamps(clamped, config.ignored, ignored);
+      }
+    },
   },
   declares(project, path, language) {
     if (!(BIOME_LANGUAGES as readonly string[]).includes(language)) return undefined;

@@ -1,7 +1,13 @@
 /** clang-format (C, C++, Java, Protobuf, C#, Objective-C, Verilog, textproto): declared by `.clang-format` / `_clang-format`. */
+import { clampKeys, recordClamps } from '../../config/clamp.js';
+import type { IgnoredItem } from '../../core/types.js';
+import { isRecord } from '../../config/data.js';
 import { dirOf, isUnder, nearest } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
 import { clangFormatSettingsFor, CLANG_FORMAT_NAMES, loadClangFormat, type ClangFormatFile } from './config.js';
+
+/** clang-format keys that add this many columns per nesting level or per comment. */
+const CLANG_FORMAT_WIDTHS = ['IndentWidth', 'TabWidth', 'ContinuationIndentWidth', 'ConstructorInitializerIndentWidth', 'PPIndentWidth', 'ObjCBlockIndentWidth', 'BracedInitializerIndentWidth', 'SpacesBeforeTrailingComments'];
 
 export const CLANG_FORMAT_LANGUAGES = ['c', 'cpp', 'java', 'proto', 'csharp', 'objective-c', 'verilog', 'textproto'] as const;
 
@@ -20,6 +26,17 @@ export const clangFormat: FormatterModule<ClangFormatPart, object, 'clang-format
   project: {
     empty: () => ({ clangFormat: [] }),
     load: (part, files, { ignored }) => part.clangFormat.push(...loadClangFormat(files, ignored)),
+    clamp(part, ignored) {
+      for (const file of part.clangFormat) {
+        const clamped: IgnoredItem[] = [];
+        file.documents.forEach((document, index) => {
+          const where = file.documents.length > 1 ? `document ${index + 1}: ` : '';
+          clampKeys(document, CLANG_FORMAT_WIDTHS, file.file, where, 'clang-format', clamped);
+          if (isRecord(document.SpacesInLineCommentPrefix)) clampKeys(document.SpacesInLineCommentPrefix, ['Minimum'], file.file, `${where}SpacesInLineCommentPrefix.`, 'clang-format', clamped);
+        });
+        recordClamps(clamped, ignored);
+      }
+    },
   },
   declares(project, path, language) {
     if (!(CLANG_FORMAT_LANGUAGES as readonly string[]).includes(language)) return undefined;

@@ -2,6 +2,8 @@
  * dprint's wasm plugins for Markdown, JSON and Dockerfile: declared by a dprint config that lists the
  * plugin (the most specific declaration, checked first). Its TOML plugin is the `toml` formatter.
  */
+import { clampDeep, dedupeClamps, recordClamps } from '../../config/clamp.js';
+import type { IgnoredItem } from '../../core/types.js';
 import { nearest } from '../../config/paths.js';
 import type { FormatterModule, ResolvedSettings } from '../module.js';
 import { DPRINT_CONFIG_NAMES, loadDprintConfigs, type DprintConfigFile, type DprintPluginName } from './config.js';
@@ -41,6 +43,13 @@ export const dprint: FormatterModule<DprintPart, object, 'dprint-markdown' | 'dp
   project: {
     empty: () => ({ dprint: [] }),
     load: (part, files, { ignored }) => part.dprint.push(...loadDprintConfigs(files, ignored)),
+    clamp(part, ignored) {
+      for (const config of part.dprint) {
+        const clamped: IgnoredItem[] = [];
+        for (const settings of Object.values(config.settings)) clampDeep(settings, ['indentWidth'], config.file, '', 'dprint', clamped);
+        recordClamps(dedupeClamps(clamped), ignored);
+      }
+    },
   },
   declares(project, path, language) {
     const plugin = DPRINT_LANGUAGES[language];
