@@ -20,7 +20,7 @@ export interface EditorconfigFile {
   file: string;
   root: boolean;
   sections: EditorconfigSection[];
-  /** The file as written: Biome reads it its own way (biome-editorconfig.ts). */
+  /** The file as written: Biome reads it its own way (formatters/biome/editorconfig.ts). */
   text?: string;
 }
 

@@ -1,6 +1,6 @@
 /**
  * biome.json / biome.jsonc (and `.biome.json[c]`) read as JSONC data and sanitised: `extends`
- * files inside the root are merged (biome-extends.ts), `"//"` merges the root config, anything else
+ * files inside the root are merged (extends.ts), `"//"` merges the root config, anything else
  * in `extends` refuses the config; `plugins` are stripped, `files.maxSize` is clamped to Biome's default. `files.includes`/`formatter.includes` (and Biome 1's
  * `ignore`/`include`) are evaluated here, since the wasm `formatFile` does not honour them.
  */
@@ -106,7 +106,7 @@ function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void
 }
 
 /**
- * Merges the files `extends` names under the config (biome-extends.ts): each is sanitised like a
+ * Merges the files `extends` names under the config (extends.ts): each is sanitised like a
  * config file; `extends` inside it is not followed, as in Biome. Their texts join `sources`.
  */
 function mergeExtended(extendsValue: unknown, entry: BiomeConfigFile, files: Record<string, string | null>): void {
@@ -151,7 +151,7 @@ export interface BiomeConfigForPath {
  *   file: the outermost nested config above `path` wins over deeper ones (checked against the CLI);
  * - a nested config with `extends: "//"` is the root configuration (with its `.editorconfig` merged in)
  *   with the nested one merged over it, lists concatenated as Biome's Merge does;
- * - `.editorconfig` (biome-editorconfig.ts) only when the root config sets `formatter.useEditorconfig`,
+ * - `.editorconfig` (editorconfig.ts) only when the root config sets `formatter.useEditorconfig`,
  *   only the one in the root config's directory, and only for files the root settings (or a nested
  *   config extending them) cover. Its sections other than `[*]` are overrides placed before biome.json's;
  *   those that match `path` (relative to the directory of the settings that apply) are given here as

@@ -12,7 +12,7 @@
  *   before biome.json's own overrides (so an `[*.ts]` section beats `javascript.formatter`); a section
  *   glob Biome cannot compile is dropped. Globs follow Biome's conversion: no slash means any depth,
  *   `*` and `?` stop at `/`, `{a,b}` (one level), `{1..3}`.
- * Pure data handling; the biome.json merge is in biome.ts.
+ * Pure data handling; the biome.json merge is in config.ts.
  */
 import type { ConfigError } from '../../config/config-error.js';
 

@@ -2,7 +2,7 @@
  * Ruff's formatter through `@wasm-fmt/ruff_fmt` alone (Ruff 0.15.x built to wasm by another project,
  * 1.2 MB against the official build's 11 MB): the Python formatter of the edge profile. It formats
  * whole files, `.pyi` stubs with stub rules, and ranges; every receipt names `ruff 0.15.20`.
- * `ruffFormatter` (ruff.ts) uses the official 0.16 build for whole `.py` files instead; the two can
+ * `ruffFormatter` (adapter.ts) uses the official 0.16 build for whole `.py` files instead; the two can
  * differ where Ruff's style changed between 0.15 and 0.16.
  */
 import initRuffFmt, { format as ruffFmtFormat } from '@wasm-fmt/ruff_fmt/web';

@@ -1,6 +1,6 @@
 /**
  * rustfmt as a data spec on top of `command.ts`: a stdin→stdout filter, run through the sandbox.
- * Settings come from `src/config` as `{ edition, configText? }` (Cargo.toml's edition, the nearest
+ * Settings come from config.ts (index.ts `settings`) as `{ edition, configText? }` (Cargo.toml's edition, the nearest
  * rustfmt.toml read as data). The config text is handed over as a read-only file in the scratch
  * space and passed with `--config-path` (an empty one when the project has none, so rustfmt never
  * finds a config file by itself); the result equals rustfmt run on the file in the project.

@@ -1,5 +1,5 @@
 /**
- * TOML through dprint-plugin-toml (`@dprint/toml`), a dprint wasm plugin (see dprint-plugin.ts).
+ * TOML through dprint-plugin-toml (`@dprint/toml`), a dprint wasm plugin (see ../dprint/adapter.ts).
  * Chosen over `@taplo/lib` and `prettier-plugin-toml` by measurement (test/bench/toml-choice.ts): it
  * loads in milliseconds, stays fast on large files, and runs in workerd from a `WebAssembly.Module`.
  *
