@@ -38,10 +38,15 @@ export type Selection =
   | { kind: 'invalid-config'; formatter: string; language: string; error: ConfigError; because: string; ignored: IgnoredItem[] }
   | { kind: 'skip'; reason: SkipReason; detail?: string; language?: string };
 
+/** A path's language: core's tables, the languages registered formatters add, and the user's own extensions (these win). */
+export function languageOfPath(path: string, userLanguages: Record<string, string[]> = {}): string | undefined {
+  return languageOf(path, { ...FORMATTER_EXTENSIONS, ...userLanguages });
+}
+
 export function selectFormatter(project: ProjectConfig, user: NormalisedUserConfig, rawPath: string): Selection {
   const path = normalisePath(rawPath);
   if (!user.enabled) return { kind: 'skip', reason: 'disabled' };
-  const language = languageOf(path, { ...FORMATTER_EXTENSIONS, ...user.languages });
+  const language = languageOfPath(path, user.languages);
   const rule = userRuleFor(user, path, language);
   if (rule) {
     const lang = language ?? (extensionOf(path) || 'text');
