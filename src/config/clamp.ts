@@ -64,6 +64,15 @@ export function clampItem(file: string, item: string, value: string, tool: strin
   };
 }
 
+/** Clamps each config file with `clampOne` and records its clamps (first in the file's own list, when it keeps one). */
+export function clampEach<T>(files: readonly T[], ignored: IgnoredItem[], clampOne: (file: T, clamped: IgnoredItem[]) => void, ownList?: (file: T) => IgnoredItem[]): void {
+  for (const file of files) {
+    const clamped: IgnoredItem[] = [];
+    clampOne(file, clamped);
+    recordClamps(clamped, ...(ownList ? [ownList(file)] : []), ignored);
+  }
+}
+
 /** Clamps go first in each list: receipts show only the first items. */
 export function recordClamps(clamped: IgnoredItem[], ...lists: IgnoredItem[][]): void {
   if (clamped.length === 0) return;

@@ -2,7 +2,7 @@
  * Biome: declared by `biome.json[c]` (Biome comes before Prettier), with its `files.includes`,
  * `vcs.useIgnoreFile` and the root `.editorconfig` honoured as Biome's CLI honours them.
  */
-import { clampDeep, recordClamps } from '../../config/clamp.js';
+import { clampDeep, clampEach } from '../../config/clamp.js';
 import type { IgnoredItem } from '../../core/types.js';
 import { insideNodeModules, isIgnoredBy } from '../../config/ignore-file.js';
 import { globCost } from '../../config/glob.js';
@@ -55,13 +55,7 @@ export const biome: FormatterModule<BiomePart, object, 'biome'> = {
     empty: () => ({ biome: [] }),
     load: (part, files, { ignored, all }) => part.biome.push(...loadBiomeConfigs(files, ignored, all)),
     finish: (part, { budget, ignored }) => chargeBiomeGlobs(part.biome, budget, ignored),
-    clamp(part, ignored) {
-      for (const config of part.biome) {
-        const clamped: IgnoredItem[] = [];
-        clampDeep(config.configuration, ['indentWidth', 'indentSize'], config.file, '', 'Biome', clamped);
-        recordClamps(clamped, config.ignored, ignored);
-      }
-    },
+    clamp: (part, ignored) => clampEach(part.biome, ignored, (config, clamped) => clampDeep(config.configuration, ['indentWidth', 'indentSize'], config.file, '', 'Biome', clamped), (config) => config.ignored),
   },
   declares(project, path, language) {
     if (!(BIOME_LANGUAGES as readonly string[]).includes(language)) return undefined;

@@ -1,6 +1,5 @@
 /** clang-format (C, C++, Java, Protobuf, C#, Objective-C, Verilog, textproto): declared by `.clang-format` / `_clang-format`. */
-import { clampKeys, recordClamps } from '../../config/clamp.js';
-import type { IgnoredItem } from '../../core/types.js';
+import { clampEach, clampKeys } from '../../config/clamp.js';
 import { isRecord } from '../../config/data.js';
 import { dirOf, isUnder, nearest } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
@@ -26,17 +25,14 @@ export const clangFormat: FormatterModule<ClangFormatPart, object, 'clang-format
   project: {
     empty: () => ({ clangFormat: [] }),
     load: (part, files, { ignored }) => part.clangFormat.push(...loadClangFormat(files, ignored)),
-    clamp(part, ignored) {
-      for (const file of part.clangFormat) {
-        const clamped: IgnoredItem[] = [];
+    clamp: (part, ignored) =>
+      clampEach(part.clangFormat, ignored, (file, clamped) =>
         file.documents.forEach((document, index) => {
           const where = file.documents.length > 1 ? `document ${index + 1}: ` : '';
           clampKeys(document, CLANG_FORMAT_WIDTHS, file.file, where, 'clang-format', clamped);
           if (isRecord(document.SpacesInLineCommentPrefix)) clampKeys(document.SpacesInLineCommentPrefix, ['Minimum'], file.file, `${where}SpacesInLineCommentPrefix.`, 'clang-format', clamped);
-        });
-        recordClamps(clamped, ignored);
-      }
-    },
+        }),
+      ),
   },
   declares(project, path, language) {
     if (!(CLANG_FORMAT_LANGUAGES as readonly string[]).includes(language)) return undefined;

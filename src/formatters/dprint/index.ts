@@ -2,7 +2,7 @@
  * dprint's wasm plugins for Markdown, JSON and Dockerfile: declared by a dprint config that lists the
  * plugin (the most specific declaration, checked first). Its TOML plugin is the `toml` formatter.
  */
-import { clampDeep, dedupeClamps, recordClamps } from '../../config/clamp.js';
+import { clampDeep, clampEach, dedupeClamps } from '../../config/clamp.js';
 import type { IgnoredItem } from '../../core/types.js';
 import { nearest } from '../../config/paths.js';
 import type { FormatterModule, ResolvedSettings } from '../module.js';
@@ -43,13 +43,12 @@ export const dprint: FormatterModule<DprintPart, object, 'dprint-markdown' | 'dp
   project: {
     empty: () => ({ dprint: [] }),
     load: (part, files, { ignored }) => part.dprint.push(...loadDprintConfigs(files, ignored)),
-    clamp(part, ignored) {
-      for (const config of part.dprint) {
-        const clamped: IgnoredItem[] = [];
-        for (const settings of Object.values(config.settings)) clampDeep(settings, ['indentWidth'], config.file, '', 'dprint', clamped);
-        recordClamps(dedupeClamps(clamped), ignored);
-      }
-    },
+    clamp: (part, ignored) =>
+      clampEach(part.dprint, ignored, (config, clamped) => {
+        const all: IgnoredItem[] = [];
+        for (const settings of Object.values(config.settings)) clampDeep(settings, ['indentWidth'], config.file, '', 'dprint', all);
+        clamped.push(...dedupeClamps(all));
+      }),
   },
   declares(project, path, language) {
     const plugin = DPRINT_LANGUAGES[language];

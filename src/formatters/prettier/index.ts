@@ -4,8 +4,7 @@
  * (XML, PHP, Java, Svelte, Astro: formatbox runs its own copy). `.prettierignore` and the root
  * `.gitignore` leave files alone, as Prettier's CLI does.
  */
-import { clampKeys, recordClamps } from '../../config/clamp.js';
-import type { IgnoredItem } from '../../core/types.js';
+import { clampEach, clampKeys } from '../../config/clamp.js';
 import { editorconfigFor, editorconfigToPrettier } from '../../config/editorconfig.js';
 import { insideNodeModules, isIgnoredBy, readIgnoreFile, type IgnoreFile } from '../../config/ignore-file.js';
 import { NOT_READ_REASON, type SettingOrigin } from '../../config/config-error.js';
@@ -63,14 +62,16 @@ export const prettier: FormatterModule<PrettierPart> = {
   project: {
     empty: () => ({ prettier: [] }),
     load: (part, files, { trust, ignored, budget }) => part.prettier.push(...loadPrettierConfigs(files, trust, ignored, budget)),
-    clamp(part, ignored) {
-      for (const config of part.prettier) {
-        const clamped: IgnoredItem[] = [];
-        clampKeys(config.options, ['tabWidth'], config.file, '', 'Prettier', clamped);
-        config.overrides.forEach((override, index) => clampKeys(override.options, ['tabWidth'], config.file, `overrides[${index}].options.`, 'Prettier', clamped));
-        recordClamps(clamped, config.ignored, ignored);
-      }
-    },
+    clamp: (part, ignored) =>
+      clampEach(
+        part.prettier,
+        ignored,
+        (config, clamped) => {
+          clampKeys(config.options, ['tabWidth'], config.file, '', 'Prettier', clamped);
+          config.overrides.forEach((override, index) => clampKeys(override.options, ['tabWidth'], config.file, `overrides[${index}].options.`, 'Prettier', clamped));
+        },
+        (config) => config.ignored,
+      ),
     finish(part, { all, ignored, budget }) {
       const text = all['.prettierignore'];
       if (text === null) ignored.push({ file: '.prettierignore', item: '.prettierignore', reason: NOT_READ_REASON });

@@ -3,8 +3,7 @@
  * `[tool.black]` (Ruff comes before black). The official `@astral-sh/ruff-wasm-web` formats; given
  * alone, `@wasm-fmt/ruff_fmt` (the edge profile's) is the Python formatter.
  */
-import { clampKeys, recordClamps } from '../../config/clamp.js';
-import type { IgnoredItem } from '../../core/types.js';
+import { clampEach, clampKeys } from '../../config/clamp.js';
 import { nearest } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
 import { loadRuffConfigs, RUFF_CONFIG_NAMES, ruffSettingsFor, type RuffConfigFile } from './config.js';
@@ -34,13 +33,7 @@ export const ruff: FormatterModule<RuffPart, object, 'ruff' | 'ruff_fmt'> = {
       part.ruff.push(...ruff);
       part.black.push(...black);
     },
-    clamp(part, ignored) {
-      for (const config of [...part.ruff, ...part.black]) {
-        const clamped: IgnoredItem[] = [];
-        clampKeys(config.settings, ['indent-width'], config.file, '', 'Ruff', clamped);
-        recordClamps(clamped, config.ignored, ignored);
-      }
-    },
+    clamp: (part, ignored) => clampEach([...part.ruff, ...part.black], ignored, (config, clamped) => clampKeys(config.settings, ['indent-width'], config.file, '', 'Ruff', clamped), (config) => config.ignored),
   },
   declares(project, path, language) {
     if (language !== 'python') return undefined;

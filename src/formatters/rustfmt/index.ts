@@ -3,8 +3,7 @@
  * built-in answers `skipped` with the reason (unavailable.ts); the Node runtime registers the
  * sandboxed subprocess adapter of the same name (command.ts, src/node) after it.
  */
-import { clampItem, MAX_UNTRUSTED_INDENT, recordClamps } from '../../config/clamp.js';
-import type { IgnoredItem } from '../../core/types.js';
+import { clampEach, clampItem, MAX_UNTRUSTED_INDENT } from '../../config/clamp.js';
 import { truncate } from '../../config/data.js';
 import { dirOf, isUnder, nearest } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
@@ -31,17 +30,14 @@ export const rustfmt: FormatterModule<RustfmtPart> = {
       part.cargo.push(...cargo);
       part.rustfmt.push(...rustfmt);
     },
-    clamp(part, ignored) {
-      for (const config of part.rustfmt) {
-        const clamped: IgnoredItem[] = [];
+    clamp: (part, ignored) =>
+      clampEach(part.rustfmt, ignored, (config, clamped) => {
         config.text = config.text.replace(/^(\s*tab_spaces\s*=\s*)(\d+)/m, (whole, key: string, value: string) => {
           if (Number(value) <= MAX_UNTRUSTED_INDENT) return whole;
           clamped.push(clampItem(config.file, `tab_spaces = ${truncate(value, 40)}`, value, 'rustfmt'));
           return `${key}${MAX_UNTRUSTED_INDENT}`;
         });
-        recordClamps(clamped, ignored);
-      }
-    },
+      }),
   },
   declares(project, path, language) {
     if (language !== 'rust') return undefined;

@@ -1,6 +1,5 @@
 /** StyLua (Lua): declared by `stylua.toml` / `.stylua.toml`, formatted by StyLua's own wasm build. */
-import { clampKeys, recordClamps } from '../../config/clamp.js';
-import type { IgnoredItem } from '../../core/types.js';
+import { clampEach, clampKeys } from '../../config/clamp.js';
 import { nearest } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
 import { loadStyluaConfigs, STYLUA_CONFIG_NAMES, type StyluaConfigFile } from './config.js';
@@ -21,13 +20,7 @@ export const stylua: FormatterModule<StyluaPart, object, 'stylua'> = {
   project: {
     empty: () => ({ stylua: [] }),
     load: (part, files, { ignored }) => part.stylua.push(...loadStyluaConfigs(files, ignored)),
-    clamp(part, ignored) {
-      for (const config of part.stylua) {
-        const clamped: IgnoredItem[] = [];
-        clampKeys(config.settings, ['indent_width'], config.file, '', 'StyLua', clamped);
-        recordClamps(clamped, ignored);
-      }
-    },
+    clamp: (part, ignored) => clampEach(part.stylua, ignored, (config, clamped) => clampKeys(config.settings, ['indent_width'], config.file, '', 'StyLua', clamped)),
   },
   declares(project, path, language) {
     if (language !== 'lua') return undefined;
