@@ -38,44 +38,91 @@ const common = { bundle: true, format: 'esm', sourcemap: true, target: 'es2022',
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /**
- * Every wasm module formatbox ships: `name` is its key in BUILTIN_WASM_FILES, `source` the file inside
- * `package`, `file` the name it is published under in wasm/ (the dprint plugins are all plugin.wasm).
+ * The formatters, as src/formatters/registry.ts lists them (read through tsx: the build runs before
+ * anything is compiled). Each declares its wasm assets; its folder's entry.ts is a universal entry,
+ * its builtin.ts its built-in adapters.
  */
-export const WASM_ASSETS = [
-  { name: 'biome', package: '@biomejs/wasm-web', source: 'biome_wasm_bg.wasm', file: 'biome_wasm_bg.wasm' },
-  { name: 'ruff', package: '@astral-sh/ruff-wasm-web', source: 'ruff_wasm_bg.wasm', file: 'ruff_wasm_bg.wasm' },
-  { name: 'ruff_fmt', package: '@wasm-fmt/ruff_fmt', source: 'ruff_fmt_bg.wasm', file: 'ruff_fmt_bg.wasm' },
-  { name: 'gofmt', package: '@wasm-fmt/gofmt', source: 'gofmt.wasm', file: 'gofmt.wasm' },
-  { name: 'clang-format', package: '@wasm-fmt/clang-format', source: 'clang-format.wasm', file: 'clang-format.wasm' },
-  { name: 'toml', package: '@dprint/toml', source: 'plugin.wasm', file: 'dprint-toml.wasm' },
-  { name: 'dprint-markdown', package: '@dprint/markdown', source: 'plugin.wasm', file: 'dprint-markdown.wasm' },
-  { name: 'dprint-json', package: '@dprint/json', source: 'plugin.wasm', file: 'dprint-json.wasm' },
-  { name: 'dprint-dockerfile', package: '@dprint/dockerfile', source: 'plugin.wasm', file: 'dprint-dockerfile.wasm' },
-  { name: 'sh-syntax', package: 'sh-syntax', source: 'main.wasm', file: 'sh-syntax.wasm' },
-  { name: 'stylua', package: '@johnnymorganz/stylua', source: 'stylua_lib_bg.wasm', file: 'stylua_lib_bg.wasm' },
-  { name: 'sql_fmt', package: '@wasm-fmt/sql_fmt', source: 'sql_fmt_bg.wasm', file: 'sql_fmt_bg.wasm' },
-  // Built here from C (wasm/editorconfig/build.mjs, checked reproducible before it is shipped); its
-  // version is the normaliser's own (editorconfig.c), not formatbox's.
-  { name: 'editorconfig', package: 'formatbox', source: 'wasm/editorconfig/editorconfig.wasm', file: 'editorconfig.wasm', version: EDITORCONFIG_VERSION },
-];
+const { tsImport } = await import('tsx/esm/api');
+const { MODULES } = await tsImport('./src/formatters/derived.ts', import.meta.url);
 
-/** Universal entries (package subpath → source): one per formatter, so an app imports only what it uses. */
+/**
+ * Every wasm module formatbox ships, from each formatter's declaration: `name` is its key in
+ * BUILTIN_WASM_FILES, `source` the file inside `package`, `file` the name it is published under in
+ * wasm/ (the dprint plugins are all plugin.wasm). One of package `formatbox` is built here from C
+ * (wasm/editorconfig/build.mjs, checked reproducible before it is shipped); its version is its own.
+ */
+export const WASM_ASSETS = MODULES.flatMap((module) => module.wasm.map((asset) => ({ ...asset })));
+
+/** Universal entries (package subpath → source): the engine, one per formatter (so an app imports only what it uses), the WASI runner. */
 export const UNIVERSAL_ENTRIES = {
   index: 'src/index.ts',
   core: 'src/entries/core.ts',
-  prettier: 'src/entries/prettier.ts',
-  biome: 'src/entries/biome.ts',
-  ruff: 'src/entries/ruff.ts',
-  gofmt: 'src/entries/gofmt.ts',
-  'clang-format': 'src/entries/clang-format.ts',
-  toml: 'src/entries/toml.ts',
-  dprint: 'src/entries/dprint.ts',
-  shfmt: 'src/entries/shfmt.ts',
-  stylua: 'src/entries/stylua.ts',
-  sql: 'src/entries/sql.ts',
-  editorconfig: 'src/entries/editorconfig.ts',
+  ...Object.fromEntries(MODULES.filter((module) => existsSync(`src/formatters/${module.id}/entry.ts`)).map((module) => [module.id, `src/formatters/${module.id}/entry.ts`])),
   wasi: 'src/entries/wasi.ts',
 };
+
+/**
+ * What package.json's `exports`, `typesVersions` and `files` must say for these entries and assets
+ * (package.json is static JSON: the build checks it, `--write-exports` writes it).
+ */
+export function packageShape(entries = UNIVERSAL_ENTRIES, assets = WASM_ASSETS) {
+  const typesOf = (source) => `dist/types/${source.slice('src/'.length).replace(/\.ts$/, '.d.ts')}`;
+  const exports = { '.': { types: './dist/types/index.d.ts', default: './dist/index.js' } };
+  const typesVersions = {};
+  const subpaths = { ...Object.fromEntries(Object.entries(entries).filter(([name]) => name !== 'index')), node: 'src/node/index.ts' };
+  for (const [name, source] of Object.entries(subpaths)) {
+    exports[`./${name}`] = { types: `./${typesOf(source)}`, default: `./dist/${name}.js` };
+    typesVersions[name] = [typesOf(source)];
+  }
+  Object.assign(exports, {
+    './opencode': { types: './dist/types/agents/opencode-plugin.d.ts', default: './dist/opencode-plugin.js' },
+    './server': './dist/opencode-plugin.js',
+    './wasm/manifest.json': './wasm/manifest.json',
+    './wasm/*': './wasm/*',
+    './package.json': './package.json',
+  });
+  const builtHere = assets.filter((asset) => asset.package === 'formatbox').map((asset) => asset.source);
+  const files = ['dist', '!dist/**/*.map', 'wasm/*.wasm', ...builtHere, 'wasm/manifest.json', 'README.md'];
+  return { exports, typesVersions: { '*': typesVersions }, files };
+}
+
+/**
+ * The text of src/formatters/builtin-adapters.ts: every registered folder's builtin.ts, in registry
+ * order. A written file rather than a field of the declaration, so that only createFormatters' graph
+ * (formatbox, formatbox/node) imports adapters, never the engine's (formatbox/core).
+ */
+export function builtinAdaptersSource(modules = MODULES) {
+  const withBuiltins = modules.filter((module) => existsSync(`src/formatters/${module.id}/builtin.ts`));
+  const local = (module) => `${module.id.replace(/-(\w)/g, (_, c) => c.toUpperCase())}Builtins`;
+  return `// Written by build.mjs from src/formatters/registry.ts (each folder's builtin.ts). Do not edit: run \`node build.mjs --write-exports\`.
+import type { BuiltinFactory } from './module.js';
+${withBuiltins.map((module) => `import { builtins as ${local(module)} } from './${module.id}/builtin.js';`).join('\n')}
+
+/** Each registered formatter's built-in adapters, in registry order. */
+export const BUILTIN_FACTORIES: readonly BuiltinFactory[] = [${withBuiltins.map(local).join(', ')}];
+`;
+}
+
+/**
+ * Fails unless what is derived from the registry is up to date: package.json's exports, typesVersions
+ * and files, and src/formatters/builtin-adapters.ts. With `write`, writes them instead (package.json's
+ * other keys untouched). Returns what differed.
+ */
+export function checkPackageShape(path = 'package.json', write = false, shape = packageShape(), builtinsPath = 'src/formatters/builtin-adapters.ts') {
+  const json = JSON.parse(readFileSync(path, 'utf8'));
+  const differing = Object.keys(shape).filter((key) => JSON.stringify(json[key]) !== JSON.stringify(shape[key]));
+  const builtins = builtinAdaptersSource();
+  const builtinsStale = !existsSync(builtinsPath) || readFileSync(builtinsPath, 'utf8') !== builtins;
+  const stale = [...differing.map((key) => `${path} ${key}`), ...(builtinsStale ? [builtinsPath] : [])];
+  if (stale.length === 0) return stale;
+  if (!write) {
+    throw new Error(`${stale.join(', ')}: not what src/formatters/registry.ts implies; run \`node build.mjs --write-exports\`${differing.length ? ` (${path} should say ${JSON.stringify(Object.fromEntries(differing.map((key) => [key, shape[key]])))})` : ''}`);
+  }
+  if (differing.length) writeFileSync(path, JSON.stringify({ ...json, ...shape }, null, 2) + '\n');
+  if (builtinsStale) writeFileSync(builtinsPath, builtins);
+  console.log(`updated ${stale.join(', ')} from src/formatters/registry.ts: commit it`);
+  return stale;
+}
 
 /** Node-only entries (dependencies external). */
 export const NODE_ENTRIES = {
@@ -325,6 +372,11 @@ export async function buildNode(outdir) {
 }
 
 async function main() {
+  const write = process.argv.includes('--write-exports');
+  checkPackageShape('package.json', write);
+  if (process.argv.includes('--check-exports')) return;
+  const editorconfig = WASM_ASSETS.find((asset) => asset.name === 'editorconfig');
+  if (editorconfig?.version !== EDITORCONFIG_VERSION) throw new Error(`src/formatters/editorconfig/index.ts says version ${editorconfig?.version}, editorconfig.c ${EDITORCONFIG_VERSION}`);
   rmSync('dist', { recursive: true, force: true });
   mkdirSync('dist', { recursive: true });
 

@@ -10,14 +10,14 @@
  * the same functions the engine uses (`selectFormatter` on the same discovered config files).
  */
 import { describePin, detectPins, pinAllows } from '../config/pins.js';
-import { BIOME_VERSION } from '../formatters/biome.js';
+import { BIOME_VERSION } from '../formatters/biome/adapter.js';
 import type { ProjectFiles, UserConfig } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import { languageOf } from '../core/languages.js';
 import { BIOME_LANGUAGES, DEFAULT_FORMATTER, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { ProjectConfig } from '../config/project.js';
 import type { NormalisedUserConfig } from '../config/user.js';
-import { loadDprintConfigs } from '../config/dprint.js';
+import { loadDprintConfigs } from '../formatters/dprint/config.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
 import { rm } from 'node:fs/promises';

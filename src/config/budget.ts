@@ -11,9 +11,7 @@
  * project's formatter writes.
  */
 import type { IgnoredItem } from '../core/types.js';
-import { isRecord } from './data.js';
-import { globCost, type GlobBudget, type GlobCost } from './glob.js';
-import type { BiomeConfigFile } from './biome.js';
+import type { GlobBudget, GlobCost } from './glob.js';
 
 export interface ConfigBudgetLimits {
   /** Config text, in characters, over all config files. */
@@ -91,31 +89,6 @@ export class ConfigBudget implements GlobBudget {
 
 function defaultClock(): number {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();
-}
-
-/**
- * Biome's include/ignore globs are compiled when a path is first selected (biome.ts); their cost is
- * charged here, at load, from their size alone. Only the lists formatbox itself evaluates count.
- */
-export function chargeBiomeGlobs(configs: readonly BiomeConfigFile[], budget: ConfigBudget, ignored: IgnoredItem[]): void {
-  for (const config of configs) {
-    for (const section of ['files', 'formatter']) {
-      const value = config.configuration[section];
-      if (!isRecord(value)) continue;
-      for (const key of ['includes', 'include', 'ignore']) {
-        const list = value[key];
-        if (!Array.isArray(list)) continue;
-        for (const pattern of list) {
-          if (typeof pattern !== 'string') continue;
-          const refusal = budget.spend(globCost(pattern.replace(/^!!?/, '')));
-          if (refusal) {
-            ignored.push({ file: config.file, item: `${section}.${key} (${list.length} patterns)`, reason: refusal });
-            return;
-          }
-        }
-      }
-    }
-  }
 }
 
 /** The item doctor() and every receipt of an over-budget project show. */

@@ -11,22 +11,16 @@
  */
 import type { IgnoredItem } from '../core/types.js';
 import { isRecord } from './data.js';
-import type { ProjectConfig } from './project.js';
+import type { ProjectBase } from './project.js';
 
 /** The largest indentation width (and padding) untrusted config may set. */
 export const MAX_UNTRUSTED_INDENT = 16;
 
-/** clang-format keys that add this many columns per nesting level or per comment. */
-const CLANG_FORMAT_WIDTHS = ['IndentWidth', 'TabWidth', 'ContinuationIndentWidth', 'ConstructorInitializerIndentWidth', 'PPIndentWidth', 'ObjCBlockIndentWidth', 'BracedInitializerIndentWidth', 'SpacesBeforeTrailingComments'];
-
-/** Clamps the project's amplifying options in place and records each clamp. */
-export function clampProjectOptions(project: ProjectConfig): void {
-  for (const config of project.prettier) {
-    const clamped: IgnoredItem[] = [];
-    clampKeys(config.options, ['tabWidth'], config.file, '', 'Prettier', clamped);
-    config.overrides.forEach((override, index) => clampKeys(override.options, ['tabWidth'], config.file, `overrides[${index}].options.`, 'Prettier', clamped));
-    record(clamped, config.ignored, project.ignored);
-  }
+/**
+ * Clamps `.editorconfig`'s amplifying options in place and records each clamp; each formatter clamps
+ * its own options in its declaration (`project.clamp`, run by project.ts, which reads the registry).
+ */
+export function clampEditorconfigOptions(project: ProjectBase): void {
   for (const file of project.editorconfig) {
     const clamped: IgnoredItem[] = [];
     for (const section of file.sections) {
@@ -37,49 +31,12 @@ export function clampProjectOptions(project: ProjectConfig): void {
         clamped.push(clampItem(file.file, `[${truncate(section.glob)}] ${key} = ${truncate(value)}`, value, 'Prettier (through .editorconfig)'));
       }
     }
-    record(clamped, project.ignored);
-  }
-  for (const config of project.biome) {
-    const clamped: IgnoredItem[] = [];
-    clampDeep(config.configuration, ['indentWidth', 'indentSize'], config.file, '', 'Biome', clamped);
-    record(clamped, config.ignored, project.ignored);
-  }
-  for (const config of [...project.ruff, ...project.black]) {
-    const clamped: IgnoredItem[] = [];
-    clampKeys(config.settings, ['indent-width'], config.file, '', 'Ruff', clamped);
-    record(clamped, config.ignored, project.ignored);
-  }
-  for (const config of project.dprint) {
-    const clamped: IgnoredItem[] = [];
-    for (const settings of Object.values(config.settings)) clampDeep(settings, ['indentWidth'], config.file, '', 'dprint', clamped);
-    record(dedupe(clamped), project.ignored);
-  }
-  for (const file of project.clangFormat) {
-    const clamped: IgnoredItem[] = [];
-    file.documents.forEach((document, index) => {
-      const where = file.documents.length > 1 ? `document ${index + 1}: ` : '';
-      clampKeys(document, CLANG_FORMAT_WIDTHS, file.file, where, 'clang-format', clamped);
-      if (isRecord(document.SpacesInLineCommentPrefix)) clampKeys(document.SpacesInLineCommentPrefix, ['Minimum'], file.file, `${where}SpacesInLineCommentPrefix.`, 'clang-format', clamped);
-    });
-    record(clamped, project.ignored);
-  }
-  for (const config of project.stylua) {
-    const clamped: IgnoredItem[] = [];
-    clampKeys(config.settings, ['indent_width'], config.file, '', 'StyLua', clamped);
-    record(clamped, project.ignored);
-  }
-  for (const config of project.rustfmt) {
-    const clamped: IgnoredItem[] = [];
-    config.text = config.text.replace(/^(\s*tab_spaces\s*=\s*)(\d+)/m, (whole, key: string, value: string) => {
-      if (Number(value) <= MAX_UNTRUSTED_INDENT) return whole;
-      clamped.push(clampItem(config.file, `tab_spaces = ${truncate(value)}`, value, 'rustfmt'));
-      return `${key}${MAX_UNTRUSTED_INDENT}`;
-    });
-    record(clamped, project.ignored);
+    recordClamps(clamped, project.ignored);
   }
 }
 
-function clampKeys(object: Record<string, unknown>, keys: readonly string[], file: string, prefix: string, tool: string, out: IgnoredItem[]): void {
+/** Lowers each of `keys` in `object` past the limit to it; one item per clamp into `out`. */
+export function clampKeys(object: Record<string, unknown>, keys: readonly string[], file: string, prefix: string, tool: string, out: IgnoredItem[]): void {
   for (const key of keys) {
     const value = object[key];
     if (typeof value !== 'number' || !(Math.abs(value) > MAX_UNTRUSTED_INDENT)) continue;
@@ -89,7 +46,7 @@ function clampKeys(object: Record<string, unknown>, keys: readonly string[], fil
 }
 
 /** Every `keys` entry at any depth (Biome and dprint repeat them per language and per override). */
-function clampDeep(value: unknown, keys: readonly string[], file: string, path: string, tool: string, out: IgnoredItem[]): void {
+export function clampDeep(value: unknown, keys: readonly string[], file: string, path: string, tool: string, out: IgnoredItem[]): void {
   if (Array.isArray(value)) value.forEach((item, index) => clampDeep(item, keys, file, `${path}[${index}]`, tool, out));
   else if (isRecord(value)) {
     clampKeys(value, keys, file, path === '' ? '' : `${path}.`, tool, out);
@@ -99,7 +56,7 @@ function clampDeep(value: unknown, keys: readonly string[], file: string, path: 
   }
 }
 
-function clampItem(file: string, item: string, value: string, tool: string): IgnoredItem {
+export function clampItem(file: string, item: string, value: string, tool: string): IgnoredItem {
   return {
     file,
     item,
@@ -107,15 +64,24 @@ function clampItem(file: string, item: string, value: string, tool: string): Ign
   };
 }
 
+/** Clamps each config file with `clampOne` and records its clamps (first in the file's own list, when it keeps one). */
+export function clampEach<T>(files: readonly T[], ignored: IgnoredItem[], clampOne: (file: T, clamped: IgnoredItem[]) => void, ownList?: (file: T) => IgnoredItem[]): void {
+  for (const file of files) {
+    const clamped: IgnoredItem[] = [];
+    clampOne(file, clamped);
+    recordClamps(clamped, ...(ownList ? [ownList(file)] : []), ignored);
+  }
+}
+
 /** Clamps go first in each list: receipts show only the first items. */
-function record(clamped: IgnoredItem[], ...lists: IgnoredItem[][]): void {
+export function recordClamps(clamped: IgnoredItem[], ...lists: IgnoredItem[][]): void {
   if (clamped.length === 0) return;
   const [own, ...rest] = lists;
   own?.unshift(...clamped);
   for (const list of rest) if (list !== own) list.push(...clamped);
 }
 
-function dedupe(items: IgnoredItem[]): IgnoredItem[] {
+export function dedupeClamps(items: IgnoredItem[]): IgnoredItem[] {
   const seen = new Set<string>();
   return items.filter((item) => !seen.has(item.item) && seen.add(item.item));
 }

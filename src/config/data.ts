@@ -152,3 +152,8 @@ function firstLine(error: unknown): string {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** A config value quoted in a message, cut at `max` characters. */
+export function truncate(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -20,7 +20,7 @@ export interface EditorconfigFile {
   file: string;
   root: boolean;
   sections: EditorconfigSection[];
-  /** The file as written: Biome reads it its own way (biome-editorconfig.ts). */
+  /** The file as written: Biome reads it its own way (formatters/biome/editorconfig.ts). */
   text?: string;
 }
 
@@ -123,7 +123,7 @@ export function editorconfigToPrettier(ec: Record<string, string | number>): Rec
   return result;
 }
 
-/** Values of the properties formatbox's EditorConfig normaliser applies (src/formatters/editorconfig.ts). */
+/** Values of the properties formatbox's EditorConfig normaliser applies (src/formatters/editorconfig/adapter.ts). */
 const NORMALISED: Readonly<Record<string, readonly unknown[]>> = {
   trim_trailing_whitespace: ['true'],
   insert_final_newline: ['true', 'false'],

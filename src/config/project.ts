@@ -3,49 +3,24 @@
  * Selection for a path (select.ts) then only looks things up.
  */
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
-import { biomeConfigFor, loadBiomeConfigs, type BiomeConfigFile } from './biome.js';
 import { parseEditorconfig, type EditorconfigFile } from './editorconfig.js';
-import { loadDprintConfigs, type DprintConfigFile } from './dprint.js';
 import { baseOf, dirOf, normalisePath } from './paths.js';
 import { readIgnoreFile, type IgnoreFile } from './ignore-file.js';
-import { budgetItem, chargeBiomeGlobs, ConfigBudget, type ConfigBudgetLimits, type ConfigBudgetReport } from './budget.js';
-import { clampProjectOptions } from './clamp.js';
-import { loadPrettierConfigs, type PrettierConfigFile, type Trust } from './prettier.js';
-import { loadRuffConfigs, type RuffConfigFile } from './ruff.js';
-import { loadStyluaConfigs, type StyluaConfigFile } from './stylua.js';
+import { budgetItem, ConfigBudget, type ConfigBudgetLimits, type ConfigBudgetReport } from './budget.js';
+import { clampEditorconfigOptions } from './clamp.js';
 import { NOT_READ_REASON } from './config-error.js';
 import { loadPackageModuleTypes, type PackageModuleType } from './module-type.js';
-import {
-  loadClangFormat,
-  loadGoModules,
-  loadRust,
-  loadTomlDeclarations,
-  type CargoManifest,
-  type ClangFormatFile,
-  type GoModule,
-  type RustfmtConfig,
-} from './toolchains.js';
+import { MODULES, type FormatterParts } from '../formatters/derived.js';
+import type { LoadContext } from '../formatters/module.js';
 
-export interface ProjectConfig {
+export type Trust = 'untrusted' | 'trusted';
+
+/** What every formatter's rule may read: the files no one formatter owns. */
+export interface ProjectBase {
   trust: Trust;
-  prettier: PrettierConfigFile[];
   editorconfig: EditorconfigFile[];
-  biome: BiomeConfigFile[];
-  ruff: RuffConfigFile[];
-  black: RuffConfigFile[];
-  go: GoModule[];
-  cargo: CargoManifest[];
-  rustfmt: RustfmtConfig[];
-  clangFormat: ClangFormatFile[];
-  toml: Array<{ dir: string; file: string }>;
-  /** dprint configs that declare a plugin formatbox ships (toml, markdown, json). */
-  dprint: DprintConfigFile[];
-  /** stylua.toml / .stylua.toml (Lua). */
-  stylua: StyluaConfigFile[];
   /** Each package.json's `"type"`, deepest first: Biome parses `.js` in a CommonJS package as a script. */
   packageTypes: PackageModuleType[];
-  /** The root `.prettierignore` (Prettier reads it with the root `.gitignore`). */
-  prettierignore?: IgnoreFile;
   /** Every `.gitignore` as git reads it, shallowest first (Prettier's CLI reads the root one). */
   gitignore: IgnoreFile[];
   /** The same files as Biome reads them (with `vcs.useIgnoreFile`). */
@@ -57,6 +32,9 @@ export interface ProjectConfig {
   /** Set when the config is over budget: nothing in this project is formatted, for this reason. */
   overBudget?: string;
 }
+
+/** The project's config: the shared files, and each registered formatter's part (its `project` in its folder). */
+export type ProjectConfig = ProjectBase & FormatterParts;
 
 /** Most config files a project may give (a monorepo has a few per package). More are ignored. */
 export const MAX_CONFIG_FILES = 2000;
@@ -99,7 +77,8 @@ export function loadProjectConfig(files: ProjectFiles, options: LoadOptions = {}
     project.ignored = collapseRefusals(ignored, report.exceeded);
     project.ignored.push(budgetItem(report));
   } else if (trust === 'untrusted') {
-    clampProjectOptions(project);
+    clampEditorconfigOptions(project);
+    for (const module of MODULES) module.project?.clamp?.(project, project.ignored);
   }
   return project;
 }
@@ -129,7 +108,8 @@ function collapseRefusals(ignored: IgnoredItem[], reason: string): IgnoredItem[]
 }
 
 function emptyProject(trust: Trust, ignored: IgnoredItem[]): ProjectConfig {
-  return { trust, gitignore: [], biomeGitignore: [], prettier: [], editorconfig: [], biome: [], ruff: [], black: [], go: [], cargo: [], rustfmt: [], clangFormat: [], toml: [], dprint: [], stylua: [], packageTypes: [], ignored };
+  const base: ProjectBase = { trust, gitignore: [], biomeGitignore: [], editorconfig: [], packageTypes: [], ignored };
+  return Object.assign(base, ...MODULES.map((module) => module.project?.empty() ?? {})) as ProjectConfig;
 }
 
 /**
@@ -145,6 +125,7 @@ function loadInto(project: ProjectConfig, clean: Record<string, string | null>, 
       load(files);
     }
   };
+  const context: LoadContext = { trust: project.trust, ignored, budget, all: clean };
   const steps: Array<() => void> = [
     eachDirectory((files) => {
       for (const [file, text] of Object.entries(files)) {
@@ -153,25 +134,13 @@ function loadInto(project: ProjectConfig, clean: Record<string, string | null>, 
         else project.editorconfig.push(parseEditorconfig(text, file, dirOf(file), ignored, budget));
       }
     }),
-    eachDirectory((files) => {
-      const { ruff, black } = loadRuffConfigs(files, ignored, clean);
-      project.ruff.push(...ruff);
-      project.black.push(...black);
-    }),
-    eachDirectory((files) => {
-      const { cargo, rustfmt } = loadRust(files, ignored);
-      project.cargo.push(...cargo);
-      project.rustfmt.push(...rustfmt);
-    }),
     () => loadIgnoreFiles(project, clean, budget),
-    eachDirectory((files) => project.prettier.push(...loadPrettierConfigs(files, project.trust, ignored, budget))),
-    eachDirectory((files) => project.biome.push(...loadBiomeConfigs(files, ignored, clean))),
-    () => chargeBiomeGlobs(project.biome, budget, ignored),
-    eachDirectory((files) => project.go.push(...loadGoModules(files, ignored))),
-    eachDirectory((files) => project.clangFormat.push(...loadClangFormat(files, ignored))),
-    eachDirectory((files) => project.toml.push(...loadTomlDeclarations(files))),
-    eachDirectory((files) => project.dprint.push(...loadDprintConfigs(files, ignored))),
-    eachDirectory((files) => project.stylua.push(...loadStyluaConfigs(files, ignored))),
+    // Each formatter's own files, in registry order.
+    ...MODULES.flatMap((module) => {
+      const loader = module.project;
+      if (!loader) return [];
+      return [eachDirectory((files) => loader.load(project, files, context)), () => loader.finish?.(project, context)];
+    }),
     () => {
       project.packageTypes = loadPackageModuleTypes(clean);
     },
@@ -194,19 +163,12 @@ function groupByDirectory(files: Record<string, string | null>): Array<Record<st
   return [...byDir.values()];
 }
 
-/** `.prettierignore` as git reads it; every `.gitignore` as git and as Biome read it, each compiled once. */
+/** Every `.gitignore` as git and as Biome read it, each compiled once. */
 function loadIgnoreFiles(project: ProjectConfig, clean: Record<string, string | null>, budget: ConfigBudget): void {
   const { ignored } = project;
   const notRead = (file: string): void => {
     ignored.push({ file, item: baseOf(file), reason: NOT_READ_REASON });
   };
-  const prettierignore = clean['.prettierignore'];
-  if (prettierignore === null) notRead('.prettierignore');
-  else if (prettierignore !== undefined) {
-    const read = readIgnoreFile(prettierignore, '.prettierignore', '', ['git'], budget).git;
-    ignored.push(...read.ignored);
-    project.prettierignore = read.file;
-  }
   const gitignoreFiles = Object.keys(clean).filter((file) => baseOf(file) === '.gitignore').sort((a, b) => dirOf(a).length - dirOf(b).length);
   for (const file of gitignoreFiles) {
     if (budget.checkTime()) return;
@@ -227,4 +189,3 @@ function loadIgnoreFiles(project: ProjectConfig, clean: Record<string, string | 
   }
 }
 
-export { biomeConfigFor };

@@ -8,6 +8,7 @@ import picomatch from 'picomatch';
 import type { FormatterChoice, UserConfig, VersionPolicy } from '../core/types.js';
 import { FormatboxError } from '../core/errors.js';
 import { userLimits } from './limits.js';
+import { BUILTIN_ADAPTER_NAMES } from '../formatters/derived.js';
 
 export interface UserRule {
   /** The key as written (`python`, `**\/*.rs`). */
@@ -155,7 +156,8 @@ function toRule(key: string, value: unknown, source: string, appendFile: boolean
   throw invalid(`${where} must be a formatter name, a command, {command}, {wasi}, {dprint} or false`);
 }
 
-export const BUILT_IN_NAMES = new Set(['prettier', 'biome', 'ruff', 'gofmt', 'rustfmt', 'clang-format', 'toml']);
+/** Every built-in formatter's adapter names (formatters/registry.ts). */
+export const BUILT_IN_NAMES: ReadonlySet<string> = new Set(BUILTIN_ADAPTER_NAMES);
 
 /** Well-known formatter commands → the built-in that does the same job in-process (or sandboxed). */
 const WELL_KNOWN: Array<{ match: (argv: string[]) => number; builtin: string; via: string }> = [

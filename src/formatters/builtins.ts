@@ -5,70 +5,25 @@
  * or edge host passes URLs or imported modules (`wasmUrls(base)` names the files).
  */
 import type { FormatterAdapter, WasmSource } from '../core/types.js';
-import { biomeFormatter } from './biome.js';
-import { clangFormatFormatter } from './clang-format.js';
-import { gofmtFormatter } from './gofmt.js';
-import { prettierFormatter } from './prettier.js';
 import type { ShippedPrettierPlugin } from './prettier-plugins.js';
-import { ruffFormatter } from './ruff.js';
-import { tomlFormatter } from './toml.js';
-import { dprintPluginFormatter } from './dprint-plugin.js';
-import { editorconfigFormatter } from './editorconfig.js';
-import { shfmtFormatter } from './shfmt.js';
-import { styluaFormatter } from './stylua.js';
-import { sqlFormatter } from './sql.js';
-import { unavailableFormatters } from './unavailable.js';
-import { ruffFmtFormatter } from './ruff-fmt.js';
 import { FormatboxError } from '../core/errors.js';
 import { checkedWasm } from './checked.js';
+import { BUILTIN_WASM_FILES, type BuiltinWasmName } from './derived.js';
+import { BUILTIN_FACTORIES } from './builtin-adapters.js';
 
-/** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
-export const BUILTIN_WASM_FILES = {
-  biome: 'biome_wasm_bg.wasm',
-  ruff: 'ruff_wasm_bg.wasm',
-  ruff_fmt: 'ruff_fmt_bg.wasm',
-  gofmt: 'gofmt.wasm',
-  'clang-format': 'clang-format.wasm',
-  // The dprint plugins are all `plugin.wasm` in their packages; published under distinct names.
-  toml: 'dprint-toml.wasm',
-  'dprint-markdown': 'dprint-markdown.wasm',
-  'dprint-json': 'dprint-json.wasm',
-  'dprint-dockerfile': 'dprint-dockerfile.wasm',
-  'sh-syntax': 'sh-syntax.wasm',
-  stylua: 'stylua_lib_bg.wasm',
-  sql_fmt: 'sql_fmt_bg.wasm',
-  // Built from wasm/editorconfig/editorconfig.c (WASI).
-  editorconfig: 'editorconfig.wasm',
-} as const;
-
-export type BuiltinWasmName = keyof typeof BUILTIN_WASM_FILES;
+export { BUILTIN_WASM_FILES, type BuiltinWasmName };
 
 /**
- * The built-in adapters. Prettier needs no wasm; a formatter whose wasm is not given is left out
- * (`ruff_fmt` is optional: without it Ruff formats no ranges and skips `.pyi`; given without `ruff`,
- * as in the edge profile, it is the Python formatter). Each module is checked against the shipped
- * build's size and export names when it loads (`BUILTIN_WASM_IDENTITY`, from wasm/manifest.json).
+ * The built-in adapters, each registered formatter's (its builtin.ts) for the wasm given: a
+ * formatter whose wasm is not given is left out (Prettier needs none; `ruff_fmt` is optional: without
+ * it Ruff formats no ranges and skips `.pyi`; given without `ruff`, as in the edge profile, it is the
+ * Python formatter; Rust gets a clear `skipped` where only the Node runtime's sandbox could run
+ * rustfmt). Each module is checked against the shipped build's size and export names when it loads
+ * (`BUILTIN_WASM_IDENTITY`, from wasm/manifest.json).
  */
 export function createFormatters(given: Partial<Record<BuiltinWasmName, WasmSource>>, options: { prettierPlugins?: Readonly<Record<string, ShippedPrettierPlugin>> } = {}): FormatterAdapter[] {
   const wasm = checkedSources(given);
-  const adapters: FormatterAdapter[] = [prettierFormatter(options.prettierPlugins ? { shippedPlugins: options.prettierPlugins } : {})];
-  if (wasm.biome) adapters.push(biomeFormatter({ wasm: wasm.biome }));
-  if (wasm.ruff) adapters.push(ruffFormatter({ wasm: wasm.ruff, ...(wasm.ruff_fmt ? { ruffFmtWasm: wasm.ruff_fmt } : {}) }));
-  else if (wasm.ruff_fmt) adapters.push(ruffFmtFormatter({ wasm: wasm.ruff_fmt }));
-  if (wasm.gofmt) adapters.push(gofmtFormatter({ wasm: wasm.gofmt }));
-  if (wasm['clang-format']) adapters.push(clangFormatFormatter({ wasm: wasm['clang-format'] }));
-  if (wasm.toml) adapters.push(tomlFormatter({ wasm: wasm.toml }));
-  // Chosen by a project's dprint.json or the user's `{dprint: 'markdown' | 'json'}`, never by default.
-  if (wasm['dprint-markdown']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-markdown'], name: 'dprint:markdown', section: 'markdown', languages: ['markdown'] }));
-  if (wasm['dprint-json']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-json'], name: 'dprint:json', section: 'json', languages: ['json', 'jsonc'] }));
-  if (wasm['dprint-dockerfile']) adapters.push(dprintPluginFormatter({ wasm: wasm['dprint-dockerfile'], name: 'dprint:dockerfile', section: 'dockerfile', languages: ['dockerfile'] }));
-  if (wasm['sh-syntax']) adapters.push(shfmtFormatter({ wasm: wasm['sh-syntax'] }));
-  if (wasm.stylua) adapters.push(styluaFormatter({ wasm: wasm.stylua }));
-  if (wasm.sql_fmt) adapters.push(sqlFormatter({ wasm: wasm.sql_fmt }));
-  if (wasm.editorconfig) adapters.push(editorconfigFormatter({ wasm: wasm.editorconfig }));
-  // Rust: a clear `skipped` where only the Node runtime's sandbox could run rustfmt.
-  adapters.push(...unavailableFormatters());
-  return adapters;
+  return BUILTIN_FACTORIES.flatMap((builtins) => builtins(wasm, options));
 }
 
 /** Each source wrapped in a loader that checks the module against the shipped build's identity. */

@@ -1,6 +1,6 @@
 /**
  * formatbox's own pinned copies of well-known Prettier plugins (the allowlist in
- * src/config/prettier.ts). A project's config names a plugin; this copy runs, never the repo's.
+ * src/formatters/prettier/config.ts). A project's config names a plugin; this copy runs, never the repo's.
  *
  * Universal: only plugins whose code needs nothing from Node are here (XML, Svelte). The Node
  * runtime adds PHP and Java (src/node/prettier-plugins.ts): their packages import `prettier`'s Node

@@ -21,7 +21,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { Sandbox } from '../core/sandbox.js';
 import { messageOf } from '../core/errors.js';
-import { BIOME_VERSION } from '../formatters/biome.js';
+import { BIOME_VERSION } from '../formatters/biome/adapter.js';
 import { isInside } from './fs/paths.js';
 
 /** formatbox's native Biome build. */

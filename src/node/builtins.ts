@@ -10,24 +10,11 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { FormatterAdapter } from '../core/types.js';
 import { BUILTIN_WASM_FILES, createFormatters } from '../formatters/builtins.js';
+import { WASM_ASSETS } from '../formatters/derived.js';
 import { NODE_PRETTIER_PLUGINS } from './prettier-plugins.js';
 
-/** Where each built-in's wasm comes from: package specifier of the file (the build copies it to `wasm/`). */
-export const BUILTIN_WASM: Readonly<Record<string, string>> = {
-  biome: '@biomejs/wasm-web/biome_wasm_bg.wasm',
-  ruff: '@astral-sh/ruff-wasm-web/ruff_wasm_bg.wasm',
-  ruff_fmt: '@wasm-fmt/ruff_fmt/ruff_fmt_bg.wasm',
-  gofmt: '@wasm-fmt/gofmt/gofmt.wasm',
-  'clang-format': '@wasm-fmt/clang-format/clang-format.wasm',
-  toml: '@dprint/toml/plugin.wasm',
-  'dprint-markdown': '@dprint/markdown/plugin.wasm',
-  'dprint-json': '@dprint/json/plugin.wasm',
-  'dprint-dockerfile': '@dprint/dockerfile/plugin.wasm',
-  'sh-syntax': 'sh-syntax/main.wasm',
-  stylua: '@johnnymorganz/stylua/stylua_lib_bg.wasm',
-  sql_fmt: '@wasm-fmt/sql_fmt/sql_fmt_bg.wasm',
-  editorconfig: 'formatbox/wasm/editorconfig/editorconfig.wasm',
-};
+/** Where each built-in's wasm comes from: package specifier of the file (the build copies it to `wasm/`), from each formatter's declared assets. */
+export const BUILTIN_WASM: Readonly<Record<string, string>> = Object.fromEntries(WASM_ASSETS.map((asset) => [asset.name, `${asset.package}/${asset.source}`]));
 
 /** Resolves a file inside an installed package, also when its package.json `exports` hides it. */
 export function resolvePackageFile(specifier: string): string {

@@ -13,8 +13,8 @@ import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realp
 import { join } from 'node:path';
 import type { ProjectFiles } from '../core/types.js';
 import { CONFIG_FILE_NAMES } from '../config/index.js';
-import { biomeExtendsTargets } from '../config/biome-extends.js';
-import { BIOME_CONFIG_NAMES } from '../config/biome.js';
+import { biomeExtendsTargets } from '../formatters/biome/extends.js';
+import { BIOME_CONFIG_NAMES } from '../formatters/biome/config.js';
 import { SKIPPED_DIRS } from './discover.js';
 import { isInside } from './fs/paths.js';
 

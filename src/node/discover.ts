@@ -11,8 +11,8 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
 import { CODE_CONFIG_FILE_NAMES, CONFIG_FILE_NAMES } from '../config/index.js';
 import { isInside } from './fs/paths.js';
-import { biomeExtendsTargets } from '../config/biome-extends.js';
-import { BIOME_CONFIG_NAMES } from '../config/biome.js';
+import { biomeExtendsTargets } from '../formatters/biome/extends.js';
+import { BIOME_CONFIG_NAMES } from '../formatters/biome/config.js';
 import { walkTree } from './walk.js';
 
 interface DiscoverOptions {

@@ -8,8 +8,8 @@
  */
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
 import type { Sandbox, SandboxResult } from '../core/sandbox.js';
-import { BIOME_LANGUAGES } from '../formatters/biome.js';
-import { describeConfigDiagnostic } from '../formatters/biome.js';
+import { BIOME_LANGUAGES } from '../formatters/biome/adapter.js';
+import { describeConfigDiagnostic } from '../formatters/biome/adapter.js';
 
 export interface NativeBiomeBuild {
   binary: string;

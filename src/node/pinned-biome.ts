@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FormatterAdapter } from '../core/types.js';
 import { workerModuleUrl, workerParams } from './worker-module-url.js';
-import { biomeFormatter, type BiomeBindings } from '../formatters/biome.js';
+import { biomeFormatter, type BiomeBindings } from '../formatters/biome/adapter.js';
 
 function pinnedBiomeFormatter(packageDir: string, version: string): FormatterAdapter {
   return biomeFormatter({

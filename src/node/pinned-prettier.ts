@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FormatterAdapter } from '../core/types.js';
 import { workerModuleUrl, workerParams } from './worker-module-url.js';
-import { prettierFormatter, type PrettierPluginName } from '../formatters/prettier.js';
+import { prettierFormatter, type PrettierPluginName } from '../formatters/prettier/adapter.js';
 
 function pinnedPrettierFormatter(packageDir: string): FormatterAdapter {
   const load = (file: string): Promise<unknown> => import(pathToFileURL(join(packageDir, file)).href);

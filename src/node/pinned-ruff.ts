@@ -9,8 +9,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FormatterAdapter } from '../core/types.js';
 import { workerModuleUrl, workerParams } from './worker-module-url.js';
-import { ruffFormatter } from '../formatters/ruff.js';
-import type { RuffBindings } from '../formatters/ruff-config-check.js';
+import { ruffFormatter } from '../formatters/ruff/adapter.js';
+import type { RuffBindings } from '../formatters/ruff/config-check.js';
 
 function pinnedRuffFormatter(packageDir: string): FormatterAdapter {
   return ruffFormatter({

@@ -18,8 +18,8 @@ import { isFormatboxError, messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterChoice, FormatterInfo } from '../core/types.js';
 import { createFromWasmModule, type Formatter } from '@dprint/formatter';
 import { DEFAULT_WASI_MEMORY_MAX_BYTES, capModuleMemory, loadCapped, resultOf, runWasiCommand } from '../formatters/wasi.js';
-import { dprintConfig, locateDprintError } from '../formatters/dprint-plugin.js';
-import type { DprintConfigFile } from '../config/dprint.js';
+import { dprintConfig, locateDprintError } from '../formatters/dprint/adapter.js';
+import type { DprintConfigFile } from '../formatters/dprint/config.js';
 import { resolveInside } from './fs/paths.js';
 import type { WorkerPool } from './worker-pool.js';
 

@@ -48,7 +48,7 @@ import { sweepTemps, sweepTree } from './fs/sweep.js';
 import { nodeSha256 } from './hash.js';
 import { PathLocks } from './lock.js';
 import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
-import { loadDprintConfigs } from '../config/dprint.js';
+import { loadDprintConfigs } from '../formatters/dprint/config.js';
 import type { FormatCache } from './format-cache.js';
 import { swapped } from './pinned-dir.js';
 import { shownPath } from '../core/shown.js';

@@ -15,7 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import type { AdapterRequest, FormatterAdapter, FormatterChoice } from '../core/types.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { commandFormatter, hasFilePlaceholder, type CommandSpec } from '../formatters/command.js';
-import { rustfmtSpec } from '../formatters/rustfmt.js';
+import { rustfmtSpec } from '../formatters/rustfmt/command.js';
 import { splitCommand } from '../config/user.js';
 import { resolveRustfmt, resolveSystemTool, resolveUserBinary, type Resolution, type ResolveEnv } from './sandbox/tools.js';
 

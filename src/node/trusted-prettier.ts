@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { isInside } from './fs/paths.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
-import { PRETTIER_LANGUAGES, PRETTIER_RANGE_LANGUAGES } from '../formatters/prettier.js';
+import { PRETTIER_LANGUAGES, PRETTIER_RANGE_LANGUAGES } from '../formatters/prettier/adapter.js';
 
 type PrettierModule = typeof import('prettier');
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime } from '../../src/node/index.js';
 import { createWorkerPool } from '../../src/node/worker-pool.js';
-import { editorconfigGlobRegExp } from '../../src/config/biome-editorconfig.js';
+import { editorconfigGlobRegExp } from '../../src/formatters/biome/editorconfig.js';
 import { writeTree } from '../write-tree.js';
 
 const BIOME_BIN = new URL(`../../node_modules/@biomejs/cli-${process.platform}-${process.arch}/biome`, import.meta.url).pathname;

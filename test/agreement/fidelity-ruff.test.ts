@@ -11,7 +11,7 @@ import init, { PositionEncoding, Workspace } from '@astral-sh/ruff-wasm-web';
 import * as ruffFmt from '@wasm-fmt/ruff_fmt/node';
 import { createEngine } from '../../src/engine/engine.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
-import { RUFF_PYTHON_VERSIONS, minimumPythonVersion } from '../../src/config/ruff.js';
+import { RUFF_PYTHON_VERSIONS, minimumPythonVersion } from '../../src/formatters/ruff/config.js';
 import type { ProjectFiles } from '../../src/core/types.js';
 
 const WASM_PATH = 'node_modules/@astral-sh/ruff-wasm-web/ruff_wasm_bg.wasm';

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gofmtFormatter } from '../../src/formatters/gofmt.js';
+import { gofmtFormatter } from '../../src/formatters/gofmt/adapter.js';
 
 const LONG = process.env['FORMATBOX_LONG'] === '1';
 const SAMPLE = 150;

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { prettierFormatter } from '../../src/formatters/prettier.js';
+import { prettierFormatter } from '../../src/formatters/prettier/adapter.js';
 import { languageOf } from '../../src/core/languages.js';
 
 const LONG = process.env.FORMATBOX_LONG === '1';

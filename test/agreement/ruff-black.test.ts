@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { structuredPatch } from 'diff';
-import { ruffFormatter } from '../../src/formatters/ruff.js';
+import { ruffFormatter } from '../../src/formatters/ruff/adapter.js';
 
 const LONG = process.env['FORMATBOX_LONG'] === '1';
 const STDLIB = '/usr/lib/python3.11';

@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as prettier from 'prettier';
-import { biomeFormatter } from '../../src/formatters/biome.js';
+import { biomeFormatter } from '../../src/formatters/biome/adapter.js';
 
 const [which, dir] = process.argv.slice(2);
 if ((which !== 'biome' && which !== 'prettier') || !dir) throw new Error('usage: formatter-floor.ts biome|prettier DIR');

@@ -1,11 +1,11 @@
 // Agreement: formatbox's own reading of Biome's `files.includes` / `formatter.includes` /
-// `<language>.formatter.enabled` (config/biome.ts, used to skip a file before formatting) against
+// `<language>.formatter.enabled` (formatters/biome/config.ts, used to skip a file before formatting) against
 // Biome itself (the wasm workspace's fileFeatures, through the Biome adapter).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../src/config/index.js';
-import { biomeFormatter } from '../../src/formatters/biome.js';
+import { biomeFormatter } from '../../src/formatters/biome/adapter.js';
 import { resolvePackageFile } from '../../src/node/builtins.js';
 
 const CONFIGS: Record<string, string>[] = [

@@ -11,7 +11,7 @@ import { expandBraces, type GlobCost } from '../../src/config/glob.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { maxOutputBytes, outputOverCap } from '../../src/core/output-cap.js';
 import type { AdapterRequest, FormatterAdapter } from '../../src/core/types.js';
-import { prettierFormatter } from '../../src/formatters/prettier.js';
+import { prettierFormatter } from '../../src/formatters/prettier/adapter.js';
 import { discoverProjectFiles } from '../../src/node/discover.js';
 
 /** A small deterministic generator (xorshift), so a failure can be replayed. */

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngine } from '../../src/engine/engine.js';
 import type { FormatterAdapter, FormatterInfo } from '../../src/core/types.js';
-import { prettierFormatter } from '../../src/formatters/prettier.js';
+import { prettierFormatter } from '../../src/formatters/prettier/adapter.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
 
 const builtins = createBuiltinAdapters();

@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createEngine, prettierFormatter, biomeFormatter, ruffFormatter, ruffFmtFormatter, gofmtFormatter, tomlFormatter } from '../../src/index.js';
 import type { FormatterAdapter } from '../../src/core/types.js';
-import { unavailableFormatters } from '../../src/formatters/unavailable.js';
+import { unavailableFormatters } from '../../src/formatters/rustfmt/unavailable.js';
 import { BUILTIN_WASM, resolvePackageFile } from '../../src/node/builtins.js';
 import { CASES, runCases } from '../runtimes/cases.js';
 import { nodeReceipts, resultsIn } from '../runtimes/hosts.js';

@@ -6,10 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
-import { prettierFormatter } from '../../src/formatters/prettier.js';
-import { ruffFormatter } from '../../src/formatters/ruff.js';
-import { gofmtFormatter } from '../../src/formatters/gofmt.js';
-import { tomlFormatter } from '../../src/formatters/toml.js';
+import { prettierFormatter } from '../../src/formatters/prettier/adapter.js';
+import { ruffFormatter } from '../../src/formatters/ruff/adapter.js';
+import { gofmtFormatter } from '../../src/formatters/gofmt/adapter.js';
+import { tomlFormatter } from '../../src/formatters/toml/adapter.js';
 
 const require = createRequire(import.meta.url);
 

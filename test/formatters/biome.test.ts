@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { biomeFormatter, BIOME_VERSION } from '../../src/formatters/biome.js';
+import { biomeFormatter, BIOME_VERSION } from '../../src/formatters/biome/adapter.js';
 import type { AdapterRequest, AdapterResult } from '../../src/core/types.js';
 
 const wasmBytes = readFileSync('node_modules/@biomejs/wasm-web/biome_wasm_bg.wasm');

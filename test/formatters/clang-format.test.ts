@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { clangFormatFormatter, clangStyle } from '../../src/formatters/clang-format.js';
+import { clangFormatFormatter, clangStyle } from '../../src/formatters/clang-format/adapter.js';
 import type { AdapterRequest, AdapterResult } from '../../src/core/types.js';
 
 const WASM = 'node_modules/@wasm-fmt/clang-format/clang-format.wasm';

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clangFormatFormatter } from '../../src/formatters/clang-format.js';
-import { gofmtFormatter } from '../../src/formatters/gofmt.js';
-import { ruffFormatter } from '../../src/formatters/ruff.js';
-import { tomlFormatter } from '../../src/formatters/toml.js';
+import { clangFormatFormatter } from '../../src/formatters/clang-format/adapter.js';
+import { gofmtFormatter } from '../../src/formatters/gofmt/adapter.js';
+import { ruffFormatter } from '../../src/formatters/ruff/adapter.js';
+import { tomlFormatter } from '../../src/formatters/toml/adapter.js';
 import type { AdapterRequest, FormatterAdapter, WasmSource } from '../../src/core/types.js';
 import { bundleForHost, resultsIn, runWorkerd } from '../runtimes/hosts.js';
 
@@ -61,10 +61,10 @@ import gofmt from './gofmt.wasm';
 import clang from './clang.wasm';
 import toml from './toml.wasm';
 import inputsText from './inputs.txt';
-import { ruffFormatter } from './src/formatters/ruff.ts';
-import { gofmtFormatter } from './src/formatters/gofmt.ts';
-import { clangFormatFormatter } from './src/formatters/clang-format.ts';
-import { tomlFormatter } from './src/formatters/toml.ts';
+import { ruffFormatter } from './src/formatters/ruff/adapter.ts';
+import { gofmtFormatter } from './src/formatters/gofmt/adapter.ts';
+import { clangFormatFormatter } from './src/formatters/clang-format/adapter.ts';
+import { tomlFormatter } from './src/formatters/toml/adapter.ts';
 export default {
   async test() {
     for (const m of [ruff, gofmt, clang, toml]) if (!(m instanceof WebAssembly.Module)) throw new Error('not a Module');

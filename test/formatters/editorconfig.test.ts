@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createEngine } from '../../src/engine/engine.js';
-import { editorconfigArgs, editorconfigFormatter, EDITORCONFIG_NORMALISER_VERSION } from '../../src/formatters/editorconfig.js';
+import { editorconfigArgs, editorconfigFormatter, EDITORCONFIG_NORMALISER_VERSION } from '../../src/formatters/editorconfig/adapter.js';
 import { loadCapped, runWasiCommand } from '../../src/formatters/wasi.js';
 import { editorconfigFor, parseEditorconfig } from '../../src/config/editorconfig.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { GOFMT_PACKAGE_VERSION, gofmtFormatter } from '../../src/formatters/gofmt.js';
+import { GOFMT_PACKAGE_VERSION, gofmtFormatter } from '../../src/formatters/gofmt/adapter.js';
 import type { AdapterRequest, AdapterResult } from '../../src/core/types.js';
 
 const WASM = 'node_modules/@wasm-fmt/gofmt/gofmt.wasm';

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { prettierFormatter } from '../../src/formatters/prettier.js';
+import { prettierFormatter } from '../../src/formatters/prettier/adapter.js';
 import type { AdapterRequest, AdapterResult } from '../../src/core/types.js';
 
 const prettier = prettierFormatter();

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { RUFF_FMT_PACKAGE_VERSION, ruffFormatter } from '../../src/formatters/ruff.js';
+import { RUFF_FMT_PACKAGE_VERSION, ruffFormatter } from '../../src/formatters/ruff/adapter.js';
 import { createEngine } from '../../src/engine/engine.js';
 import type { AdapterResult, Utf16Range } from '../../src/core/types.js';
 

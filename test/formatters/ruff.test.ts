@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import * as ruffFmt from '@wasm-fmt/ruff_fmt/node';
-import { ruffFormatter, ruffOptions } from '../../src/formatters/ruff.js';
+import { ruffFormatter, ruffOptions } from '../../src/formatters/ruff/adapter.js';
 import type { AdapterRequest, AdapterResult } from '../../src/core/types.js';
 
 const WASM = 'node_modules/@astral-sh/ruff-wasm-web/ruff_wasm_bg.wasm';

@@ -1,9 +1,9 @@
-// The shfmt adapter (sh-syntax's wasm hosted by src/formatters/shfmt.ts): version, errors as values,
+// The shfmt adapter (sh-syntax's wasm hosted by src/formatters/shfmt/adapter.ts): version, errors as values,
 // shfmt's variant choice and EditorConfig keys, and how project mode selects it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SH_SYNTAX_PACKAGE_VERSION, shfmtFormatter, shfmtOptions } from '../../src/formatters/shfmt.js';
+import { SH_SYNTAX_PACKAGE_VERSION, shfmtFormatter, shfmtOptions } from '../../src/formatters/shfmt/adapter.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
 

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../../src/engine/engine.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
-import { SQL_FMT_VERSION } from '../../src/formatters/sql.js';
+import { SQL_FMT_VERSION } from '../../src/formatters/sql/adapter.js';
 
 const formatters = createBuiltinAdapters();
 

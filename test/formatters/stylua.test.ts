@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createEngine } from '../../src/engine/engine.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
-import { STYLUA_VERSION } from '../../src/formatters/stylua.js';
+import { STYLUA_VERSION } from '../../src/formatters/stylua/adapter.js';
 
 const formatters = createBuiltinAdapters();
 const SOURCE = "local t = {1,2,3}\nlocal s = \"it's\"\nfunction f(a,b) return a+b end\nprint(\"x\")\nlocal function g() return 1 end\n";

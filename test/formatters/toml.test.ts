@@ -6,7 +6,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { createFromWasmModule } from '@dprint/formatter';
-import { dprintTomlConfig, tomlFormatter } from '../../src/formatters/toml.js';
+import { dprintTomlConfig, tomlFormatter } from '../../src/formatters/toml/adapter.js';
 import type { AdapterRequest, AdapterResult } from '../../src/core/types.js';
 
 const WASM = 'node_modules/@dprint/toml/plugin.wasm';

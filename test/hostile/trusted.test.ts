@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createEngine } from '../../src/engine/engine.js';
 import { discoverProjectFiles } from '../../src/node/discover.js';
 import { trustedPrettierFormatter } from '../../src/node/trusted-prettier.js';
-import { prettierFormatter } from '../../src/formatters/prettier.js';
+import { prettierFormatter } from '../../src/formatters/prettier/adapter.js';
 
 function project(files: Record<string, string>): { base: string; root: string } {
   const base = mkdtempSync(join(tmpdir(), 'formatbox-trusted-'));

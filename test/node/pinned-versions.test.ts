@@ -152,7 +152,7 @@ test("format's native Biome pass stays out of a project that pins another Biome"
 
 test('the universal engine: the host gives the pinned Prettier build through pinnedAdapter, and doctor says which it needs without one', async (t) => {
   const { createEngine } = await import('../../src/engine/engine.js');
-  const { prettierFormatter } = await import('../../src/formatters/prettier.js');
+  const { prettierFormatter } = await import('../../src/formatters/prettier/adapter.js');
   const { pathToFileURL } = await import('node:url');
   const store = createFormatterStore({ dir: mkdtempSync(join(tmpdir(), 'fb-pins-store-')) });
   t.after(() => rmSync(store.dir, { recursive: true, force: true }));

@@ -5,11 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { prettierFormatter } from '../../src/formatters/prettier.js';
-import { biomeFormatter } from '../../src/formatters/biome.js';
-import { ruffFormatter } from '../../src/formatters/ruff.js';
-import { gofmtFormatter } from '../../src/formatters/gofmt.js';
-import { tomlFormatter } from '../../src/formatters/toml.js';
+import { prettierFormatter } from '../../src/formatters/prettier/adapter.js';
+import { biomeFormatter } from '../../src/formatters/biome/adapter.js';
+import { ruffFormatter } from '../../src/formatters/ruff/adapter.js';
+import { gofmtFormatter } from '../../src/formatters/gofmt/adapter.js';
+import { tomlFormatter } from '../../src/formatters/toml/adapter.js';
 import { languageOf } from '../../src/core/languages.js';
 import { applyLineEnding, normaliseForFormatter, rangeToNormalised } from '../../src/core/text.js';
 import type { FormatOutcome, FormatterAdapter, Utf16Range } from '../../src/core/types.js';

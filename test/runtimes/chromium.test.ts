@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { BUILTIN_WASM, resolvePackageFile } from '../../src/node/builtins.js';
 import { BUILTIN_WASM_FILES } from '../../src/formatters/builtins.js';
-import { BIOME_VERSION } from '../../src/formatters/biome.js';
+import { BIOME_VERSION } from '../../src/formatters/biome/adapter.js';
 import { CASES } from './cases.js';
 import { nodeReceipts } from './hosts.js';
 

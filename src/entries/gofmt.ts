@@ -1,3 +1,0 @@
-/** `formatbox/gofmt`: gofmt as a TinyGo wasm build (`gofmt.wasm`). */
-export { gofmtFormatter, GOFMT_PACKAGE_VERSION } from '../formatters/gofmt.js';
-export type { GofmtFormatterOptions, GofmtAdapter, GofmtStats, GofmtRecycle } from '../formatters/gofmt.js';

@@ -1,2 +1,0 @@
-/** `formatbox/stylua`: Lua through StyLua's own wasm build (`stylua_lib_bg.wasm`). */
-export { styluaFormatter, STYLUA_VERSION } from '../formatters/stylua.js';

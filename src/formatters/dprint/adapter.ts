@@ -1,0 +1,167 @@
+/**
+ * dprint wasm plugins (`@dprint/toml`, `@dprint/markdown`, `@dprint/json`: wasm with no imports at
+ * all) run in-process by `@dprint/formatter`, in every runtime.
+ *
+ * `settings` is dprint configuration: `lineWidth`, `indentWidth` and `useTabs` are dprint's global
+ * keys; the rest goes to the plugin. `newLineKind` is forced to `lf` (the engine restores the file's
+ * own line endings). Unknown keys are dropped; a known key with a bad value is an error, as it is for
+ * the dprint CLI. A trap leaves the plugin instance unusable, so the next call makes a new one.
+ *
+ * No range formatting: the plugins accept a byte range but format the whole file anyway.
+ */
+import { createFromWasmModule, type Formatter, type GlobalConfiguration } from '@dprint/formatter';
+import { compileWasm, lazy } from '../../core/wasm.js';
+import { messageOf } from '../../core/errors.js';
+import type { AdapterRequest, AdapterResult, FormatterAdapter, LineEndingPolicy, FormatterInfo, WasmSource } from '../../core/types.js';
+
+export interface DprintPluginOptions {
+  /** The plugin's `plugin.wasm` (dprint's wasm plugin ABI; no imports). */
+  wasm: WasmSource;
+  /** Adapter name: what selection and user config call it (`toml`, `dprint:markdown`). */
+  name: string;
+  /** The plugin's section in dprint.json (`toml`, `markdown`, `json`): its keys go to the plugin. */
+  section: string;
+  languages: readonly string[];
+}
+
+const GLOBAL_KEYS = new Set(['lineWidth', 'indentWidth', 'useTabs']);
+
+/**
+ * Splits adapter settings into dprint's global and plugin configuration. `settings` is flat
+ * (`{ lineWidth: 100, indentWidth: 4 }`) or in dprint.json shape (global keys plus a `<section>: {…}`).
+ */
+export function dprintConfig(settings: Record<string, unknown>, section: string): { global: GlobalConfiguration; plugin: Record<string, unknown> } {
+  const global: Record<string, unknown> = {};
+  const plugin: Record<string, unknown> = {};
+  const place = (key: string, value: unknown) => {
+    if (value === undefined || key === 'newLineKind') return;
+    (GLOBAL_KEYS.has(key) ? global : plugin)[key] = value;
+  };
+  for (const [key, value] of Object.entries(settings)) {
+    if (key === section && value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [inner, innerValue] of Object.entries(value)) {
+        if (GLOBAL_KEYS.has(inner)) plugin[inner] = innerValue; // a plugin section may override global keys
+        else place(inner, innerValue);
+      }
+    } else if (key !== section) {
+      place(key, value);
+    }
+  }
+  plugin['newLineKind'] = 'lf';
+  return { global: { ...global, newLineKind: 'lf' } as GlobalConfiguration, plugin };
+}
+
+/**
+ * dprint's `newLineKind` (the plugin section's, else the global one): `lf` by default, `crlf`, `system`
+ * (LF here), `auto` (the file's last line ending). The plugin is given LF text and `lf`.
+ */
+export function dprintLineEnding(settings: Record<string, unknown>, section: string): LineEndingPolicy {
+  const own = settings[section];
+  const value = (own && typeof own === 'object' && !Array.isArray(own) ? (own as Record<string, unknown>)['newLineKind'] : undefined) ?? settings['newLineKind'];
+  if (value === 'crlf') return 'crlf';
+  if (value === 'auto') return 'last';
+  return 'lf';
+}
+
+/** A dprint wasm plugin run in-process by `@dprint/formatter`. `info()` reports the plugin's own name and version. */
+export function dprintPluginFormatter(options: DprintPluginOptions): FormatterAdapter {
+  const what = `dprint plugin ${options.section}`;
+  const module = lazy(() => compileWasm(options.wasm, what));
+  let formatter: Formatter | undefined;
+  let configKey: string | undefined;
+  let configError: string | undefined;
+
+  async function instance(): Promise<Formatter> {
+    if (formatter) return formatter;
+    const compiled = await module.get();
+    formatter = createFromWasmModule(compiled, { onOutput: () => {} });
+    configKey = undefined;
+    return formatter;
+  }
+
+  /** Sets the configuration when it changed; returns an error message for a bad value. */
+  function configure(target: Formatter, settings: Record<string, unknown>): string | undefined {
+    const key = JSON.stringify(settings);
+    if (key === configKey) return configError;
+    const { global, plugin } = dprintConfig(settings, options.section);
+    // The plugin traps (wasm `unreachable`) on a mistyped global key instead of reporting it.
+    const mistyped = mistypedGlobalKey({ ...global, ...plugin });
+    if (mistyped) return `invalid ${options.section} settings: ${mistyped}`;
+    target.setConfig(global, plugin);
+    let diagnostics = target.getConfigDiagnostics();
+    const unknown = diagnostics.filter((d) => /unknown property/i.test(d.message));
+    if (unknown.length > 0) {
+      const globalRecord = global as Record<string, unknown>;
+      for (const { propertyName } of unknown) {
+        delete plugin[propertyName];
+        delete globalRecord[propertyName];
+      }
+      target.setConfig(global, plugin);
+      diagnostics = target.getConfigDiagnostics();
+    }
+    configKey = key;
+    configError = diagnostics.length > 0
+      ? `invalid ${options.section} settings: ${diagnostics.map((d) => `${d.propertyName}: ${d.message}`).join('; ')}`
+      : undefined;
+    return configError;
+  }
+
+  return {
+    name: options.name,
+    via: 'wasm',
+    languages: options.languages,
+    supportsRange: false,
+
+    async info(): Promise<FormatterInfo> {
+      const { name, version } = (await instance()).getPluginInfo();
+      return { name, version, via: 'wasm' };
+    },
+
+    async format(request: AdapterRequest): Promise<AdapterResult> {
+      const target = await instance();
+      try {
+        const invalid = configure(target, request.settings);
+        if (invalid) return { kind: 'error', message: invalid };
+        return { kind: 'ok', text: target.formatText({ filePath: request.path, fileText: request.text }), lineEnding: dprintLineEnding(request.settings, options.section) };
+      } catch (thrown) {
+        if (thrown instanceof WebAssembly.RuntimeError) {
+          // A trap leaves the plugin instance unusable; the next call makes a new one.
+          formatter = undefined;
+          return { kind: 'error', message: `${what} failed: ${messageOf(thrown)}` };
+        }
+        return { kind: 'error', message: locateDprintError(messageOf(thrown)) };
+      }
+    },
+
+    async preload() {
+      await instance();
+    },
+
+
+    dispose() {
+      formatter = undefined;
+      configKey = undefined;
+    },
+  };
+}
+
+/** dprint's global keys must be a positive integer (lineWidth, indentWidth) or a boolean (useTabs). */
+function mistypedGlobalKey(config: Record<string, unknown>): string | undefined {
+  for (const key of ['lineWidth', 'indentWidth']) {
+    const value = config[key];
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0 && (value as number) <= (key === 'indentWidth' ? 255 : 1e6))) {
+      return `${key}: expected a positive integer, got ${JSON.stringify(value)}`;
+    }
+  }
+  if (config['useTabs'] !== undefined && typeof config['useTabs'] !== 'boolean') {
+    return `useTabs: expected true or false, got ${JSON.stringify(config['useTabs'])}`;
+  }
+  return undefined;
+}
+
+/** `Line 1, column 5: expected a value\n\n  a = = 1\n      ~` → `1:5: expected a value`. */
+export function locateDprintError(message: string): string {
+  const first = message.trim().split('\n', 1)[0] ?? message;
+  const match = /^Line (\d+), column (\d+): (.*)$/.exec(first);
+  return match ? `${match[1]}:${match[2]}: ${match[3]}` : first;
+}
