@@ -61,9 +61,9 @@ try {
   const userEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
   const formatCheck = (cache: string, extraEnv: Record<string, string> = {}) => {
     const started = performance.now();
-    const run = spawnSync(formatbox, ['format', '--check', '--json', '--root', project, project], { encoding: 'utf8', env: { ...userEnv, XDG_CACHE_HOME: cache, ...extraEnv } });
-    const summary = run.stdout.trim().split('\n').map((l) => { try { return JSON.parse(l) as { nativeBiome?: { files?: number; notUsed?: string[] } }; } catch { return {}; } }).find((l) => l.nativeBiome);
-    return { ms: performance.now() - started, native: summary?.nativeBiome, stderr: run.stderr };
+    const run = spawnSync(formatbox, ['format', '--check', '--json', '--no-cache', '--root', project, project], { encoding: 'utf8', env: { ...userEnv, XDG_CACHE_HOME: cache, ...extraEnv } });
+    const summary = run.stdout.trim().split('\n').map((l) => { try { return JSON.parse(l) as { summary?: { nativeBiome?: { files?: number; notUsed?: string[] } } }; } catch { return {}; } }).find((l) => l.summary);
+    return { ms: performance.now() - started, native: summary?.summary?.nativeBiome, stderr: run.stderr };
   };
   const cache = join(base, 'cache');
   const first = formatCheck(cache);
