@@ -13,6 +13,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, lstatSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { recordResult } from './report.js';
@@ -73,7 +74,7 @@ try {
   const storedBytes = stored.reduce((n, name) => n + measureTree(join(storeDir, name)).bytes, 0);
   console.log(`native Biome on first use: fetched ${stored.join(', ') || 'nothing'} (${mb(storedBytes)}); first format --check ${first.ms.toFixed(0)} ms (native: ${JSON.stringify(first.native)}), second ${second.ms.toFixed(0)} ms (native: ${JSON.stringify(second.native)})`);
   recordResult({ group: 'footprint', name: 'native Biome, fetched into the formatter store by the first format in a Biome project: first run', value: first.ms / 1000, unit: 's', anchor: 'the next run (stored)', anchorValue: second.ms / 1000, note: `${mb(storedBytes)} stored (${stored.join(', ') || 'nothing'}); one small file; native used: ${first.native?.files ?? 0} then ${second.native?.files ?? 0} files` });
-  const offline = formatCheck(join(base, 'cache-offline'), { npm_config_registry: 'http://127.0.0.1:9/' });
+  const offline = formatCheck(join(base, 'cache-offline'), { npm_config_registry: `http://127.0.0.1:${await closedPort()}/` });
   console.log(`unreachable registry: format --check says: ${offline.native?.notUsed?.join('; ') ?? offline.stderr.split('\n').find((l) => l.includes('native Biome')) ?? '(nothing about native Biome)'}`);
 
   // Start-up: `initialize` answered, median of RUNS.
@@ -161,6 +162,16 @@ function initializeMs(argv: string[], cwd: string): Promise<number> {
       }
     });
     child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) + '\n');
+  });
+}
+
+/** A loopback port that was free a moment ago (bound, then closed): a registry that refuses at once. */
+function closedPort(): Promise<number> {
+  return new Promise((resolvePort) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolvePort(port));
+    });
   });
 }
 

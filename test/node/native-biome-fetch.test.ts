@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync, readFileSync, existsSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
 import { fetchNativeBiomeIfAbsent, findNativeBiome } from '../../src/node/biome-native.js';
 import { checkNativeBiome, nativeBiomePackage } from '../../src/node/pinned-biome-native.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
@@ -30,6 +31,16 @@ function bareInstall(t: { after: (fn: () => void) => void }): string {
 }
 
 const platform = nativeBiomePackage();
+
+/** A loopback port that was free a moment ago (bound, then closed). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 test('not installed: fetched once from the registry into the store, verified, and it is the version it should be (in the sandbox)', { skip: platform ? false : `formatbox fetches no native Biome for ${process.platform}-${process.arch}`, timeout: 180_000 }, async (t) => {
   const from = bareInstall(t);
@@ -76,12 +87,13 @@ test('not installed: fetched once from the registry into the store, verified, an
 test('unreachable registry: the answer says it could not be fetched, and the next run within the hour does not try again', { skip: platform ? false : `formatbox fetches no native Biome for ${process.platform}-${process.arch}`, timeout: 60_000 }, async (t) => {
   const from = bareInstall(t);
   const dir = tempDir(t, 'fb-native-offline-');
-  // Port 9 (discard) on loopback: refused at once, as an offline machine's registry is.
-  const offline = createFormatterStore({ dir, env: { HOME: dir, npm_config_registry: 'http://127.0.0.1:9/' } });
+  // A loopback port nothing listens on: refused at once, as an offline machine's registry is.
+  const registry = `http://127.0.0.1:${await closedPort()}/`;
+  const offline = createFormatterStore({ dir, env: { HOME: dir, npm_config_registry: registry } });
   const first = await fetchNativeBiomeIfAbsent({ from, store: offline });
   assert.ok(first && 'unavailable' in first);
-  assert.match(first.unavailable, new RegExp(`native Biome ${BIOME_VERSION.replace(/\./g, '\\.')} is not installed and could not be fetched \\(http://127\\.0\\.0\\.1:9/.*unreachable`));
-  const second = await fetchNativeBiomeIfAbsent({ from, store: createFormatterStore({ dir, env: { HOME: dir, npm_config_registry: 'http://127.0.0.1:9/' } }) });
+  assert.match(first.unavailable, new RegExp(`native Biome ${BIOME_VERSION.replace(/\./g, '\\.')} is not installed and could not be fetched \\(http://127\\.0\\.0\\.1:\\d+/@biomejs%2fcli-linux-[a-z0-9]+: unreachable \\(.*ECONNREFUSED`));
+  const second = await fetchNativeBiomeIfAbsent({ from, store: createFormatterStore({ dir, env: { HOME: dir, npm_config_registry: registry } }) });
   assert.ok(second && 'unavailable' in second);
   assert.match(second.unavailable, /could not be fetched at \d{4}-\d\d-\d\dT.*the next try is an hour after that, or install @biomejs\/cli-linux-[a-z0-9]+@/);
   assert.ok('unavailable' in findNativeBiome(from, offline));
