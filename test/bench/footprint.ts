@@ -2,7 +2,7 @@
  * What installing formatbox costs, against the three tools it stands in for (`prettier`,
  * `@biomejs/biome`, `@astral-sh/ruff-wasm-web`, at formatbox's pinned versions): the packed size, the
  * installed bytes of node_modules, the package count and the `npm install` time (from the local npm
- * cache, `--prefer-offline`), each into a fresh temp project; formatbox's tarball is the one
+ * cache, `--prefer-offline`; the median of three, alternating), each into a fresh temp project; formatbox's tarball is the one
  * `npm pack` makes here. Then native Biome, which is not in the install: what the first `formatbox
  * format` in a Biome project costs to fetch it into the formatter store (time and bytes), and what a
  * run says when it cannot be fetched (an unreachable registry). Then start-up: `formatbox mcp`
@@ -24,6 +24,7 @@ const versionOf = (name: string): string => (JSON.parse(readFileSync(join(REPO, 
 const TOOLS = [`prettier@${versionOf('prettier')}`, `@biomejs/biome@${versionOf('@biomejs/wasm-web')}`, `@astral-sh/ruff-wasm-web@${versionOf('@astral-sh/ruff-wasm-web')}`];
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1] || 5) || 5;
+const INSTALL_RUNS = 3;
 const base = mkdtempSync(join(tmpdir(), 'fb-bench-footprint-'));
 
 interface Install {
@@ -41,15 +42,23 @@ try {
   const anchorPacked = (npmJson(['pack', '--dry-run', '--json', ...TOOLS], base) as Array<{ size: number }>).reduce((n, p) => n + p.size, 0);
   console.log(`packed: formatbox ${mb(packed.size)} (${mb(packed.unpackedSize)} unpacked, ${maps} source maps); the three tools ${mb(anchorPacked)}`);
 
-  const ours = install('formatbox', [tarball]);
-  const theirs = install('tools', TOOLS);
+  // Installs alternate (ours, theirs, ours, …) and the median counts: the machine is shared, and one
+  // install is a few seconds of a load that swings.
+  const oursRuns: Install[] = [];
+  const theirsRuns: Install[] = [];
+  for (let i = 0; i < INSTALL_RUNS; i++) {
+    oursRuns.push(install(`formatbox-${i}`, [tarball]));
+    theirsRuns.push(install(`tools-${i}`, TOOLS));
+  }
+  const ours = { ...oursRuns[0]!, seconds: median(oursRuns.map((r) => r.seconds)) };
+  const theirs = { ...theirsRuns[0]!, seconds: median(theirsRuns.map((r) => r.seconds)) };
   for (const [name, i] of [['formatbox', ours], ['the three tools', theirs]] as const) {
-    console.log(`${name.padEnd(28)} ${mb(i.bytes).padStart(10)}  ${String(i.packages).padStart(4)} packages  npm install ${i.seconds.toFixed(1)} s`);
+    console.log(`${name.padEnd(28)} ${mb(i.bytes).padStart(10)}  ${String(i.packages).padStart(4)} packages  npm install ${i.seconds.toFixed(1)} s (median of ${INSTALL_RUNS})`);
   }
   const against = TOOLS.join(' + ');
   recordResult({ group: 'footprint', name: 'packed tarball', value: packed.size / 2 ** 20, unit: 'MB', anchor: `${against} (packed)`, anchorValue: anchorPacked / 2 ** 20, note: `${mb(packed.unpackedSize)} unpacked; ${maps} source maps` });
   recordResult({ group: 'footprint', name: 'installed node_modules, from the packed tarball into a fresh project', value: ours.bytes / 2 ** 20, unit: 'MB', anchor: against, anchorValue: theirs.bytes / 2 ** 20, goal: '≤ 1.5', note: `${ours.packages} packages vs ${theirs.packages}` });
-  recordResult({ group: 'footprint', name: 'npm install time, from the local npm cache', value: ours.seconds, unit: 's', anchor: against, anchorValue: theirs.seconds, goal: '≤ 1.5', note: `load ${loadavg()[0]!.toFixed(1)}` });
+  recordResult({ group: 'footprint', name: 'npm install time, from the local npm cache', value: ours.seconds, unit: 's', anchor: against, anchorValue: theirs.seconds, goal: '≤ 1.5', note: `median of ${INSTALL_RUNS}, alternating; formatbox ${oursRuns.map((r) => r.seconds.toFixed(1)).join('/')} s, the tools ${theirsRuns.map((r) => r.seconds.toFixed(1)).join('/')} s; load ${loadavg()[0]!.toFixed(1)}` });
 
   // Native Biome on first use: fetched into a fresh formatter store by the first `format` in a Biome project.
   const project = join(base, 'biome-project');

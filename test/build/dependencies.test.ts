@@ -1,6 +1,7 @@
 // The Node bundles load, from node_modules, only packages the package declares as dependencies:
 // whatever is a dev dependency (the MCP SDK; the Svelte, XML, PHP and Java Prettier plugins, which
-// are bundled into lazy entries of their own) must be in dist/ itself, or an install from the
+// are bundled into lazy entries of their own; the small config parsers build.mjs bundles) must be
+// in dist/ itself, or an install from the
 // tarball breaks. Scans the real build's static imports and `import()`s; then runs the built CLI
 // with a node_modules that holds the dependencies only, on a file for each bundled plugin, against
 // Prettier with the plugin package itself.
@@ -43,14 +44,20 @@ test('every package a Node bundle imports is a dependency (dev dependencies are 
         seen.add(owner);
         if (!declared.has(owner)) undeclared.push(`${name}: ${specifier}`);
       }
+      // The lazy stubs' require() (build.mjs: `x ??= require('pkg')`); other require( text in bundled code is often inside strings.
+      for (const [, specifier] of code.matchAll(/\?\?= (?:__)?require\(\s*["']([@\w][\w@/.-]*)["']\s*\)/g)) {
+        if (builtins.has(specifier!)) continue;
+        seen.add(packageOf(specifier!));
+        if (!declared.has(packageOf(specifier!))) undeclared.push(`${name}: require(${specifier})`);
+      }
     }
     assert.deepEqual(undeclared, [], 'imported from node_modules but not a dependency');
-    assert.ok(seen.has('prettier'), `the scan saw the externals (${[...seen].join(', ')})`);
+    assert.ok(seen.has('prettier') && seen.has('yaml'), `the scan saw the externals (${[...seen].join(', ')})`);
     for (const dev of BUNDLED) assert.equal(declared.has(dev), false, `${dev} is not a dependency`);
   }
 });
 
-const BUNDLED = ['@modelcontextprotocol/sdk', 'svelte', 'prettier-plugin-svelte', '@prettier/plugin-xml', '@prettier/plugin-php', 'prettier-plugin-java'];
+const BUNDLED = ['@modelcontextprotocol/sdk', 'svelte', 'prettier-plugin-svelte', '@prettier/plugin-xml', '@prettier/plugin-php', 'prettier-plugin-java', 'json5', 'jsonc-parser', 'picomatch', 'smol-toml', 'diff'];
 
 /** The built package with a node_modules of its production dependencies only (as an install from the tarball has). */
 function productionInstall(): string {
@@ -81,7 +88,8 @@ test('the built CLI with only the dependencies installed formats with each shipp
   after(() => rmSync(project, { recursive: true, force: true }));
   mkdirSync(join(project, '.git'));
   writeFileSync(join(project, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-  writeFileSync(join(project, '.prettierrc'), JSON.stringify({ plugins: PLUGIN_CASES.map((c) => c.plugin) }));
+  // YAML, so the lazily required yaml package is loaded too.
+  writeFileSync(join(project, '.prettierrc.yaml'), `plugins:\n${PLUGIN_CASES.map((c) => `  - "${c.plugin}"\n`).join('')}`);
   const env = { ...process.env, FORMATBOX_NO_DAEMON: '1', FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(project, '.no-config'), XDG_CACHE_HOME: join(project, '.cache') };
   for (const c of PLUGIN_CASES) {
     const run = spawnSync(process.execPath, [cli, 'apply', '--json'], { cwd: project, env, encoding: 'utf8', input: JSON.stringify({ root: project, path: c.path, input: { content: c.content } }) });
