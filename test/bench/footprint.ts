@@ -44,21 +44,28 @@ try {
 
   // Installs alternate (ours, theirs, ours, …) and the median counts: the machine is shared, and one
   // install is a few seconds of a load that swings.
+  // formatbox's dependencies alone, by name from the cache as the tools come: what the package count
+  // costs, apart from npm reading and unpacking a local tarball (a registry install reads a cached one).
+  const dependencies = Object.entries((JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies).map(([name]) => `${name}@${versionOf(name)}`);
   const oursRuns: Install[] = [];
   const theirsRuns: Install[] = [];
+  const depsRuns: Install[] = [];
   for (let i = 0; i < INSTALL_RUNS; i++) {
     oursRuns.push(install(`formatbox-${i}`, [tarball]));
     theirsRuns.push(install(`tools-${i}`, TOOLS));
+    depsRuns.push(install(`dependencies-${i}`, dependencies));
   }
   const ours = { ...oursRuns[0]!, seconds: median(oursRuns.map((r) => r.seconds)) };
   const theirs = { ...theirsRuns[0]!, seconds: median(theirsRuns.map((r) => r.seconds)) };
-  for (const [name, i] of [['formatbox', ours], ['the three tools', theirs]] as const) {
+  const deps = { ...depsRuns[0]!, seconds: median(depsRuns.map((r) => r.seconds)) };
+  for (const [name, i] of [['formatbox', ours], ['the three tools', theirs], ['formatbox\'s dependencies alone', deps]] as const) {
     console.log(`${name.padEnd(28)} ${mb(i.bytes).padStart(10)}  ${String(i.packages).padStart(4)} packages  npm install ${i.seconds.toFixed(1)} s (median of ${INSTALL_RUNS})`);
   }
   const against = TOOLS.join(' + ');
   recordResult({ group: 'footprint', name: 'packed tarball', value: packed.size / 2 ** 20, unit: 'MB', anchor: `${against} (packed)`, anchorValue: anchorPacked / 2 ** 20, note: `${mb(packed.unpackedSize)} unpacked; ${maps} source maps` });
   recordResult({ group: 'footprint', name: 'installed node_modules, from the packed tarball into a fresh project', value: ours.bytes / 2 ** 20, unit: 'MB', anchor: against, anchorValue: theirs.bytes / 2 ** 20, goal: '≤ 1.5', note: `${ours.packages} packages vs ${theirs.packages}` });
   recordResult({ group: 'footprint', name: 'npm install time, from the local npm cache', value: ours.seconds, unit: 's', anchor: against, anchorValue: theirs.seconds, goal: '≤ 1.5', note: `median of ${INSTALL_RUNS}, alternating; formatbox ${oursRuns.map((r) => r.seconds.toFixed(1)).join('/')} s, the tools ${theirsRuns.map((r) => r.seconds.toFixed(1)).join('/')} s; load ${loadavg()[0]!.toFixed(1)}` });
+  recordResult({ group: 'footprint', name: 'npm install time of formatbox\'s dependencies alone (by name, from the local npm cache)', value: deps.seconds, unit: 's', anchor: against, anchorValue: theirs.seconds, note: `${deps.packages} packages: ${dependencies.join(' ')}; median of ${INSTALL_RUNS}, ${depsRuns.map((r) => r.seconds.toFixed(1)).join('/')} s; the rest of formatbox's time is npm reading and unpacking its local tarball` });
 
   // Native Biome on first use: fetched into a fresh formatter store by the first `format` in a Biome project.
   const project = join(base, 'biome-project');

@@ -4,13 +4,13 @@
 // cancellation, replies to ids it never sent, a client's roots that are not file:// URLs.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LATEST_PROTOCOL_VERSION, ListRootsRequestSchema, McpError, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cleanUp, installCopy, isolatedEnv, project } from './built-cli.js';
+import { rawMcpSession } from './mcp-raw.js';
 
 const built = await installCopy();
 const iso = isolatedEnv({ FORMATBOX_NO_DAEMON: '1' });
@@ -62,31 +62,11 @@ test('a client\'s roots that are not file:// URLs are refused with the reason, a
   }
 });
 
-/** A raw stdio session: send lines, read replies. */
+/** A raw stdio session: send messages, read replies by id. */
 function rawSession(root: string) {
-  const child = spawn(process.execPath, [built.cli, 'mcp', '--root', root], { env: iso.env, cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
-  let buffer = '';
-  const replies: Array<Record<string, unknown>> = [];
-  const waiters: Array<() => void> = [];
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffer += chunk;
-    for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
-      replies.push(JSON.parse(buffer.slice(0, end)) as Record<string, unknown>);
-      buffer = buffer.slice(end + 1);
-      waiters.splice(0).forEach((wake) => wake());
-    }
-  });
-  const send = (...messages: unknown[]): void => void child.stdin.write(messages.map((m) => `${typeof m === 'string' ? m : JSON.stringify(m)}\n`).join(''));
-  const reply = async (id: unknown): Promise<Record<string, unknown>> => {
-    for (;;) {
-      const found = replies.find((r) => r.id === id);
-      if (found) return found;
-      if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before answering ${String(id)}`);
-      await new Promise<void>((wake) => waiters.push(wake));
-    }
-  };
-  const end = (): Promise<void> => new Promise((done) => { child.on('close', () => done()); child.stdin.end(); });
-  return { replies, send, reply, end };
+  const session = rawMcpSession(process.execPath, [built.cli, 'mcp', '--root', root], { env: iso.env, cwd: root });
+  const send = (...messages: unknown[]): void => void session.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+  return { replies: session.replies, send, reply: (id: unknown) => session.reply((r) => r.id === id), end: session.end };
 }
 
 const initialize = (id: number, protocolVersion: unknown, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' }, ...extra } });
