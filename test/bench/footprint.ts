@@ -12,6 +12,8 @@
  *   node --import tsx test/bench/footprint.ts [--runs N]
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, lstatSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,6 +22,7 @@ import { recordResult } from './report.js';
 
 const REPO = resolve('.');
 /** The three tools at the versions formatbox ships (the installed packages' own versions). */
+const PKG = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> } & Record<string, unknown>;
 const versionOf = (name: string): string => (JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 const TOOLS = [`prettier@${versionOf('prettier')}`, `@biomejs/biome@${versionOf('@biomejs/wasm-web')}`, `@astral-sh/ruff-wasm-web@${versionOf('@astral-sh/ruff-wasm-web')}`];
 const args = process.argv.slice(2);
@@ -46,8 +49,9 @@ try {
   // install is a few seconds of a load that swings.
   // formatbox's dependencies alone, by name from the cache as the tools come: what the package count
   // costs, apart from npm reading and unpacking a local tarball (a registry install reads a cached one).
-  const dependencies = Object.entries((JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies).map(([name]) => `${name}@${versionOf(name)}`);
+  const dependencies = Object.keys(PKG.dependencies).map((name) => `${name}@${versionOf(name)}`);
   const oursRuns: Install[] = [];
+  const ours0 = (): Install => oursRuns[0]!;
   const theirsRuns: Install[] = [];
   const depsRuns: Install[] = [];
   for (let i = 0; i < INSTALL_RUNS; i++) {
@@ -55,6 +59,24 @@ try {
     theirsRuns.push(install(`tools-${i}`, TOOLS));
     depsRuns.push(install(`dependencies-${i}`, dependencies));
   }
+  // As a user installs from a registry: formatbox's tarball served by a loopback registry (everything
+  // else proxied to the user's registry, tarballs then read from the npm cache), the tools through it too.
+  const viaRegistry = await withLoopbackRegistry(tarball, async (registry) => {
+    const oursSeconds: number[] = [];
+    const theirsSeconds: number[] = [];
+    for (let i = 0; i < INSTALL_RUNS + 1; i++) {
+      // The first round fills the npm cache with the loopback registry's packuments (a user's earlier install).
+      const o = await installAsync(`registry-formatbox-${i}`, [`formatbox@${PKG.version}`], registry);
+      const t = await installAsync(`registry-tools-${i}`, TOOLS, registry);
+      if (i > 0) {
+        oursSeconds.push(o.seconds);
+        theirsSeconds.push(t.seconds);
+      } else if (o.packages !== ours0().packages) {
+        throw new Error(`the loopback registry's install has ${o.packages} packages, the tarball's ${ours0().packages}`);
+      }
+    }
+    return { ours: oursSeconds, theirs: theirsSeconds };
+  });
   const ours = { ...oursRuns[0]!, seconds: median(oursRuns.map((r) => r.seconds)) };
   const theirs = { ...theirsRuns[0]!, seconds: median(theirsRuns.map((r) => r.seconds)) };
   const deps = { ...depsRuns[0]!, seconds: median(depsRuns.map((r) => r.seconds)) };
@@ -65,6 +87,8 @@ try {
   recordResult({ group: 'footprint', name: 'packed tarball', value: packed.size / 2 ** 20, unit: 'MB', anchor: `${against} (packed)`, anchorValue: anchorPacked / 2 ** 20, note: `${mb(packed.unpackedSize)} unpacked; ${maps} source maps` });
   recordResult({ group: 'footprint', name: 'installed node_modules, from the packed tarball into a fresh project', value: ours.bytes / 2 ** 20, unit: 'MB', anchor: against, anchorValue: theirs.bytes / 2 ** 20, goal: '≤ 1.5', note: `${ours.packages} packages vs ${theirs.packages}` });
   recordResult({ group: 'footprint', name: 'npm install time, from the local npm cache', value: ours.seconds, unit: 's', anchor: against, anchorValue: theirs.seconds, goal: '≤ 1.5', note: `median of ${INSTALL_RUNS}, alternating; formatbox ${oursRuns.map((r) => r.seconds.toFixed(1)).join('/')} s, the tools ${theirsRuns.map((r) => r.seconds.toFixed(1)).join('/')} s; load ${loadavg()[0]!.toFixed(1)}` });
+  recordResult({ group: 'footprint', name: 'npm install time, both from a registry (loopback; tarballs from the npm cache)', value: median(viaRegistry.ours), unit: 's', anchor: against, anchorValue: median(viaRegistry.theirs), goal: '≤ 1.5', note: `median of ${INSTALL_RUNS} after one that fills the cache, alternating; formatbox ${viaRegistry.ours.map((v) => v.toFixed(1)).join('/')} s, the tools ${viaRegistry.theirs.map((v) => v.toFixed(1)).join('/')} s; load ${loadavg()[0]!.toFixed(1)}` });
+  console.log(`from a loopback registry: formatbox ${median(viaRegistry.ours).toFixed(1)} s, the three tools ${median(viaRegistry.theirs).toFixed(1)} s`);
   recordResult({ group: 'footprint', name: 'npm install time of formatbox\'s dependencies alone (by name, from the local npm cache)', value: deps.seconds, unit: 's', anchor: against, anchorValue: theirs.seconds, note: `${deps.packages} packages: ${dependencies.join(' ')}; median of ${INSTALL_RUNS}, ${depsRuns.map((r) => r.seconds.toFixed(1)).join('/')} s; the rest of formatbox's time is npm reading and unpacking its local tarball` });
 
   // Native Biome on first use: fetched into a fresh formatter store by the first `format` in a Biome project.
@@ -114,6 +138,58 @@ function install(name: string, specs: string[], extra: string[] = []): Install {
   const seconds = timed(() => npm(['install', '--no-audit', '--no-fund', '--prefer-offline', ...extra, ...specs], dir)) / 1000;
   const { bytes, packages } = measureTree(join(dir, 'node_modules'));
   return { bytes, packages, seconds, dir };
+}
+
+/** `install`, with npm run asynchronously (the loopback registry answers in this process) against `registry`. */
+async function installAsync(name: string, specs: string[], registry: string): Promise<Install> {
+  const dir = join(base, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `bench-${name}`, version: '1.0.0', private: true, type: 'module' }));
+  const started = performance.now();
+  await new Promise<void>((done, fail) => {
+    const child = spawn('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--registry', registry, ...specs], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('close', (code) => (code === 0 ? done() : fail(new Error(`npm install ${specs.join(' ')} via ${registry}: ${stderr.slice(-600)}`))));
+  });
+  const seconds = (performance.now() - started) / 1000;
+  return { ...measureTree(join(dir, 'node_modules')), seconds, dir };
+}
+
+/**
+ * A registry on loopback that publishes formatbox's tarball as `formatbox@<version>` and proxies every
+ * other request to the user's registry (whose tarball URLs the npm cache then answers by integrity).
+ */
+async function withLoopbackRegistry<T>(tarball: string, body: (registry: string) => Promise<T>): Promise<T> {
+  const upstream = npm(['config', 'get', 'registry'], base).trim().replace(/\/?$/, '/');
+  const bytes = readFileSync(tarball);
+  const dist = { integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`, shasum: createHash('sha1').update(bytes).digest('hex') };
+  const tarballPath = `/formatbox/-/formatbox-${PKG.version}.tgz`;
+  const server = createHttpServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const origin = `http://${request.headers.host}`;
+    if (url.pathname === '/formatbox') {
+      const packument = { name: 'formatbox', 'dist-tags': { latest: PKG.version }, versions: { [PKG.version]: { ...PKG, _id: `formatbox@${PKG.version}`, dist: { ...dist, tarball: origin + tarballPath } } } };
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' }).end(JSON.stringify(packument));
+      return;
+    }
+    if (url.pathname === tarballPath) {
+      response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length }).end(bytes);
+      return;
+    }
+    fetch(upstream + url.pathname.slice(1) + url.search, { headers: { accept: request.headers.accept ?? 'application/json' } })
+      .then(async (answer) => {
+        const content = Buffer.from(await answer.arrayBuffer());
+        response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', 'content-length': content.length, 'cache-control': 'max-age=300' }).end(content);
+      })
+      .catch((error: unknown) => response.writeHead(502).end(String(error)));
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  try {
+    return await body(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  } finally {
+    server.close();
+  }
 }
 
 /** Bytes of every regular file (du's apparent size) and the number of package directories. */
