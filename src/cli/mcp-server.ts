@@ -4,7 +4,7 @@
  * knows, else the newest), `ping`, `tools/list`, `tools/call`, the client's notifications
  * (`initialized`, `roots/list_changed`, `cancelled`), and one request of its own, `roots/list`.
  * Anything else is JSON-RPC's "method not found". Its own code rather than the official SDK's
- * server: the SDK brings about 90 packages (an HTTP stack, two schema validators) into every install
+ * server: the SDK brings about 98 packages (an HTTP stack, two schema validators) into every install
  * and into start-up, for a stdio server that needs none of them. The SDK stays a dev dependency:
  * the tests drive this server with the SDK's own client.
  *
