@@ -4,7 +4,9 @@
 // in dist/ itself, or an install from the
 // tarball breaks. Scans the real build's static imports and `import()`s; then runs the built CLI
 // with a node_modules that holds the dependencies only, on a file for each bundled plugin, against
-// Prettier with the plugin package itself.
+// Prettier with the plugin package itself; and `format` in a Biome project there, where native Biome
+// is not installed: fetched from the real registry on first use, and with an unreachable registry a
+// run that says why while Biome's wasm build gives the verdicts.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,6 +14,7 @@ import { builtinModules } from 'node:module';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import * as prettier from 'prettier';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -25,7 +28,7 @@ function packageOf(specifier: string): string {
 
 const dir = mkdtempSync(join(tmpdir(), 'fb-deps-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-const { buildNode } = (await import(join(root, 'build.mjs'))) as { buildNode: (outdir: string) => Promise<void> };
+const { buildNode, shipWasm, WASM_ASSETS } = (await import(join(root, 'build.mjs'))) as { buildNode: (outdir: string) => Promise<void>; shipWasm: (assets: unknown, dir: string) => unknown; WASM_ASSETS: unknown };
 await buildNode(join(dir, 'dist'));
 
 test('every package a Node bundle imports is a dependency (dev dependencies are bundled)', () => {
@@ -59,7 +62,12 @@ test('every package a Node bundle imports is a dependency (dev dependencies are 
 
 const BUNDLED = ['@modelcontextprotocol/sdk', 'svelte', 'prettier-plugin-svelte', '@prettier/plugin-xml', '@prettier/plugin-php', 'prettier-plugin-java', 'json5', 'jsonc-parser', 'picomatch', 'smol-toml', 'diff'];
 
-/** The built package with a node_modules of its production dependencies only (as an install from the tarball has). */
+let productionCliPath: string | undefined;
+/** The built CLI in a package with a node_modules of its production dependencies only (as an install from the tarball has). */
+function productionCli(): string {
+  return (productionCliPath ??= productionInstall());
+}
+
 function productionInstall(): string {
   const listed = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: root, encoding: 'utf8' });
   const paths = listed.stdout.split('\n').filter((p) => p.startsWith(join(root, 'node_modules') + '/'));
@@ -69,6 +77,9 @@ function productionInstall(): string {
     mkdirSync(dirname(target), { recursive: true });
     symlinkSync(path, target);
   }
+  // The package's wasm/, as the build ships it (a checkout's Node falls back to the wasm packages, which are dev dependencies).
+  shipWasm(WASM_ASSETS, join(dir, 'wasm'));
+  copyFileSync(join(root, 'wasm', 'manifest.json'), join(dir, 'wasm', 'manifest.json'));
   copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
   return join(dir, 'dist', 'cli.js');
 }
@@ -82,7 +93,7 @@ const PLUGIN_CASES = [
 ];
 
 test('the built CLI with only the dependencies installed formats with each shipped plugin as the plugin package does', { timeout: 120_000 }, async () => {
-  const cli = productionInstall();
+  const cli = productionCli();
   for (const name of BUNDLED) assert.equal(existsSync(join(dir, 'node_modules', name)), false, `${name} is not installed here`);
   const project = mkdtempSync(join(tmpdir(), 'fb-deps-project-'));
   after(() => rmSync(project, { recursive: true, force: true }));
@@ -101,3 +112,64 @@ test('the built CLI with only the dependencies installed formats with each shipp
     assert.equal(receipt.content, expected, c.plugin);
   }
 });
+
+test('the built CLI with only the dependencies: format fetches native Biome on first use, and offline says why while the wasm build checks the files', { timeout: 180_000 }, async (t) => {
+  const cli = productionCli();
+  assert.equal(existsSync(join(dir, 'node_modules', '@biomejs')), false, 'no native Biome is installed');
+  const { detectSandbox } = await import('../../src/node/sandbox/index.js');
+  const sandbox = detectSandbox();
+  if (sandbox.unavailable) {
+    if (process.env.CI) assert.fail(sandbox.unavailable);
+    t.skip(`no OS sandbox here (nothing is fetched without one): ${sandbox.unavailable}`);
+    return;
+  }
+  const project = mkdtempSync(join(tmpdir(), 'fb-deps-biome-'));
+  after(() => rmSync(project, { recursive: true, force: true }));
+  mkdirSync(join(project, '.git'));
+  writeFileSync(join(project, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  writeFileSync(join(project, 'biome.json'), '{}\n');
+  writeFileSync(join(project, 'a.ts'), 'export const a=1\n');
+  writeFileSync(join(project, 'b.ts'), 'export const b = 2;\n');
+  // Not npm's environment (npm test): the store reads the registry from the user's settings, as a user's run does.
+  const userEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
+  const check = (cache: string, extra: Record<string, string> = {}) => {
+    const run = spawnSync(process.execPath, [cli, 'format', '--check', '--json', '--no-cache', '--root', project, project], { cwd: project, encoding: 'utf8', env: { ...userEnv, FORMATBOX_NO_DAEMON: '1', FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(project, '.no-config'), XDG_CACHE_HOME: cache, ...extra } });
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { path?: string; status?: string; formatter?: { via?: string }; summary?: { nativeBiome?: { files: number; notUsed?: string[] } } });
+    const verdict = (path: string) => { const l = lines.find((x) => x.path === path); return `${l?.status} ${l?.formatter?.via}`; };
+    return { status: run.status, verdict, native: lines.find((l) => l.summary)?.summary?.nativeBiome, stderr: run.stderr };
+  };
+
+  const cache = join(project, '.cache');
+  const first = check(cache);
+  assert.equal(first.status, 1, first.stderr);
+  if (first.native?.notUsed?.some((r) => /could not be fetched/.test(r)) && !process.env.CI) {
+    t.skip(`the npm registry is not reachable here: ${first.native.notUsed.join('; ')}`);
+    return;
+  }
+  assert.equal(first.native?.files, 3, JSON.stringify(first.native)); // a.ts, b.ts, biome.json
+  assert.equal(first.native?.notUsed, undefined);
+  assert.ok(existsSync(join(cache, 'formatbox', 'formatters', `${nativeBiomeEntry()}`, 'package', 'biome')), 'fetched into the store');
+  assert.equal(first.verdict('a.ts'), 'would-change sandbox');
+  assert.equal(first.verdict('b.ts'), 'unchanged sandbox');
+
+  // Offline, with nothing stored: the run says why, and Biome's wasm build gives the same verdicts.
+  const offline = check(join(project, '.cache-offline'), { npm_config_registry: `http://127.0.0.1:${await closedPort()}/` });
+  assert.equal(offline.status, 1, offline.stderr);
+  assert.match(offline.native?.notUsed?.join('\n') ?? '', /native Biome \d+\.\d+\.\d+ is not installed and could not be fetched \(.*ECONNREFUSED/);
+  assert.equal(offline.verdict('a.ts'), 'would-change wasm');
+  assert.equal(offline.verdict('b.ts'), 'unchanged wasm');
+});
+
+function nativeBiomeEntry(): string {
+  return `@biomejs+cli-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}@${JSON.parse(readFileSync(join(root, 'node_modules', '@biomejs', 'wasm-web', 'package.json'), 'utf8')).version}`;
+}
+
+/** A loopback port that was free a moment ago (bound, then closed): a registry that refuses at once. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
