@@ -15,10 +15,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, lstatSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { recordResult } from './report.js';
+import { closedPort } from '../closed-port.js';
+import type { AddressInfo } from 'node:net';
 
 const REPO = resolve('.');
 /** The three tools at the versions formatbox ships (the installed packages' own versions). */
@@ -257,15 +258,6 @@ function initializeMs(argv: string[], cwd: string): Promise<number> {
   });
 }
 
-/** A loopback port that was free a moment ago (bound, then closed): a registry that refuses at once. */
-function closedPort(): Promise<number> {
-  return new Promise((resolvePort) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 async function sequential(n: number, body: () => Promise<number>): Promise<number[]> {
   const out: number[] = [];

@@ -14,8 +14,8 @@ import { builtinModules } from 'node:module';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { createServer, type AddressInfo } from 'node:net';
 import * as prettier from 'prettier';
+import { closedPort } from '../closed-port.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; optionalDependencies?: Record<string, string> };
@@ -164,12 +164,3 @@ function nativeBiomeEntry(): string {
   return `@biomejs+cli-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}@${JSON.parse(readFileSync(join(root, 'node_modules', '@biomejs', 'wasm-web', 'package.json'), 'utf8')).version}`;
 }
 
-/** A loopback port that was free a moment ago (bound, then closed): a registry that refuses at once. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

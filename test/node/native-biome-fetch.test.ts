@@ -10,12 +10,12 @@ import { mkdtempSync, rmSync, statSync, writeFileSync, readFileSync, existsSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createServer, type AddressInfo } from 'node:net';
 import { fetchNativeBiomeIfAbsent, findNativeBiome } from '../../src/node/biome-native.js';
 import { checkNativeBiome, nativeBiomePackage } from '../../src/node/pinned-biome-native.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 import { detectSandbox } from '../../src/node/sandbox/index.js';
 import { BIOME_VERSION } from '../../src/formatters/biome.js';
+import { closedPort } from '../closed-port.js';
 
 function tempDir(t: { after: (fn: () => void) => void }, prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -32,15 +32,6 @@ function bareInstall(t: { after: (fn: () => void) => void }): string {
 
 const platform = nativeBiomePackage();
 
-/** A loopback port that was free a moment ago (bound, then closed). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 test('not installed: fetched once from the registry into the store, verified, and it is the version it should be (in the sandbox)', { skip: platform ? false : `formatbox fetches no native Biome for ${process.platform}-${process.arch}`, timeout: 180_000 }, async (t) => {
   const from = bareInstall(t);
@@ -77,7 +68,7 @@ test('not installed: fetched once from the registry into the store, verified, an
 
   // A tampered binary is not used: the store removes the entry, and it is absent again.
   const bytes = readFileSync(fetched.binary);
-  bytes[bytes.length - 1] ^= 1;
+  bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1;
   writeFileSync(fetched.binary, bytes);
   const tampered = findNativeBiome(from, createFormatterStore({ dir: store.dir }));
   assert.ok('unavailable' in tampered, 'a changed binary is refused');
