@@ -14,7 +14,6 @@ import { fetchNativeBiomeIfAbsent, findNativeBiome } from '../../src/node/biome-
 import { checkNativeBiome, nativeBiomePackage } from '../../src/node/pinned-biome-native.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 import { detectSandbox } from '../../src/node/sandbox/index.js';
-import { BIOME_VERSION } from '../../src/formatters/biome.js';
 import { closedPort } from '../closed-port.js';
 
 function tempDir(t: { after: (fn: () => void) => void }, prefix: string): string {
@@ -31,6 +30,8 @@ function bareInstall(t: { after: (fn: () => void) => void }): string {
 }
 
 const platform = nativeBiomePackage();
+/** formatbox's Biome version: its wasm build's, pinned exactly. */
+const BIOME_VERSION = (JSON.parse(readFileSync(new URL('../../node_modules/@biomejs/wasm-web/package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 
 test('not installed: fetched once from the registry into the store, verified, and it is the version it should be (in the sandbox)', { skip: platform ? false : `formatbox fetches no native Biome for ${process.platform}-${process.arch}`, timeout: 180_000 }, async (t) => {
