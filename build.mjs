@@ -142,6 +142,8 @@ export const NODE_ENTRIES = {
   'opencode-plugin': 'src/agents/opencode-plugin.ts',
   'shipped-prettier-plugin-xml': 'src/formatters/shipped/prettier-plugin-xml.ts',
   'shipped-prettier-plugin-svelte': 'src/formatters/shipped/prettier-plugin-svelte.ts',
+  'shipped-prettier-plugin-php': 'src/node/shipped/prettier-plugin-php.ts',
+  'shipped-prettier-plugin-java': 'src/node/shipped/prettier-plugin-java.ts',
 };
 
 /**

@@ -21,7 +21,7 @@
  * error, timeout, refusal) or a named path is bad.
  */
 import { availableParallelism } from 'node:os';
-import { lstatSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { shownPath } from '../core/shown.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
@@ -37,7 +37,7 @@ import { discoverProjectFiles, type Discovered } from '../node/discover.js';
 import { bwrapSandbox, detectSandbox, noSandbox } from '../node/sandbox/index.js';
 import { findBwrap } from '../node/sandbox/bwrap.js';
 import type { Sandbox } from '../core/sandbox.js';
-import { findNativeBiome } from '../node/biome-native.js';
+import { fetchNativeBiomeIfAbsent, findNativeBiome } from '../node/biome-native.js';
 import { readPinFiles } from '../node/pin-files.js';
 import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, startNativeBiomePass, writeNatively, type NativeOutcome, type NativePass, type NativePassOptions, type NativeRun, type NativeWrites } from './format-native.js';
 import { EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
@@ -179,7 +179,8 @@ async function prepareGroup(group: ProjectGroup, startEarly: boolean, options: H
   // With nothing cached yet, native Biome starts now and runs while formatbox walks and hashes;
   // with a root Biome config, even before discovery, as a guess that the project qualifies.
   const earlyTried = useNative && startEarly && (!cache || cache.size === 0);
-  let biome: ReturnType<typeof findNativeBiome> | undefined;
+  // In a Biome project with a sandbox, formatbox's native build is fetched on first use (biome-native.ts); without it the run says so.
+  let biome = useNative && ['biome.json', 'biome.jsonc'].some((name) => existsSync(join(group.rootReal, name))) && !nativeSandbox().unavailable ? await fetchNativeBiomeIfAbsent() : undefined;
   const ports = { sandbox: nativeSandbox, biome: () => (biome ??= findNativeBiome()) }; // the guess and the run find one binary
   const guessed = earlyTried ? guessNativeBiomePass(group.rootReal, namedInside(group), ports) : undefined;
   const discovered = cache || useNative ? await discoverProjectFiles(group.rootReal, { refuseHardLinks: options.trust !== 'trusted' }).catch((error: unknown) => {

@@ -1,5 +1,5 @@
 /**
- * `formatbox mcp`: a Model Context Protocol server on stdio (the official SDK), so any MCP-capable
+ * `formatbox mcp`: a Model Context Protocol server on stdio (mcp-server.ts), so any MCP-capable
  * agent (Claude Code, Codex, Cursor, opencode, Zed) gets format-aware edits without glue code.
  *
  * Tools use the argument names models already know from Claude Code and Codex: `edit {path,
@@ -12,13 +12,12 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import type { ToolInput } from '../core/types.js';
 import type { RequestHandler } from './requests.js';
 import { shownText } from '../core/shown.js';
 import { EXIT_CODE_BY_ERROR } from './exit-codes.js';
+import { McpServer, type CallToolResult, type ToolDefinition } from './mcp-server.js';
 import { BoundedStdioServerTransport } from './mcp-stdio.js';
 import { formatboxVersion } from './version.js';
 
@@ -68,7 +67,7 @@ const DOCTOR_OUTPUT = {
 } as const;
 
 /** The tools, as `tools/list` shows them. */
-const MCP_TOOLS = [
+const MCP_TOOLS: readonly ToolDefinition[] = [
   {
     name: 'edit',
     description: 'Replace old_string with new_string in a file, then format the file. Returns what is on disk now (the edit as the formatter left it, and any other formatter changes).',
@@ -116,7 +115,7 @@ interface McpFlags {
 /** Serves MCP on stdin/stdout until the client disconnects. */
 export async function runMcp(flags: McpFlags): Promise<number> {
   // Nothing that formats is loaded before the first tool call (mcp-tools.ts): `initialize` and
-  // `tools/list` need only the SDK. A bad user config makes each tool call an error that says so.
+  // `tools/list` need only the protocol (mcp-server.ts). A bad user config makes each tool call an error that says so.
   let handler: Promise<McpHandler> | undefined;
   const handlerNow = (): Promise<McpHandler> =>
     (handler ??= import('./mcp-tools.js').then((tools) => {
@@ -125,37 +124,40 @@ export async function runMcp(flags: McpFlags): Promise<number> {
       const requests = tools.createRequestHandler({ defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) });
       return { requests, maxDiffChars: tools.resolveLimits(config).maxDiffChars };
     }));
-  const server = new Server({ name: 'formatbox', version: formatboxVersion() }, { capabilities: { tools: {} } });
   const fallbackRoot = flags.root !== undefined ? resolve(flags.root) : undefined;
   let clientRoots: string[] | undefined;
+
+  const server: McpServer = new McpServer({
+    info: { name: 'formatbox', version: formatboxVersion() },
+    tools: MCP_TOOLS,
+    oninitialized: () => void refreshRoots(),
+    onRootsListChanged: () => void refreshRoots(),
+    async callTool(name, args) {
+      if (server.getClientCapabilities()?.roots && clientRoots === undefined) await refreshRoots();
+      const root = clientRoots?.[0] ?? fallbackRoot;
+      let ready: McpHandler;
+      try {
+        ready = await handlerNow();
+      } catch (error) {
+        handler = undefined; // the user config may be fixed before the next call
+        return errorResult(error);
+      }
+      return callTool(ready, root, name, args);
+    },
+  });
 
   async function refreshRoots(): Promise<void> {
     if (!server.getClientCapabilities()?.roots) return;
     try {
       const { roots } = await server.listRoots();
-      const paths = roots.filter((r) => r.uri.startsWith('file://')).map((r) => fileURLToPath(r.uri));
+      const paths = roots.map((r) => fileURLToPath(r.uri));
       clientRoots = paths.length > 0 ? paths : undefined;
     } catch (error) {
       process.stderr.write(`formatbox mcp: roots/list failed (${messageOf(error)}); using ${fallbackRoot ?? 'each file\'s project root'}\n`);
     }
   }
-  server.oninitialized = () => void refreshRoots();
-  server.setNotificationHandler(RootsListChangedNotificationSchema, () => refreshRoots());
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.map((tool) => ({ ...tool })) as never }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    if (server.getClientCapabilities()?.roots && clientRoots === undefined) await refreshRoots();
-    const root = clientRoots?.[0] ?? fallbackRoot;
-    let ready: McpHandler;
-    try {
-      ready = await handlerNow();
-    } catch (error) {
-      handler = undefined; // the user config may be fixed before the next call
-      return errorResult(error);
-    }
-    return callTool(ready, root, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>);
-  });
 
-  // Not the SDK's stdio transport: that one ends the session on a message over 10 MiB (mcp-stdio.ts).
+  // Bounded: a message over 10 MiB gets an error and the session goes on (mcp-stdio.ts).
   const transport = new BoundedStdioServerTransport();
   const closed = new Promise<void>((done) => {
     server.onclose = () => done();

@@ -3,8 +3,9 @@
  * `formatbox format` for files Biome formats (issue 13: Biome's wasm build alone is 1.6× native
  * Biome's time, so no pool of wasm workers reaches native speed).
  *
- * The binary is formatbox's own `@biomejs/cli-<platform>` package (an optional dependency pinned to
- * the version of the wasm build, checked here), never anything from the project. It runs as
+ * The binary is formatbox's own: the official `@biomejs/cli-<platform>` build at the version of the
+ * wasm build, installed beside formatbox by the user, or fetched on first use into the formatter
+ * store (verified against the registry's integrity), never anything from the project. It runs as
  * `biome format --reporter=summary --verbose` on the directories or files named, with the project visible read-only, no
  * network, a cleared environment and a time limit (the `Sandbox` port). It reads the project's Biome config
  * itself: what it says is what Biome's own CLI says.
@@ -17,12 +18,14 @@
  * caller says why.
  */
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { Sandbox } from '../core/sandbox.js';
 import { messageOf } from '../core/errors.js';
 import { BIOME_VERSION } from '../formatters/biome/adapter.js';
 import { isInside } from './fs/paths.js';
+import { createFormatterStore, type FormatterStore } from './formatter-store/store.js';
+import { nativeBiomePackage } from './pinned-biome-native.js';
 
 /** formatbox's native Biome build. */
 export interface NativeBiome {
@@ -38,29 +41,31 @@ function platformPackages(platform: string, arch: string): string[] {
   return platform === 'linux' ? [base, `${base}-musl`] : [base];
 }
 
-/** Asked only when both Linux builds are installed (npm installs the one matching the C library). */
+let musl: boolean | undefined;
+/** Asked only when both Linux builds are installed (npm installs the one matching the C library), or before a fetch. */
 function isMusl(): boolean {
+  if (musl !== undefined) return musl;
   try {
     const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
-    return report?.header?.glibcVersionRuntime === undefined;
+    musl = report?.header?.glibcVersionRuntime === undefined;
   } catch {
-    return false;
+    musl = false;
   }
+  return musl;
 }
 
-/** formatbox's own native Biome, or why there is none it may use. */
-export function findNativeBiome(from: string = import.meta.url): NativeBiome | { unavailable: string } {
-  const require = createRequire(from);
+/** The store formatbox fetches its own native Biome into (the formatter store, formatter-store/). */
+type NativeStore = Pick<FormatterStore, 'lookup' | 'fetch' | 'isStored' | 'dir'>;
+
+/**
+ * formatbox's own native Biome, or why there is none it may use: the optional package
+ * `@biomejs/cli-<platform>` where the user installed it (beside formatbox), else the build the
+ * formatter store holds, verified, from an earlier `fetchNativeBiomeIfAbsent`. Never fetches.
+ */
+export function findNativeBiome(from: string = import.meta.url, store: NativeStore = defaultStore()): NativeBiome | { unavailable: string } {
   const names = platformPackages(process.platform, process.arch);
-  const installed = names.flatMap((name) => {
-    try {
-      return [{ name, manifest: require.resolve(`${name}/package.json`) }];
-    } catch {
-      return [];
-    }
-  });
-  const chosen = installed.length > 1 && isMusl() ? installed[1] : installed[0];
-  if (!chosen) return { unavailable: `no native Biome build for ${process.platform}-${process.arch} is installed (optional dependency ${names[0]})` };
+  const chosen = installedNativeBiome(from);
+  if (!chosen) return storedNativeBiome(store) ?? { unavailable: `no native Biome build for ${process.platform}-${process.arch} is installed (${names[0]}@${BIOME_VERSION}) or fetched yet${fetchableNativeBiome() ? ' (`formatbox format` fetches it on first use)' : ''}` };
   try {
     const { version } = JSON.parse(readFileSync(chosen.manifest, 'utf8')) as { version?: unknown };
     if (version !== BIOME_VERSION) return { unavailable: `${chosen.name} is ${String(version)}, the wasm build is ${BIOME_VERSION}` };
@@ -69,6 +74,91 @@ export function findNativeBiome(from: string = import.meta.url): NativeBiome | {
   } catch (error) {
     return { unavailable: `${chosen.name}: ${messageOf(error)}` };
   }
+}
+
+/** How long a first-use fetch of the native build may take (packument and tarball) before the run goes on without it. */
+const FETCH_MS = 30_000;
+/** After a failed fetch, runs do not try again for this long (an offline machine does not wait on every run). */
+const RETRY_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Where formatbox has no native Biome yet (not installed, nothing in the store), the official build
+ * of its Biome version for this machine, fetched into the formatter store (the registry's integrity
+ * checked, as for any pinned version), or why it could not be fetched; `undefined` when there was
+ * nothing to fetch (`findNativeBiome` answers). Only for a caller that can run it (the sandbox
+ * exists); when it cannot be fetched, the wasm build does the work and the run says why.
+ */
+export async function fetchNativeBiomeIfAbsent(options: { from?: string; store?: NativeStore } = {}): Promise<NativeBiome | { unavailable: string } | undefined> {
+  const store = options.store ?? defaultStore();
+  const name = fetchableNativeBiome();
+  if (!name || installedNativeBiome(options.from) || store.isStored(name, BIOME_VERSION)) return undefined;
+  const failedFile = join(store.dir, `${name.replace('/', '+')}@${BIOME_VERSION}.fetch-failed`);
+  const failed = lastFailure(failedFile);
+  if (failed) return { unavailable: `native Biome ${BIOME_VERSION} could not be fetched at ${failed.at} (${failed.reason}); the next try is an hour after that, or install ${name}@${BIOME_VERSION} beside formatbox` };
+  try {
+    const stored = await store.fetch(name, BIOME_VERSION);
+    rmSync(failedFile, { force: true });
+    return nativeBiomeIn(stored.dir);
+  } catch (error) {
+    const reason = messageOf(error);
+    try {
+      mkdirSync(store.dir, { recursive: true, mode: 0o700 });
+      writeFileSync(failedFile, JSON.stringify({ at: new Date().toISOString(), reason: reason.slice(0, 500) }));
+    } catch {
+      // A read-only cache: the next run tries again.
+    }
+    return { unavailable: `native Biome ${BIOME_VERSION} is not installed and could not be fetched (${reason})` };
+  }
+}
+
+/** The `@biomejs/cli-<platform>` package resolvable from formatbox, if any (which one: see isMusl). */
+function installedNativeBiome(from: string = import.meta.url): { name: string; manifest: string } | undefined {
+  const require = createRequire(from);
+  const installed = platformPackages(process.platform, process.arch).flatMap((name) => {
+    try {
+      return [{ name, manifest: require.resolve(`${name}/package.json`) }];
+    } catch {
+      return [];
+    }
+  });
+  return installed.length > 1 && isMusl() ? installed[1] : installed[0];
+}
+
+/** The package the store fetches for this machine; none on musl (the store keeps the glibc build only) or elsewhere. */
+function fetchableNativeBiome(): string | undefined {
+  const name = nativeBiomePackage();
+  return name && !isMusl() ? name : undefined;
+}
+
+function storedNativeBiome(store: NativeStore): NativeBiome | undefined {
+  const name = fetchableNativeBiome();
+  if (!name) return undefined;
+  try {
+    const stored = store.lookup(name, BIOME_VERSION);
+    return stored ? nativeBiomeIn(stored.dir) : undefined;
+  } catch {
+    return undefined; // an unreadable store is a store without it
+  }
+}
+
+function nativeBiomeIn(packageDir: string): NativeBiome {
+  return { binary: join(packageDir, 'biome'), version: BIOME_VERSION, packageDir };
+}
+
+function lastFailure(file: string): { at: string; reason: string } | undefined {
+  try {
+    if (Date.now() - statSync(file).mtimeMs > RETRY_AFTER_MS) return undefined;
+    const { at, reason } = JSON.parse(readFileSync(file, 'utf8')) as { at?: unknown; reason?: unknown };
+    return typeof at === 'string' && typeof reason === 'string' ? { at, reason } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let sharedStore: NativeStore | undefined;
+/** One per process, so an entry is verified (hashed) once. */
+function defaultStore(): NativeStore {
+  return (sharedStore ??= createFormatterStore({ limits: { downloadMs: FETCH_MS } }));
 }
 
 export interface NativeCheckOptions {

@@ -4,7 +4,6 @@
 // time, so its peak RSS is checked against a bound (an oversized line is dropped as it streams).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cleanUp, installCopy, isolatedEnv, project } from '../cli/built-cli.js';
+import { rawMcpSession } from '../cli/mcp-raw.js';
 import { haveGnuTime } from './bounded.js';
 
 const built = await installCopy();
@@ -61,31 +61,10 @@ test('review case: an 11 MiB write gets a JSON-RPC error from the real SDK clien
   await checkRss(rss);
 });
 
-/** A raw stdio session: send lines, read replies by id. */
+/** A raw stdio session, under GNU time where it is installed. */
 function rawSession(root: string, rss: string) {
   const [command, args] = haveGnuTime() ? ['/usr/bin/time', ['-f', '%M', '-o', rss, process.execPath, built.cli, 'mcp']] : [process.execPath, [built.cli, 'mcp']];
-  const child = spawn(command, args, { env: iso.env, cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
-  let buffer = '';
-  const replies: Array<Record<string, unknown>> = [];
-  const waiters: Array<() => void> = [];
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffer += chunk;
-    for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
-      replies.push(JSON.parse(buffer.slice(0, end)) as Record<string, unknown>);
-      buffer = buffer.slice(end + 1);
-      waiters.splice(0).forEach((wake) => wake());
-    }
-  });
-  const write = (text: string): Promise<void> => new Promise((done) => (child.stdin.write(text) ? done() : child.stdin.once('drain', done)));
-  const reply = async (match: (r: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> => {
-    for (;;) {
-      const found = replies.find(match);
-      if (found) return found;
-      if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before answering`);
-      await new Promise<void>((wake) => waiters.push(wake));
-    }
-  };
-  return { child, write, reply, end: () => new Promise<void>((done) => { child.on('close', () => done()); child.stdin.end(); }) };
+  return rawMcpSession(command as string, args as string[], { env: iso.env, cwd: root });
 }
 
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });

@@ -64,6 +64,8 @@ export interface FormatterStore {
   readonly dir: string;
   /** The stored and verified entry, or undefined (a tampered entry is removed here). */
   lookup(name: string, version: string): StoredPackage | undefined;
+  /** Whether an entry is on disk, without verifying it (cheap: no hashing). */
+  isStored(name: string, version: string): boolean;
   /** The entry, fetched and verified first when it is not stored. One fetch per entry at a time. */
   fetch(name: string, version: string): Promise<StoredPackage>;
   /** Where an entry stands in this process, without starting anything. */
@@ -190,6 +192,10 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
   return {
     dir,
     lookup,
+    isStored(name, version) {
+      check(name, version);
+      return lstatOrUndefined(join(entryDir(name, version), MANIFEST))?.isFile() === true;
+    },
     fetch(name, version) {
       try {
         const ready = lookup(name, version);
@@ -354,4 +360,12 @@ function removeEntry(root: string): void {
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }
