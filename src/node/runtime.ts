@@ -20,21 +20,8 @@ import { single } from './runtime/single-file.js';
 import { closeRuntime, createRuntimeState } from './runtime/state.js';
 import type { Runtime, RuntimeOptions } from './runtime/types.js';
 
-export type {
-  AfterWriteEvent,
-  AfterWriteRequest,
-  BeforeWriteEvent,
-  DoctorLanguage,
-  DoctorReport,
-  EditRequest,
-  FormatFileRequest,
-  MultiEditRequest,
-  Runtime,
-  RuntimeOptions,
-  Trust,
-  WriteObserver,
-  WriteRequest,
-} from './runtime/types.js';
+/** The public types (RuntimeOptions, Runtime, the requests, events and reports). */
+export type * from './runtime/types.js';
 export type { ProjectFiles, ToolInput };
 
 export function createRuntime(options: RuntimeOptions): Runtime {
