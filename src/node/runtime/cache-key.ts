@@ -4,7 +4,7 @@ import type { FormatterInfo, IgnoredItem } from '../../core/types.js';
 import type { FormatCache } from '../format-cache.js';
 import { nodeSha256 } from '../hash.js';
 
-export interface CachedIdentity {
+interface CachedIdentity {
   key: (bytes: Uint8Array) => string;
   info: FormatterInfo;
   label: string;

@@ -13,7 +13,7 @@ import type { RuntimeState } from './state.js';
 const locks = new PathLocks();
 
 /** Resolves `path` inside the root; the first time a directory is seen, temp files a killed process left there are removed. */
-export function resolveAndSweep(state: RuntimeState, path: string): ResolvedPath {
+function resolveAndSweep(state: RuntimeState, path: string): ResolvedPath {
   const target = resolveInside(state.rootReal, path);
   const dir = dirname(target.abs);
   if (!state.swept.has(dir)) {

@@ -9,7 +9,7 @@ export function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 100) / 100;
 }
 
-export function recordOf(text: string): { sha256: string; bytes: number } {
+function recordOf(text: string): { sha256: string; bytes: number } {
   const bytes = encoder.encode(text);
   return { sha256: nodeSha256(bytes), bytes: bytes.byteLength };
 }
