@@ -141,7 +141,7 @@ async function formatPatched(state: RuntimeState, eng: Engine, patch: { request:
     let receipt = result.receipts[index]!;
     if (file.written !== null && !file.superseded) {
       const before = receipt;
-      receipt = await commitFinal(finalTarget, receipt, file.written, encoder.encode(file.written), disk.snapshots.get(file.path) ?? undefined, { patch: wrapPatch(parsed.format, [file.patch.source ?? '']) });
+      receipt = await commitFinal(finalTarget, receipt, { written: file.written, writtenBytes: encoder.encode(file.written), keep: disk.snapshots.get(file.path) ?? undefined, input: { patch: wrapPatch(parsed.format, [file.patch.source ?? '']) } });
       if (receipt !== before) changed = true;
     }
     receipt = await runAfter(state, { path: finalTarget.rel, absolutePath: finalTarget.abs, tool: 'applyPatch', receipt });

@@ -12,11 +12,25 @@ import { concurrentReceipt } from './receipts.js';
 
 const encoder = new TextEncoder();
 
+/** W as it is on disk, for F's compare-and-swap. */
+export interface WrittenFile {
+  written: string;
+  writtenBytes: Uint8Array;
+  /** Mode and owner F keeps (the snapshot of P). */
+  keep: FileSnapshot | undefined;
+  /** The input a `concurrent modification` receipt gives back. */
+  input: ToolInput;
+  /** W's flush, started in the background: awaited when W is the final file. */
+  writtenFlushed?: Promise<void>;
+  /** F's write, started while the formatter ran. */
+  staged?: FinalWrite;
+}
+
 /**
  * W is on disk and the engine produced F (`receipt.content`). Writes F when the disk still holds
  * W; otherwise the formatted bytes are dropped and the receipt says `concurrent modification`.
  */
-export async function commitFinal(target: ResolvedPath, receipt: Receipt, written: string, writtenBytes: Uint8Array, keep: FileSnapshot | undefined, input: ToolInput, writtenFlushed?: Promise<void>, staged?: FinalWrite): Promise<Receipt> {
+export async function commitFinal(target: ResolvedPath, receipt: Receipt, { written, writtenBytes, keep, input, writtenFlushed, staged }: WrittenFile): Promise<Receipt> {
   try {
     if (receipt.content !== written) {
       if (!(await staged?.commit(receipt.content, writtenBytes))) {
@@ -46,6 +60,11 @@ export class FinalWrite {
   private pendingContent: string | undefined;
   /** The formatter's outcome is in (a file with no formatter gets it at once: nothing to stage). */
   private settled = false;
+  /**
+   * The call is over (F written, or the edit refused while the formatter still ran): an outcome that
+   * arrives now writes nothing.
+   */
+  private released = false;
 
   constructor(
     private readonly target: ResolvedPath,
@@ -55,7 +74,7 @@ export class FinalWrite {
 
   /** Make F's temp file (while the formatter runs). A failure here is left to the ordinary write of F. */
   stage(): void {
-    if (this.settled && this.pendingContent === undefined) return;
+    if (this.released || (this.settled && this.pendingContent === undefined)) return;
     try {
       // The flush starts when the bytes are written and is finished on this thread at the rename (see StageOptions).
       this.staged = stageWrite(this.target.abs, { shown: this.target.shown, flushAtCommit: true, ...(this.keep ? { keep: this.keep } : {}) });
@@ -67,7 +86,7 @@ export class FinalWrite {
 
   formatted(outcome: FormatOutcome): void {
     this.settled = true;
-    if (outcome.status !== 'formatted' || outcome.content === this.written || this.filled) return;
+    if (this.released || outcome.status !== 'formatted' || outcome.content === this.written || this.filled) return;
     if (this.staged) this.fill(outcome.content);
     else this.pendingContent = outcome.content;
   }
@@ -84,6 +103,7 @@ export class FinalWrite {
   }
 
   release(): void {
+    this.released = true;
     this.staged?.release();
   }
 

@@ -49,7 +49,7 @@ export async function format(state: RuntimeState, request: FormatFileRequest): P
     } else {
       await runBefore(state, { path: target.rel, absolutePath: target.abs, tool: 'format', prior, written: prior });
       receipt = await eng.afterEdit({ path: target.realRel, prior, input, written: prior });
-      receipt = await commitFinal(target, receipt, prior, snapshot.bytes, snapshot, input);
+      receipt = await commitFinal(target, receipt, { written: prior, writtenBytes: snapshot.bytes, keep: snapshot, input });
       receipt = await finish(state, { path: target.rel, absolutePath: target.abs, tool: 'format', receipt }, started);
     }
     // Only a file the formatter left as it was is known formatted; a file written formatted is
@@ -75,7 +75,7 @@ export async function afterWrite(state: RuntimeState, request: AfterWriteRequest
     if (written === undefined) throw new FormatboxError('EDIT_NOT_APPLICABLE', `${target.shown} is not UTF-8 text`);
     await refreshConfigIfNeeded(state, eng, [target.realRel]);
     let receipt = await eng.afterEdit({ path: target.realRel, prior: request.prior ?? '', input: request.input, written });
-    receipt = await commitFinal(target, receipt, written, snapshot.bytes, snapshot, request.input);
+    receipt = await commitFinal(target, receipt, { written, writtenBytes: snapshot.bytes, keep: snapshot, input: request.input });
     return finish(state, { path: target.rel, absolutePath: target.abs, tool: 'afterWrite', receipt }, started);
   });
 }

@@ -77,7 +77,7 @@ async function writeAndFormat(state: RuntimeState, edit: SingleEdit): Promise<Re
   if (isConfigFile(target.realRel)) {
     await writeW();
     await refreshConfigIfNeeded(state, eng, [target.realRel]);
-    return commitFinal(target, await eng.afterEdit(request), written, writtenBytes, snapshot, input, flushedW);
+    return commitFinal(target, await eng.afterEdit(request), { written, writtenBytes, keep: snapshot, input, writtenFlushed: flushedW });
   }
   const final = new FinalWrite(target, snapshot, written);
   try {
@@ -96,7 +96,7 @@ async function writeAndFormat(state: RuntimeState, edit: SingleEdit): Promise<Re
       await refreshConfig(state, eng);
       pending = eng.afterEdit(request);
     }
-    return await commitFinal(target, await pending, written, writtenBytes, snapshot, input, flushedW, final);
+    return await commitFinal(target, await pending, { written, writtenBytes, keep: snapshot, input, writtenFlushed: flushedW, staged: final });
   } finally {
     final.release();
   }
