@@ -1,4 +1,4 @@
-// The warm edit's pipeline (issue 13, per-edit overhead): the formatter request goes out before W
+// The warm edit's pipeline: the formatter request goes out before W
 // is written, F's temp file is made while the formatter runs and filled while the receipt is built,
 // and the config check runs while the formatter runs. What must still hold: every outcome leaves
 // no temp file, a config change seen during the call is used, and a directory moved and replaced
