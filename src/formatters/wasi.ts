@@ -20,9 +20,6 @@
  * workerd requires) cannot be rewritten; only the host's own modules come that way, built with a maximum.
  *
  * Universal: no `node:` imports. Time limits are the host's business (Node: the formatter worker).
- *
- * Over ~400 lines: the preview1 shim (runWasiCommand) and the memory cap it relies on (capModuleMemory)
- * are one sandbox boundary, kept in one file so that what a module can reach is read in one place.
  */
 import { compileWasm, lazy } from '../core/wasm.js';
 import { messageOf } from '../core/errors.js';
