@@ -1,22 +1,27 @@
 /**
  * Notices project config files that changed, appeared or disappeared on disk (git, an editor, `sed`)
- * along one file's path, so a warm runtime never formats with stale config.
+ * along one file's path, and the files formatter versions are pinned in (pin-files.ts: lockfiles, the
+ * installed formatters' package.json; an install, a lockfile update), so a warm runtime never formats
+ * with stale config or with the version the project no longer pins.
  *
  * Cheap per call: one `stat` per directory from the root to the file and one per config file in
  * them. A directory whose stat changed is listed again (a config file appeared or went); a file
  * whose stat changed is read and hashed (the content decides, not the time). Anything modified in the
  * last `RACY_MS` is re-verified on every call, because file times are coarse (a write within the same
- * tick as the last look keeps the same mtime): the same rule git applies to its index.
+ * tick as the last look keeps the same mtime): the same rule git applies to its index. The pin files
+ * and the files a Biome config `extends` are checked on every call, whatever the path.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import type { ProjectFiles } from '../core/types.js';
 import { CONFIG_FILE_NAMES } from '../config/index.js';
+import { PIN_SOURCE_FILES } from '../config/pins.js';
 import { biomeExtendsTargets } from '../formatters/biome/extends.js';
 import { BIOME_CONFIG_NAMES } from '../formatters/biome/config.js';
 import { SKIPPED_DIRS } from './discover.js';
 import { isInside } from './fs/paths.js';
+import type { PinFiles } from './pin-files.js';
 
 /** Config files larger than this are compared by stat only (discovery does not read them either). */
 const MAX_READ_BYTES = 1024 * 1024;
@@ -24,11 +29,14 @@ const MAX_READ_BYTES = 1024 * 1024;
 /** Entries modified this recently (ms) are verified by content on every check. */
 const RACY_MS = 2000;
 
-interface ConfigWatch {
-  /** True when a config file in a directory from the root down to `path`'s changed since the last `reset`. */
+export interface ConfigWatch {
+  /**
+   * True when, since the last `reset`, a config file in a directory from the root down to `path`'s
+   * changed, or a pin file (or a file a Biome config extends) changed, appeared or went.
+   */
   changed(path: string): boolean;
-  /** Takes the config files just discovered as the known state. */
-  reset(files: ProjectFiles): void;
+  /** Takes the config files just discovered and the pin files just read (readPinFiles) as the known state. */
+  reset(files: ProjectFiles, pins: PinFiles): void;
 }
 
 interface DirState {
@@ -55,6 +63,10 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
   /** Files Biome configs `extends` (anywhere in the root, not only on a file's path): read ones, and missing ones. */
   let extendedFiles: string[] = [];
   let missingExtended: string[] = [];
+  /** PIN_SOURCE_FILES present at the last reset (read, or present and not read), and those absent. */
+  let pins = new Map<string, FileState>();
+  let presentPins: string[] = [];
+  let missingPins: string[] = [];
 
   function statOf(abs: string): BigIntStats | undefined {
     try {
@@ -99,8 +111,16 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
     return names.join('\0') !== expected.join('\0');
   }
 
-  function fileChanged(file: string): boolean {
-    const known = files.get(file);
+  function appeared(file: string): boolean {
+    return statOf(join(rootReal, file)) !== undefined;
+  }
+
+  function pinChanged(file: string): boolean {
+    return fileChanged(file, pins);
+  }
+
+  function fileChanged(file: string, states: Map<string, FileState> = files): boolean {
+    const known = states.get(file);
     const stat = statOf(join(rootReal, file));
     if (!known || !stat) return true;
     const signature = signatureOf(stat);
@@ -110,7 +130,7 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
     if (bytes === undefined) {
       // Not a regular file inside the root (a FIFO, a link out, too large): its stat is what is compared.
       const differs = known.signature !== undefined;
-      files.set(file, { ...known, signature, mtimeMs });
+      states.set(file, { ...known, signature, mtimeMs });
       return differs;
     }
     const hash = createHash('sha1').update(bytes).digest('hex');
@@ -121,13 +141,14 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
       const text = bytes.toString('utf8');
       differs = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) !== known.discovered;
     }
-    files.set(file, { ...known, signature, mtimeMs, hash });
+    states.set(file, { ...known, signature, mtimeMs, hash });
     return differs;
   }
 
   return {
     changed(path: string): boolean {
-      if (extendedFiles.some(fileChanged) || missingExtended.some((file) => statOf(join(rootReal, file)) !== undefined)) return true;
+      if (extendedFiles.some((file) => fileChanged(file)) || missingExtended.some(appeared)) return true;
+      if (presentPins.some(pinChanged) || missingPins.some(appeared)) return true;
       const segments = path.split('/').slice(0, -1);
       let dir = '';
       for (let i = 0; i <= segments.length; i++) {
@@ -141,7 +162,7 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
       }
       return false;
     },
-    reset(discovered: ProjectFiles): void {
+    reset(discovered: ProjectFiles, pinFiles: PinFiles): void {
       dirs = new Map();
       files = new Map(Object.entries(discovered).map(([file, text]) => [file, { mtimeMs: 0, discovered: text }]));
       const targets = new Set<string>();
@@ -150,6 +171,15 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
       }
       extendedFiles = [...targets].filter((file) => files.has(file));
       missingExtended = [...targets].filter((file) => !files.has(file));
+      const unread = new Set(pinFiles.ignored.map((item) => item.file));
+      pins = new Map();
+      for (const file of PIN_SOURCE_FILES) {
+        const text = pinFiles.files[file];
+        if (typeof text === 'string') pins.set(file, { mtimeMs: 0, discovered: text });
+        else if (unread.has(file)) pins.set(file, { mtimeMs: 0, discovered: null });
+      }
+      presentPins = [...pins.keys()];
+      missingPins = PIN_SOURCE_FILES.filter((file) => !pins.has(file));
     },
   };
 }

@@ -18,7 +18,7 @@ import { outputOverCap } from '../core/output-cap.js';
 import type { AdapterResult, FormatterAdapter } from '../core/types.js';
 import { createBuiltinAdapters } from './builtins.js';
 import { projectWasmWorkerAdapters } from './project-wasm.js';
-import type { AdapterMeta, WorkerInit, WorkerReply, WorkerRequest } from './worker-pool.js';
+import type { AdapterMeta, WorkerInit, WorkerReply, WorkerRequest } from './worker-protocol.js';
 
 /** Messages that mean a wasm instance trapped or panicked: its state can no longer be trusted. */
 const POISON = /\bunreachable\b|panicked|RuntimeError|memory access out of bounds|Maximum call stack size exceeded|call stack exhausted|out of memory/i;

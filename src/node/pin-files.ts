@@ -4,14 +4,13 @@
  * Within the root only: a symlink is followed only when its target stays inside the root (pnpm links
  * node_modules/<pkg> into node_modules/.pnpm); regular files only, each bounded in size.
  */
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IgnoredItem, ProjectFiles } from '../core/types.js';
 import { MAX_PIN_SOURCE_BYTES, PIN_SOURCE_FILES } from '../config/pins.js';
 import { isInside, safeRealpath } from './fs/paths.js';
 import { readSmallFile } from './walk.js';
 
-interface PinFiles {
+export interface PinFiles {
   files: ProjectFiles;
   /** Pin files present but not read, with the reason (doctor lists them). */
   ignored: IgnoredItem[];
@@ -31,18 +30,4 @@ export function readPinFiles(rootReal: string): PinFiles {
     else out.ignored.push({ file, item: file, reason: `not read for the pinned formatter version: ${text.refused}` });
   }
   return out;
-}
-
-/** Size and mtime of every pin file: when it changes (an install, a lockfile update), the pins are read again. */
-export function pinFilesSignature(rootReal: string): string {
-  const parts: string[] = [];
-  for (const file of PIN_SOURCE_FILES) {
-    try {
-      const stat = statSync(join(rootReal, ...file.split('/')));
-      parts.push(`${stat.size}:${stat.mtimeMs}:${stat.ino}`);
-    } catch {
-      parts.push('-');
-    }
-  }
-  return parts.join(' ');
 }

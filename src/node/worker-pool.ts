@@ -15,48 +15,15 @@
  * - Compiled wasm modules are kept on this thread and handed to replacement workers, so a worker
  *   replaced after a runaway instantiates Biome/Ruff in milliseconds instead of compiling 40 MB again.
  * - Idle workers are unref'd: a forgotten `close()` never keeps the process alive.
+ *
+ * Over ~400 lines: `createWorkerPool` is one closure over the slots, the queue and the shared wasm
+ * modules, which every transition of a slot (SlotState) reads and changes together; the messages
+ * between the threads are in worker-protocol.ts.
  */
 import { Worker } from 'node:worker_threads';
 import { messageOf } from '../core/errors.js';
-import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, Via } from '../core/types.js';
-
-export interface AdapterMeta {
-  name: string;
-  via: Via;
-  languages: string[];
-  supportsRange: boolean;
-  rangeLanguages?: string[];
-  rawText?: boolean;
-}
-
-/** `workerData` of a format worker. */
-export interface WorkerInit {
-  /** Load the built-in adapters (builtins.ts). */
-  builtins: boolean;
-  /** Extra modules (file URLs) exporting `createAdapters(): FormatterAdapter[]`, loaded in the worker. */
-  modules: string[];
-  /** Built-in wasm compiled by earlier workers: a replacement worker instantiates instead of compiling. */
-  compiled: Record<string, WebAssembly.Module>;
-}
-
-export type WorkerRequest =
-  | { type: 'format'; id: number; adapter: string; request: AdapterRequest }
-  | { type: 'info'; id: number; adapter: string }
-  /** The answer to `need-wasm`: the shared module, or none (compile it in this worker). */
-  | { type: 'wasm'; name: string; module?: WebAssembly.Module };
-
-export type WorkerReply =
-  | { type: 'ready'; adapters: AdapterMeta[] }
-  | { type: 'fatal'; message: string }
-  | { type: 'compiled'; name: string; module: WebAssembly.Module }
-  | { type: 'need-wasm'; name: string }
-  | {
-      type: 'result';
-      id: number;
-      result: AdapterResult | { kind: 'info'; info: FormatterInfo };
-      poisoned: boolean;
-      memory: { heapUsed: number; external: number };
-    };
+import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
+import { workerScript, type AdapterMeta, type WorkerInit, type WorkerReply, type WorkerRequest } from './worker-protocol.js';
 
 export interface WorkerPoolOptions {
   /** Per call, from the moment the request reaches a worker. */
@@ -145,19 +112,6 @@ interface Slot {
 }
 
 type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
-
-/**
- * The worker script next to this module: `format-worker.js` in dist/. From src (tests, via tsx)
- * the `.ts` sibling is loaded through a bootstrap that registers tsx in the worker first: Node 20
- * does not run `--import` preloads in worker threads.
- */
-function workerScript(): { script: string | URL; eval: boolean } {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return { script: new URL('./format-worker.js', here), eval: false };
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./format-worker.ts', here).href;
-  return { script: `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`, eval: true };
-}
 
 /**
  * How old an RSS sample may be to serve as a call's baseline. Reading the RSS costs a read of

@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createConfigWatch } from '../../src/node/config-watch.js';
+import { readPinFiles } from '../../src/node/pin-files.js';
 import { discoverProjectFiles } from '../../src/node/discover.js';
 
 const calls = Number(process.argv[2] ?? 20_000);
@@ -37,7 +38,7 @@ for (let p = 0; p < 10; p++) for (const d of ['', 'src', 'src/lib', 'src/lib/dee
 utimesSync(join(root, 'packages'), old, old);
 
 const watch = createConfigWatch(root);
-watch.reset(discovered.files);
+watch.reset(discovered.files, readPinFiles(root));
 const path = 'packages/p3/src/lib/deep/file.ts';
 if (watch.changed(path)) throw new Error('the watch saw a change where there was none');
 

@@ -19,10 +19,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { createRuntime, createWorkerPool } from '../../src/node/index.js';
+import { authenticateServer } from '../../src/cli/socket-auth.js';
+import { readOrCreateUserSecret } from '../../src/cli/user-secret.js';
 
 const EDITS = Number(process.argv[2] ?? 20);
 const REPO = resolve('.');
@@ -139,6 +141,8 @@ const socketPath = join(hookEnv.XDG_RUNTIME_DIR as string, 'formatbox', 'daemon.
 const BUILD = (JSON.parse(spawnSync(process.execPath, [CLI, 'daemon', 'status'], { env: hookEnv, encoding: 'utf8' }).stdout) as { build: string }).build;
 const socket = connect(socketPath);
 await new Promise<void>((ready, fail) => socket.once('connect', () => ready()).once('error', fail));
+// The daemon answers only a peer that proves it runs as this user (src/cli/socket-auth.ts).
+await authenticateServer(socket, readOrCreateUserSecret(dirname(socketPath)), { v: BUILD });
 const replies = createInterface({ input: socket })[Symbol.asyncIterator]();
 const rootE = project();
 const rootR = project();

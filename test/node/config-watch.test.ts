@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createRuntime } from '../../src/node/index.js';
 import { createConfigWatch } from '../../src/node/config-watch.js';
+import { readPinFiles } from '../../src/node/pin-files.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -80,7 +81,7 @@ test('embedded runtime: a biome.json changed in place (same size, same second), 
 test('the watch itself: no change means no rediscovery; a change anywhere along the path is seen once', () => {
   const root = project({ 'biome.json': biome(2), 'a/b/c.ts': SOURCE, 'a/.editorconfig': 'root = true\n' });
   const watch = createConfigWatch(root);
-  watch.reset({ 'biome.json': readFileSync(join(root, 'biome.json'), 'utf8'), 'a/.editorconfig': 'root = true\n' });
+  watch.reset({ 'biome.json': readFileSync(join(root, 'biome.json'), 'utf8'), 'a/.editorconfig': 'root = true\n' }, readPinFiles(root));
   assert.equal(watch.changed('a/b/c.ts'), false);
   assert.equal(watch.changed('a/b/c.ts'), false);
   writeFileSync(join(root, 'a/b/.prettierrc'), '{}');
@@ -145,9 +146,28 @@ test('embedded runtime: a Biome extends file changed, missing then created, anyw
 test('the watch itself: an extends file beside biome.json is no change by itself; editing it is', () => {
   const root = project({ 'biome.json': '{ "extends": ["./base.json"] }\n', 'base.json': biome(2), 'a/c.ts': SOURCE });
   const watch = createConfigWatch(root);
-  watch.reset({ 'biome.json': '{ "extends": ["./base.json"] }\n', 'base.json': biome(2) });
+  watch.reset({ 'biome.json': '{ "extends": ["./base.json"] }\n', 'base.json': biome(2) }, readPinFiles(root));
   assert.equal(watch.changed('a/c.ts'), false);
   assert.equal(watch.changed('a/c.ts'), false);
   writeFileSync(join(root, 'base.json'), biome(5));
   assert.equal(watch.changed('a/c.ts'), true);
+});
+
+test('the watch itself: a pin file that appears, changes or goes is seen from any path; touching it without a change is not', () => {
+  const root = project({ 'biome.json': biome(2), 'a/c.ts': SOURCE, 'node_modules/prettier/package.json': '{ "name": "prettier", "version": "3.3.3" }\n' });
+  const watch = createConfigWatch(root);
+  const reset = () => watch.reset({ 'biome.json': biome(2) }, readPinFiles(root));
+  reset();
+  assert.equal(watch.changed('a/c.ts'), false);
+  writeFileSync(join(root, 'package-lock.json'), '{ "lockfileVersion": 3 }\n');
+  assert.equal(watch.changed('a/c.ts'), true, 'a lockfile appeared');
+  reset();
+  assert.equal(watch.changed('a/c.ts'), false, 'the lockfile just read');
+  writeFileSync(join(root, 'package-lock.json'), '{ "lockfileVersion": 3 }\n');
+  assert.equal(watch.changed('a/c.ts'), false, 'rewritten with the same bytes');
+  writeFileSync(join(root, 'node_modules/prettier/package.json'), '{ "name": "prettier", "version": "3.6.2" }\n');
+  assert.equal(watch.changed('other.ts'), true, 'an install changed the installed version');
+  reset();
+  unlinkSync(join(root, 'package-lock.json'));
+  assert.equal(watch.changed('a/c.ts'), true, 'the lockfile went');
 });

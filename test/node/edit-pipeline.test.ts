@@ -1,11 +1,11 @@
-// The warm edit's pipeline (issue 13, per-edit overhead): the formatter request goes out before W
+// The warm edit's pipeline: the formatter request goes out before W
 // is written, F's temp file is made while the formatter runs and filled while the receipt is built,
 // and the config check runs while the formatter runs. What must still hold: every outcome leaves
 // no temp file, a config change seen during the call is used, and a directory moved and replaced
 // by a symlink out of the root during the formatter call gets nothing written through it.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/node/index.js';
@@ -95,4 +95,21 @@ test("a directory moved and replaced by a symlink out of the root while the form
   assert.equal(read(root, 'moved/x.c'), 'int y;   \n');
   assert.deepEqual(temps(join(root, 'moved')), []);
   assert.ok(!existsSync(join(outside, 'moved')));
+});
+
+test('an edit refused at the write of W while the formatter runs writes nothing when the formatter answers, not even through a descriptor since reused', async () => {
+  const root = tree({ 'c/x.c': 'int x;   \n' });
+  // The `before` observer changes the file after P was read: W's compare-and-swap refuses the edit,
+  // with the (slow) formatter already called and F's temp file already made.
+  const rt = runtime({ root, config: { mode: 'always' }, adapterModules: [SLOW], observers: [{ before: () => writeFileSync(join(root, 'c/x.c'), 'int theirs;\n') }] });
+  await assert.rejects(rt.edit({ path: 'c/x.c', oldText: 'int x;', newText: 'int y;' }), (error: unknown) => isFormatboxError(error) && error.code === 'MODIFIED_SINCE_READ');
+  // The descriptors the refused call closed are handed out again, lowest first, to the next opens.
+  const others = Array.from({ length: 8 }, (_, i) => join(root, `other${i}.txt`));
+  const fds = others.map((file) => openSync(file, 'w+'));
+  for (const fd of fds) writeSync(fd, 'mine\n');
+  await new Promise((resolve) => setTimeout(resolve, 800)); // the formatter's answer arrives meanwhile
+  fds.forEach((fd) => closeSync(fd));
+  for (const file of others) assert.equal(readFileSync(file, 'utf8'), 'mine\n', `${file}: nothing else was written to it`);
+  assert.equal(read(root, 'c/x.c'), 'int theirs;\n');
+  assert.deepEqual(temps(join(root, 'c')), []);
 });

@@ -117,9 +117,13 @@ test('a staged write whose flush finishes at the commit (an edit\'s F): written,
   again.release();
   assert.equal(readFileSync(file, 'utf8'), 'echo 2\n');
 
-  // Released before its bytes were written (the formatter failed): nothing is left either.
-  stageWrite(file, { shown: 'run.sh', flushAtCommit: true }).release();
+  // Released before its bytes were written (the formatter failed): nothing is left either, and bytes
+  // that come after the release are refused, not written to a descriptor another file may hold now.
+  const released = stageWrite(file, { shown: 'run.sh', flushAtCommit: true });
+  released.release();
+  await assert.rejects(released.fill('echo 4\n'), /fill after commit or release/);
   assert.deepEqual(readdirSync(root), ['run.sh']);
+  assert.equal(readFileSync(file, 'utf8'), 'echo 2\n');
   // The first descriptor is closed once the thread pool's flush is done; the second at once.
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(openFds(), fdsBefore);

@@ -91,6 +91,21 @@ test('a lockfile written after the runtime started is read before the next forma
   assert.equal(receipt.formatter?.pinnedIn, 'package-lock.json');
 });
 
+test('an install that changes the installed version in place (same size), then its removal, is read before the next edit', async () => {
+  const installed = (version: string) => JSON.stringify({ name: 'prettier', version });
+  const root = project({ 'package.json': JSON.stringify({ devDependencies: { prettier: '^3.0.0' } }), '.prettierrc': '{}\n', 'node_modules/prettier/package.json': installed('3.3.3'), 'a.ts': 'const a = 1\n' });
+  const rt = runtime(root);
+  const first = await rt.edit({ path: 'a.ts', oldText: 'const a = 1', newText: 'const a = 2' });
+  assert.equal(first.formatter?.pinned, '3.3.3');
+  writeFileSync(join(root, 'node_modules/prettier/package.json'), installed('3.6.2'));
+  const second = await rt.edit({ path: 'a.ts', oldText: 'const a = 2', newText: 'const a = 3' });
+  assert.equal(second.formatter?.pinned, '3.6.2');
+  assert.equal(second.formatter?.pinnedIn, 'node_modules/prettier/package.json');
+  rmSync(join(root, 'node_modules'), { recursive: true });
+  const third = await rt.edit({ path: 'a.ts', oldText: 'const a = 3', newText: 'const a = 4' });
+  assert.equal(third.formatter?.pinned, undefined, 'the range ^3.0.0 alone pins no exact version the shipped one misses');
+});
+
 test("Biome 2.6.8's own biome init config is not called invalid: the receipt says it needs the pinned version", async (t) => {
   const root = project({ 'package.json': JSON.stringify({ name: 'x', devDependencies: { '@biomejs/biome': '2.6.8' } }) });
   try {

@@ -145,6 +145,8 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
   };
   return {
     async fill(data, fillOptions = {}) {
+      // After a release the descriptor is closed and its number may be another file's by now.
+      if (state !== 'staged') throw new Error('stageWrite: fill after commit or release');
       try {
         writeWhole(file, data);
         // fdatasync: the data and the size reach the disk before the rename makes them visible.
