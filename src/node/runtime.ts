@@ -49,7 +49,7 @@ import { nodeSha256 } from './hash.js';
 import { PathLocks } from './lock.js';
 import { doctorDprintPlugins, doctorWasmModules, localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor, type DoctorWasmModule, type LocalDprintPlugin } from './project-wasm.js';
 import { loadDprintConfigs } from '../config/dprint.js';
-import type { FormatCache } from './format-cache.js';
+import { formatCacheKey, type FormatCache } from './format-cache.js';
 import { swapped } from './pinned-dir.js';
 import { shownPath } from '../core/shown.js';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './worker-pool.js';
@@ -777,7 +777,7 @@ class FinalWrite {
   }
 }
 
-/** formatbox's native Biome build, which `formatbox format` runs once per run in the sandbox (src/cli/format-native.ts). */
+/** formatbox's native Biome build, which `formatbox format` runs once per run in the sandbox (src/node/project/native-biome-pass.ts). */
 function nativeBiomeStatus(sandbox: Sandbox): SubprocessStatus {
   const biome = findNativeBiome();
   const name = 'biome (native, for `formatbox format`)';
@@ -822,20 +822,13 @@ function decode(bytes: Uint8Array): string | undefined {
   }
 }
 
-/**
- * The cache key of a file for the formatter and config it would get now; undefined when it would not
- * be formatted. The effective config is the selection after the config budget and clamps (the engine
- * gives none for a config over budget): formatter, language, settings (line endings included), the
- * settings directory and the config files as written (an adapter may pass their text to the tool).
- */
+/** The cache key of a file for the formatter and config it would get now (format-cache.ts); undefined when it would not be formatted. */
 async function cacheKeyOf(eng: Engine, cache: FormatCache, path: string): Promise<CachedIdentity | undefined> {
   const found = await eng.formatterFor(path);
   if (!found || found.info.version === 'unknown') return undefined;
   const { selection, info } = found;
-  const sources = selection.configSources?.map((source) => [source.file, digestOfText(source.text)]) ?? null;
-  const config = { formatter: selection.formatter, language: selection.language, settings: selection.settings, settingsDir: selection.settingsDir ?? null, sources };
   const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
-  return { key: (bytes) => cache.key(bytes, { path, formatter: info, config }), info, label: `${info.name} ${info.version}, ${info.via}`, ...(ignored ? { ignored } : {}) };
+  return { key: (bytes) => formatCacheKey(cache, bytes, path, { formatter: info, selection }), info, label: `${info.name} ${info.version}, ${info.via}`, ...(ignored ? { ignored } : {}) };
 }
 
 interface CachedIdentity {
@@ -844,18 +837,6 @@ interface CachedIdentity {
   label: string;
   /** Config items ignored for this file: a cached receipt names them as a formatted one does. */
   ignored?: IgnoredItem[];
-}
-
-/** sha256 of config texts, once per text (every file under one config shares it). */
-const textDigests = new Map<string, string>();
-function digestOfText(text: string): string {
-  let digest = textDigests.get(text);
-  if (digest === undefined) {
-    digest = nodeSha256(text);
-    if (textDigests.size >= 64) textDigests.clear(); // bounded: config texts may be large
-    textDigests.set(text, digest);
-  }
-  return digest;
 }
 
 function sha256(text: string): { sha256: string; bytes: number } {

@@ -108,7 +108,7 @@ test('tools/list, and an edit whose receipt replays to the disk (root from --roo
 test('the server loads only the MCP SDK before its first tool call', () => {
   const bundle = readFileSync(join(built.dir, 'dist', 'cli-mcp.js'), 'utf8');
   const modules = [...bundle.matchAll(/^\/\/ (src\/\S+)$/gm)].map((m) => m[1] as string).sort();
-  assert.deepEqual([...new Set(modules)], ['src/cli/exit-codes.ts', 'src/cli/mcp-stdio.ts', 'src/cli/mcp.ts', 'src/cli/version.ts', 'src/core/errors.ts', 'src/core/shown.ts']);
+  assert.deepEqual([...new Set(modules)], ['src/cli/exit-codes.ts', 'src/cli/mcp-stdio.ts', 'src/cli/mcp.ts', 'src/core/errors.ts', 'src/core/shown.ts', 'src/node/version.ts']);
   const packages = [...bundle.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1] as string).filter((s) => !s.startsWith('node:'));
   assert.deepEqual([...new Set(packages.map((p) => p.split('/').slice(0, 2).join('/')))], ['@modelcontextprotocol/sdk']);
   assert.match(bundle, /import\(["']\.\/cli-mcp-tools\.js["']\)/, 'the tools come in on demand');
