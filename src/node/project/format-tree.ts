@@ -32,8 +32,7 @@ import { formatboxBuildId, formatterBuild } from '../version.js';
 import type { WalkResult } from '../walk.js';
 import { openTreeCache, type Judge, type Judged } from './cache.js';
 import { listFiles, realParent, toPosix, type ListingError } from './list.js';
-import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions } from './native-biome-pass.js';
-import { writeNatively } from './native-biome-write.js';
+import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, runNativeBiomeWritePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions } from './native-biome-pass.js';
 import { openPrecheck } from './precheck.js';
 
 export interface FormatTreeOptions {
@@ -118,10 +117,11 @@ async function* runTree(options: FormatTreeOptions, report: TreeReport): AsyncGe
     }
   }
 
-  // With nothing cached yet, native Biome starts now and runs while formatbox walks and hashes;
-  // with a root Biome config, even before discovery, as a guess that the project qualifies.
+  // A check with nothing cached yet: native Biome starts now and runs while formatbox walks and
+  // hashes; with a root Biome config, even before discovery, as a guess that the project qualifies.
+  // (A write runs native Biome once, on a copy of the files listed: below.)
   const useNative = options.native !== false;
-  const earlyTried = useNative && options.startNativeEarly !== false && (!cache || cache.size === 0);
+  const earlyTried = useNative && check && options.startNativeEarly !== false && (!cache || cache.size === 0);
   let biome: ReturnType<typeof findNativeBiome> | undefined;
   const ports = { sandbox: nativeSandbox, biome: () => (biome ??= findNativeBiome()) }; // the guess and the run find one binary
   const guessed = earlyTried ? guessNativeBiomePass(rootReal, namedRel, ports) : undefined;
@@ -147,14 +147,14 @@ async function* runTree(options: FormatTreeOptions, report: TreeReport): AsyncGe
     options.onStage?.(`checking ${left.length} files (native Biome first)…`);
     native = await finishNativeBiomePass(early, left);
   } else if (earlyTried || !nativeOptions || left.length === 0) native = early;
-  else native = await runNativeBiomePass(rootReal, left, nativeOptions);
+  else if (check) native = await runNativeBiomePass(rootReal, left, nativeOptions);
+  else {
+    // A write: the files native Biome would change are written from its own output (a scratch copy), not formatted again.
+    options.onStage?.(`formatting ${left.length} files (native Biome first)…`);
+    native = await runNativeBiomeWritePass(rootReal, left, nativeOptions);
+  }
   if (native) report.native = native;
   const pass = native && 'used' in native ? native.used : undefined;
-  // A write: the files native Biome found would change are written from its own output (a scratch copy), not formatted again.
-  if (!check && pass && pass.wouldChange.size > 0 && nativeOptions) {
-    options.onStage?.(`writing ${pass.wouldChange.size} files (native Biome)…`);
-    pass.written = await writeNatively(rootReal, [...pass.wouldChange].sort(), nativeOptions);
-  }
 
   // The pool is sized by the files left to format; the runtime starts only for the first of them.
   const answeredNatively = (pass?.formatted.size ?? 0) + (check ? (pass?.wouldChange.size ?? 0) : (pass?.written?.written.size ?? 0) + (pass?.written?.failed.size ?? 0));

@@ -25,7 +25,7 @@ import { isIgnoredBy, parseIgnoreFile, type IgnoreFile } from '../../config/igno
 import { SKIPPED_DIRS } from '../discover.js';
 import { readSmallFile } from '../walk.js';
 import { checkWithNativeBiome, type NativeBiome, type NativeCheck } from '../biome-native.js';
-import type { NativeWrites } from './native-biome-write.js';
+import { writeNatively, type NativeWrites } from './native-biome-write.js';
 
 /** What the pass found, for `format` to use and report. */
 export interface NativePass {
@@ -280,4 +280,27 @@ export function walkTargets(candidates: readonly string[]): string[] {
 export function disagreement(flaggedMessage: string | undefined, status: string): string | undefined {
   if (flaggedMessage === undefined || status !== 'unchanged' || !flaggedMessage.startsWith('format: ')) return undefined;
   return "Biome's native build would change this file and its wasm build would not; it was left as it is";
+}
+
+/**
+ * A write's native pass: one `biome format --write` run on a scratch copy of the files of `files`
+ * the per-file path gives Biome (native-biome-write.ts), instead of a check and then a write. Its
+ * verdicts as a check's: formatted, "would change" (fixed; written unless the write failed or its
+ * bytes could not be taken), flagged (the per-file path decides).
+ */
+export async function runNativeBiomeWritePass(rootReal: string, files: readonly string[], options: NativePassOptions): Promise<NativeOutcome> {
+  const eligible = nativeBiomeProject(options);
+  if (!eligible) return undefined;
+  if ('reason' in eligible) return { notUsed: eligible.reason };
+  const candidates = selectedForBiome(biomeLanguageFiles(files, eligible.user), eligible.project, eligible.user);
+  if (candidates.length === 0) return undefined;
+  const biome = options.biome();
+  if ('unavailable' in biome) return { notUsed: biome.unavailable };
+  const writes = await writeNatively(rootReal, candidates, options);
+  const judged = writes.formatted.size + writes.fixed.size + writes.flagged.size;
+  if (writes.notUsed !== undefined && judged === 0) return { notUsed: writes.notUsed };
+  const flagged = new Map(writes.flagged);
+  for (const path of writes.fixed) flagged.set(path, 'format: fixed by native Biome');
+  const pass: NativePass = { formatted: writes.formatted, flagged, wouldChange: writes.fixed, written: writes, notProcessed: candidates.length - judged, files: candidates.length, seconds: writes.seconds, startedAtMs: writes.startedAtMs, version: biome.version };
+  return { used: pass };
 }
