@@ -123,8 +123,13 @@ test('native Biome answers a check in a Biome project, and its verdicts are cach
   for (const outcome of second) assert.ok(outcome.kind !== 'error' && outcome.cached, `${outcome.path} from the cache: ${JSON.stringify([first.find((o) => o.path === outcome.path), outcome])}`);
   // The bytes native Biome would write: a write through formatTree, compared with a check after it.
   writeFileSync(join(root, 'src', BROKEN), 'export const ok = 1;\n');
-  const written = await collect(formatTree({ root }));
+  const write = formatTree({ root });
+  const written = await collect(write);
   assert.equal(written.filter((o) => o.kind === 'error').length, 0);
+  // One native run wrote them (no check first): the files it fixed are reported written by native Biome.
+  const pass = write.report.native && 'used' in write.report.native ? write.report.native.used : undefined;
+  assert.ok(pass?.written && pass.written.written.size > 0, 'native Biome wrote the files');
+  assert.deepEqual(written.filter((o) => o.kind === 'formatted').map((o) => o.path).sort(), [...pass.written.written].sort());
   const after = await collect(formatTree({ root, check: true, native: false, cache: false }));
   assert.deepEqual(after.filter((o) => o.kind !== 'unchanged' && o.kind !== 'skipped').map((o) => o.path), []);
 });
