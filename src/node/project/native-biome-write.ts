@@ -4,13 +4,14 @@
  * report says which files it fixed, found formatted or flagged, and formatbox commits each fixed
  * file with its own compare-and-swap write against the bytes it copied.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isFormatboxError, messageOf } from '../../core/errors.js';
 import { flushDirectorySyncs, sameBytes, writeAtomic } from '../fs/staged-write.js';
 import { readSnapshot, type FileSnapshot } from '../fs/read.js';
+import type { PinnedDir } from '../pinned-dir.js';
 import { writeWithNativeBiome } from '../biome-native.js';
 import type { NativePassOptions } from './native-biome-pass.js';
 
@@ -63,7 +64,7 @@ export async function writeNatively(rootReal: string, files: readonly string[], 
   const biome = options.biome();
   if ('unavailable' in biome) return { ...out, notUsed: biome.unavailable };
   const sandbox = options.sandbox();
-  const scratchBase = realpathSync(mkdtempSync(join(tmpdir(), 'formatbox-native-write-')));
+  const scratchBase = realpathSync(mkdtempSync(join(scratchParent(), 'formatbox-native-write-')));
   const removals: Array<Promise<unknown>> = [];
   const size = Math.min(MAX_WRITE_BATCH, Math.max(MIN_WRITE_BATCH, Math.ceil(files.length / PIPELINE_RUNS)));
   const batches = Array.from({ length: Math.ceil(files.length / size) }, (_, k) => files.slice(k * size, (k + 1) * size));
@@ -76,7 +77,13 @@ export async function writeNatively(rootReal: string, files: readonly string[], 
   let next: Promise<CopiedBatch> | undefined = batches.length > 0 ? copy(batches[0]!) : undefined;
   try {
     for (let k = 0; next && out.notUsed === undefined; k++) {
-      const copied: CopiedBatch = await next;
+      let copied: CopiedBatch;
+      try {
+        copied = await next;
+      } catch (error) {
+        out.notUsed = `the scratch copy could not be made: ${messageOf(error)}`;
+        break;
+      }
       const running = copied.priors.size > 0 ? writeWithNativeBiome(sandbox, biome, copied.scratch, [...copied.priors.keys()]) : undefined;
       // While it runs, the next batch is copied (and the previous one committed).
       next = k + 1 < batches.length ? copy(batches[k + 1]!) : undefined;
@@ -110,6 +117,28 @@ export async function writeNatively(rootReal: string, files: readonly string[], 
   return out;
 }
 
+/** Free bytes a tmpfs must have to hold the scratch copies (a pipeline holds up to three batches). */
+const MIN_TMPFS_FREE_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * Where the scratch copies go: the host's /dev/shm when it is a tmpfs with room (the copy, native
+ * Biome's write of it and the read-back then never reach the disk, which the compare-and-swap writes
+ * into the project do), else the temp directory.
+ */
+function scratchParent(): string {
+  if (process.platform === 'linux') {
+    try {
+      const shm = lstatSync('/dev/shm');
+      const fs = statfsSync('/dev/shm');
+      const TMPFS_MAGIC = 0x01021994;
+      if (shm.isDirectory() && (shm.mode & 0o1777) === 0o1777 && fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= MIN_TMPFS_FREE_BYTES) return '/dev/shm';
+    } catch {
+      // no /dev/shm: the temp directory
+    }
+  }
+  return tmpdir();
+}
+
 /** Copies `batch` (and the project's config files) into a fresh scratch directory, reading each file as the runtime reads it. */
 async function copyBatch(rootReal: string, scratchBase: string, batch: readonly string[], options: NativePassOptions): Promise<CopiedBatch> {
   // A fresh copy per batch: nothing the previous run left in its copy (a symlink, say) is written through.
@@ -135,6 +164,12 @@ async function copyBatch(rootReal: string, scratchBase: string, batch: readonly 
 /** Commits each file of `copied` that native Biome fixed, and waits for every flush before any is reported written. */
 async function commitBatch(rootReal: string, { scratch, priors }: CopiedBatch, out: NativeWrites): Promise<void> {
   const flushes: Array<Promise<unknown>> = [];
+  // Each directory written into is fsync'ed once, through the pinned directory its first rename held.
+  const directories = new Map<string, PinnedDir>();
+  const directorySync = (dir: PinnedDir): void => {
+    if (directories.has(dir.dir)) dir.close();
+    else directories.set(dir.dir, dir);
+  };
   const commit = async (path: string, prior: FileSnapshot): Promise<void> => {
     if (!out.fixed.has(path)) return;
     // Read back as any file is read (no symlink, a regular file), from the directory copied to
@@ -144,7 +179,7 @@ async function commitBatch(rootReal: string, { scratch, priors }: CopiedBatch, o
     if (!final || sameBytes(final.bytes, prior.bytes)) return;
     try {
       // Renamed at once, flushed in the background: every flush is awaited below, before any file is reported written.
-      const done = await writeAtomic(join(rootReal, path), final.bytes, { expect: prior.bytes, keep: prior, shown: path, syncLater: true });
+      const done = await writeAtomic(join(rootReal, path), final.bytes, { expect: prior.bytes, keep: prior, shown: path, syncLater: true, directorySync });
       flushes.push(done.flushed.then(() => out.written.add(path), (error: unknown) => out.failed.set(path, { code: 'WRITE_FAILED', message: messageOf(error) })));
     } catch (error) {
       out.failed.set(path, { code: isFormatboxError(error) ? error.code : 'WRITE_FAILED', message: messageOf(error) });
@@ -155,7 +190,7 @@ async function commitBatch(rootReal: string, { scratch, priors }: CopiedBatch, o
   await Promise.all(Array.from({ length: COMMITS_IN_FLIGHT }, async () => {
     for (let next = queue.shift(); next; next = queue.shift()) await commit(...next);
   }));
-  await Promise.all(flushes);
+  await Promise.all([...flushes, ...[...directories.values()].map((dir) => dir.syncAndClose())]);
 }
 
 function sameRealDirectory(dir: string): boolean {
