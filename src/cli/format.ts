@@ -177,7 +177,7 @@ function leftToWasm(pass: NativePass, check: boolean): number {
 function nativeLines(outcomes: ReadonlyArray<Exclude<NativeOutcome, undefined>>, check: boolean): string[] {
   return outcomes.map((o) =>
     'used' in o
-      ? `native Biome ${o.used.version} (sandboxed) checked ${o.used.files} files in ${o.used.seconds.toFixed(2)} s${o.used.written ? `, wrote ${o.used.written.written.size} in ${o.used.written.seconds.toFixed(2)} s${o.used.written.notUsed ? ` (then stopped: ${o.used.written.notUsed})` : ''}` : ''}; ${leftToWasm(o.used, check)} went on to Biome's wasm build`
+      ? `native Biome ${o.used.version} (sandboxed) ${o.used.written ? `formatted ${o.used.files} files in ${o.used.seconds.toFixed(2)} s (a scratch copy) and formatbox wrote ${o.used.written.written.size}${o.used.written.notUsed ? ` (then stopped: ${o.used.written.notUsed})` : ''}` : `checked ${o.used.files} files in ${o.used.seconds.toFixed(2)} s`}; ${leftToWasm(o.used, check)} went on to Biome's wasm build`
       : `native Biome not used (${o.notUsed}); Biome's wasm build formats its files`,
   );
 }
