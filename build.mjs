@@ -181,8 +181,8 @@ const cliChunks = {
     build.onResolve({ filter: /^\.\/(main|local|mcp|mcp-tools|format-main)\.js$/ }, (args) =>
       args.kind === 'dynamic-import' ? { path: `./cli-${args.path.slice(2, -3)}.js`, external: true } : undefined,
     );
-    // format.ts starts a runtime only for files the cache and native Biome leave: a separate file.
-    build.onResolve({ filter: /^\.\.\/node\/runtime\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './cli-runtime.js', external: true } : undefined));
+    // formatTree starts a runtime only for files the cache and native Biome leave: a separate file.
+    build.onResolve({ filter: /^\.\.\/runtime\.js$/ }, (args) => (args.kind === 'dynamic-import' && /[\\/]src[\\/]node[\\/]project[\\/]/.test(args.importer) ? { path: './cli-runtime.js', external: true } : undefined));
   },
 };
 

@@ -11,27 +11,12 @@ import { fileURLToPath } from 'node:url';
 import { askRunningDaemon, callDaemon, DaemonUnavailable, settingsFor, type DaemonEnvelope, type DaemonReply } from './daemon-client.js';
 import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
-import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
+import { EXIT_CODE_BY_ERROR, EXIT_FORMAT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
 import { hasStdinFilepath, parseFlags, type Flags } from './flags.js';
 import { COMMAND_HELP } from './help.js';
 import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
-import { formatboxBuildId, formatboxVersion } from './version.js';
-
-interface ThinFlags {
-  positional: string[];
-  unknown: string[];
-  json: boolean;
-  write: boolean;
-  check: boolean;
-  trusted: boolean;
-  root?: string;
-  config?: string;
-  socket?: string;
-  stdinFilepath?: string;
-  /** `hook claude-code` on SessionStart: the loopback port the session's http hook posts to. */
-  httpPort?: string;
-}
+import { formatboxBuildId, formatboxVersion } from '../node/version.js';
 
 /** Claude Code's Edit, MultiEdit and Write; Codex's apply_patch (its hooks share the wire format). */
 const HOOK_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'apply_patch']);
@@ -52,14 +37,18 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
   if (command === 'daemon' && (rest[0] === 'status' || rest[0] === 'stop')) return daemonCommand(rest[0], env);
   // The MCP server loads only the SDK before its first tool call (mcp.ts), not the full CLI.
   if (command === 'mcp') return mcpCommand(rest);
-  const noDaemon = rest.includes('--no-daemon') || /^(1|true|yes)$/i.test(env.FORMATBOX_NO_DAEMON ?? '');
-  if (noDaemon) return undefined;
-  const flags = parseThinFlags(rest);
+  let flags: Flags;
+  try {
+    flags = parseFlags(rest, { command, unknown: 'collect' });
+  } catch {
+    return undefined; // a missing or bad value: the full CLI names it
+  }
+  if (flags.noDaemon || /^(1|true|yes)$/i.test(env.FORMATBOX_NO_DAEMON ?? '')) return undefined;
   if (command === 'hook') return flags.socket || env.FORMATBOX_SOCKET ? undefined : thinHook(flags, env);
   if (flags.unknown.length > 0) return undefined; // the full CLI names the bad option
   if (command === 'apply' && flags.json) return thinApply(flags, env);
   if (command === 'format' && flags.stdinFilepath !== undefined) return thinStdinFilepath(flags, env);
-  if (command === 'format' && !flags.json && namedFilesOnly(flags.positional) && (flags.write || flags.check) && !(flags.write && flags.check)) {
+  if (command === 'format' && !flags.json && !usesWalkOptions(flags) && namedFilesOnly(flags.positional) && (flags.write || flags.check)) {
     return thinFormatFiles(flags, env);
   }
   return undefined;
@@ -68,45 +57,23 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
 async function mcpCommand(args: string[]): Promise<number | undefined> {
   let flags: Flags;
   try {
-    flags = parseFlags(args);
+    flags = parseFlags(args, { command: 'mcp' });
   } catch {
     return undefined; // the full CLI names the bad option
   }
   return (await import('./mcp.js')).runMcp(flags);
 }
 
-function parseThinFlags(args: string[]): ThinFlags {
-  const flags: ThinFlags = { positional: [], unknown: [], json: false, write: false, check: false, trusted: false };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string | undefined => inline ?? args[++i];
-    if (name === '--json') flags.json = true;
-    else if (name === '--write') flags.write = true;
-    else if (name === '--check') flags.check = true;
-    else if (name === '--trusted') flags.trusted = true;
-    else if (name === '--no-daemon') continue;
-    else if (name === '--root') flags.root = value();
-    else if (name === '--config') flags.config = value();
-    else if (name === '--socket') flags.socket = value();
-    else if (name === '--http-port') flags.httpPort = value();
-    else if (name === '--stdin-filepath' || name === '--stdin-file-path') flags.stdinFilepath = value() ?? '';
-    else if (arg.startsWith('-') && arg !== '-') flags.unknown.push(arg);
-    else flags.positional.push(arg);
-  }
-  return flags;
-}
-
 function callOptions(env: NodeJS.ProcessEnv, timeouts: { replyTimeoutMs?: number; startTimeoutMs?: number } = {}) {
   return { paths: daemonPaths(env), startArgs: [fileURLToPath(import.meta.url), 'daemon', 'run'], env, ...timeouts };
 }
 
-function envelope(op: DaemonEnvelope['op'], flags: ThinFlags, env: NodeJS.ProcessEnv, extra: Partial<DaemonEnvelope>): DaemonEnvelope {
+function envelope(op: DaemonEnvelope['op'], flags: Flags, env: NodeJS.ProcessEnv, extra: Partial<DaemonEnvelope>): DaemonEnvelope {
   return { v: formatboxBuildId(), op, settings: settingsFor(flags, env), root: resolve(flags.root ?? process.cwd()), ...extra };
 }
 
 /** PostToolUse hook: always exit 0 (Claude Code blocks the session on exit 2); problems go to stderr. */
-async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+async function thinHook(flags: Flags, env: NodeJS.ProcessEnv): Promise<number> {
   try {
     if (!HOOK_AGENTS.has(flags.positional[0] ?? '')) {
       process.stderr.write('formatbox: usage: formatbox hook claude-code|codex\n');
@@ -145,8 +112,8 @@ async function thinHook(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<numbe
  * accept the secret the session's settings hand the http hook. Nothing goes to the model; a port
  * that cannot be served is told to the user (`systemMessage`).
  */
-async function sessionStart(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
-  const port = flags.httpPort === undefined ? undefined : Number(flags.httpPort);
+async function sessionStart(flags: Flags, env: NodeJS.ProcessEnv): Promise<number> {
+  const port = flags.httpPort;
   const secret = env.FORMATBOX_HOOK_SECRET || undefined;
   const session = { ...(port !== undefined ? { port } : {}), ...(secret ? { secret } : {}), pid: sessionPid() };
   try {
@@ -185,7 +152,7 @@ function hookTimeoutMs(env: NodeJS.ProcessEnv): number {
 }
 
 /** `apply --json` through the daemon: same output and exit codes as in-process. */
-async function thinApply(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+async function thinApply(flags: Flags, env: NodeJS.ProcessEnv): Promise<number> {
   let request: unknown;
   try {
     request = JSON.parse(await readStdin());
@@ -206,7 +173,7 @@ async function thinApply(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<numb
 }
 
 /** `format --stdin-filepath PATH`: stdin formatted as if it were PATH, on stdout (prettier's and biome's convention). */
-async function thinStdinFilepath(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+async function thinStdinFilepath(flags: Flags, env: NodeJS.ProcessEnv): Promise<number> {
   if (!flags.stdinFilepath) {
     process.stderr.write('formatbox: --stdin-filepath needs a path\n');
     return EXIT_USAGE;
@@ -223,6 +190,11 @@ async function thinStdinFilepath(flags: ThinFlags, env: NodeJS.ProcessEnv): Prom
   }
 }
 
+/** The options only the project-wide walk takes (format.ts): such a run is the walk's, not the daemon's. */
+function usesWalkOptions(flags: Flags): boolean {
+  return flags.threads !== undefined || !flags.cache || !flags.native || flags.ignorePaths.length > 0;
+}
+
 /** Up to 64 named regular files (an editor's or opencode's `format --write $FILE`); directories go to the full CLI's walk. */
 function namedFilesOnly(paths: string[]): boolean {
   return paths.length > 0 && paths.length <= 64 && paths.every((path) => statSync(resolve(path), { throwIfNoEntry: false })?.isFile() === true);
@@ -233,7 +205,7 @@ function namedFilesOnly(paths: string[]): boolean {
  * that was (or would be) reformatted or failed, a summary on stderr. Exit 0, 1 (--check: would
  * change) or 2 (a file failed).
  */
-async function thinFormatFiles(flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<number> {
+async function thinFormatFiles(flags: Flags, env: NodeJS.ProcessEnv): Promise<number> {
   quietOnEpipe(); // `format` left it to the walk's bundle; this path writes too
   const root = resolve(flags.root ?? process.cwd());
   const counts = { formatted: 0, unchanged: 0, skipped: 0, failed: 0 };
@@ -252,12 +224,12 @@ async function thinFormatFiles(flags: ThinFlags, env: NodeJS.ProcessEnv): Promis
   }
   const verb = flags.check ? 'would change' : 'formatted';
   process.stderr.write(`${flags.positional.length} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted, ${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed\n`);
-  if (counts.failed > 0) return EXIT_USAGE;
-  return flags.check && counts.formatted > 0 ? 1 : 0;
+  if (counts.failed > 0) return EXIT_FORMAT_FAILED;
+  return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
 }
 
 /** Sends `request` placed in its project root (request-root.ts): the daemon's working directory is not the caller's. */
-async function requestThroughDaemon(raw: unknown, flags: ThinFlags, env: NodeJS.ProcessEnv): Promise<unknown> {
+async function requestThroughDaemon(raw: unknown, flags: Flags, env: NodeJS.ProcessEnv): Promise<unknown> {
   const placeable = raw !== null && typeof raw === 'object' && !Array.isArray(raw);
   const { request, noRoot } = placeable
     ? placeRequest(raw, { cwd: process.cwd(), ...(flags.root !== undefined ? { root: flags.root } : {}) })

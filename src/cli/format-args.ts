@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
-import { EXIT_USAGE } from './exit-codes.js';
+import { EXIT_FORMAT_FAILED, EXIT_USAGE } from './exit-codes.js';
 import { COMMAND_HELP } from './help.js';
 import { saysNoRoot } from './request-root.js';
 
@@ -48,7 +48,7 @@ export function writeStdinResult(receipt: { status: string; content: string; lin
     return 0;
   }
   process.stderr.write(`formatbox: ${receipt.line}\n`);
-  return EXIT_USAGE;
+  return EXIT_FORMAT_FAILED;
 }
 
 /** The `status` of a `format --json` line: under --check, a file that would change says `would-change`. */

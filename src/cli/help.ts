@@ -1,12 +1,12 @@
-/** `formatbox <command> --help`: one usage text per command. */
+/**
+ * `formatbox <command> --help`: one usage text per command, and `formatbox --help` (USAGE) made from
+ * their usage lines. The common options and the exit codes are rendered from their tables
+ * (flags.ts, exit-codes.ts), so no text repeats another.
+ */
+import { exitCodesHelp } from './exit-codes.js';
+import { commonOptionsHelp } from './flags.js';
 
-const COMMON = `options for every command that formats:
-  --root DIR        project root (default: the project the working directory is in: the nearest VCS
-                    root, else the nearest formatter config; a request's own "root" wins). No path of
-                    a request leaves it; /, system directories and a home without .git are never roots
-  --config FILE     user config (default: $FORMATBOX_CONFIG, else ~/.config/formatbox/formatbox.json)
-  --trusted         trusted mode: the project's own Prettier config and plugins may load
-  --no-daemon       format in this process instead of the per-user daemon (also FORMATBOX_NO_DAEMON=1)`;
+const COMMON = commonOptionsHelp();
 
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
   apply: `usage: formatbox apply --json
@@ -40,6 +40,7 @@ on to Biome's wasm build. --no-native turns that off. Named files (no --json and
 per-user daemon.
 --stdin-filepath PATH (also --stdin-file-path) formats stdin as if it were PATH and prints the
 result, as prettier and biome do; exit 2 when it cannot be formatted (syntax error).
+Every option takes its value as --x VALUE or --x=VALUE.
 
 ${COMMON}`,
   hook: `usage: formatbox hook claude-code|codex [--socket PATH] [--http-port N]
@@ -85,3 +86,33 @@ each change is shown as a diff, and a second run changes nothing. See docs/agent
 
 Runs the main job on an embedded example.`,
 };
+
+/** What each command is for, in one line of `formatbox --help`. */
+const SUMMARIES: Readonly<Record<string, string>> = {
+  apply: 'one request {root?, path, input, prior?} on stdin → one receipt (JSON) on stdout',
+  serve: 'JSON lines: one request per line → one receipt per line; wasm stays warm',
+  format: 'format files and directories in place (--write) or report what would change (--check)',
+  hook: 'PostToolUse hook for Claude Code (Edit, Write, MultiEdit) or Codex (apply_patch)',
+  daemon: 'the per-user daemon that apply, hook and --stdin-filepath start on first use',
+  mcp: 'an MCP server on stdio: edit, multi_edit, write, apply_patch, format, doctor',
+  doctor: 'which formatter each language would use in PATH and why, sandbox, ignored config, agents set up',
+  init: 'set up claude-code, codex, opencode or cursor (merges into its config, shows the diff)',
+  demo: 'run the main job on an embedded example',
+};
+
+/** `formatbox --help`: every command's usage lines with what it is for, the common options, the exit codes. */
+export const USAGE = [
+  'formatbox — a sandboxed, WebAssembly-first formatter runtime for coding agents',
+  '',
+  'usage:',
+  ...Object.entries(COMMAND_HELP).flatMap(([command, text]) => [
+    ...text.split('\n').filter((line) => /^(usage: | {7})formatbox /.test(line)).map((line) => `  ${line.replace(/^usage: |^ {7}/, '')}`),
+    `      ${SUMMARIES[command] ?? ''}`,
+  ]),
+  '  formatbox --version; formatbox COMMAND --help: that command\'s usage',
+  '',
+  COMMON,
+  '',
+  exitCodesHelp(),
+  '',
+].join('\n');

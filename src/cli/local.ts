@@ -4,11 +4,11 @@
  * the daemon's, paid with a cold start.
  */
 import { resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { resolveLimits } from '../config/limits.js';
 import { claudeCodeHook, type ClaudeCodeHookInput, type HookOutput } from './hook-claude-code.js';
 import { createRequestHandler, type CliResult, type HandlerOptions } from './requests.js';
 import { loadUserConfig } from './user-config.js';
+import { useV8Flags } from './v8-flags.js';
 
 interface LocalFlags {
   root?: string;
@@ -17,8 +17,7 @@ interface LocalFlags {
 }
 
 function handlerOptions(flags: LocalFlags): HandlerOptions {
-  // One request per process: V8's baseline wasm tier alone starts sooner (see main.ts).
-  setFlagsFromString('--liftoff-only');
+  useV8Flags('one-edit'); // one request per process (v8-flags.ts)
   const { config } = loadUserConfig(flags.config);
   return { defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
 }

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { shownPath, shownText } from '../core/shown.js';
 import { resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { createInterface } from 'node:readline';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
@@ -14,52 +13,15 @@ import { answerLine, createRequestHandler, errorReply, type HandlerOptions } fro
 import { loadUserConfig } from './user-config.js';
 import { connectHandler, serveSocket } from './socket.js';
 import type { DoctorReport } from '../node/index.js';
-import { COMMAND_HELP } from './help.js';
-import { formatboxBuildId, formatboxVersion } from './version.js';
+import { COMMAND_HELP, USAGE } from './help.js';
+import { formatboxBuildId, formatboxVersion } from '../node/version.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
 import { DEFAULT_IDLE_MS, runDaemon } from './daemon-server.js';
 import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
+import { useV8Flags } from './v8-flags.js';
 import { resolveLimits } from '../config/limits.js';
 import type { Receipt } from '../core/types.js';
-
-const USAGE = `formatbox — a sandboxed, WebAssembly-first formatter runtime for coding agents
-
-usage:
-  formatbox apply --json         one request {root?, path, input, prior?} on stdin → one receipt (JSON) on stdout
-  formatbox serve [--socket PATH]
-                                 JSON lines: one request per line → one receipt per line; wasm stays warm.
-                                 With --socket, on a Unix socket (mode 0600) instead of stdin/stdout
-  formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--no-native] [--ignore-path FILE] PATHS…
-                                 format files and directories in place (--write); --check writes nothing.
-                                 Walks honour .gitignore files; one worker per core; a cache of formatted files
-  formatbox format --stdin-filepath PATH
-                                 format stdin as if it were PATH, print the result (as prettier and biome do)
-  formatbox hook claude-code [--socket PATH] [--http-port N]
-                                 PostToolUse hook for Claude Code's Edit and Write (and MultiEdit where it has one); on
-                                 SessionStart, starts the daemon for the http hook on port N; with a socket
-                                 (or $FORMATBOX_SOCKET) that a serve answers on, the warm server formats
-  formatbox hook codex           PostToolUse hook for Codex's apply_patch (Codex hooks share that format)
-  formatbox daemon status|stop   the per-user daemon that apply, hook and --stdin-filepath start on first use
-  formatbox mcp [--root DIR]     an MCP server on stdio: edit, multi_edit, write, apply_patch, format, doctor
-  formatbox doctor [--json] [PATH]  which formatter each language would use in PATH (default: here) and why, sandbox,
-                                 ignored config, and which agents are set up to use formatbox, and how
-  formatbox init AGENT [--user|--project]
-                                 set up claude-code, codex, opencode or cursor (merges into its config, shows the diff)
-  formatbox demo                 run the main job on an embedded example
-  formatbox --version            the version; formatbox COMMAND --help: that command's usage
-
-options:
-  --root DIR        project root (default: the project the working directory is in: the nearest VCS
-                    root, else the nearest formatter config; a request's own "root" wins). No path of
-                    a request leaves it; /, system directories and a home without .git are never roots
-  --config FILE     user config (default: $FORMATBOX_CONFIG, else ~/.config/formatbox/formatbox.json)
-  --trusted         trusted mode: the project's own Prettier config and plugins may load
-  --no-daemon       format in this process, not in the per-user daemon (also FORMATBOX_NO_DAEMON=1)
-
-exit codes: 0 ok · 1 format --check: files would change · 2 usage or config error · 3 the edit could not
-be applied · 4 file system refusal or failure · 70 internal error
-`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -77,18 +39,12 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'demo') return runDemo();
   if (command === 'hook') return runHookNeverFailing(rest);
-  if (command === 'daemon' && rest[0] === 'run') return runDaemonCommand(parseFlags(rest.slice(1)));
-  if (command === 'mcp') return (await import('./mcp.js')).runMcp(parseFlags(rest));
+  if (command === 'daemon' && rest[0] === 'run') return runDaemonCommand(parseFlags(rest.slice(1), { command }));
+  if (command === 'mcp') return (await import('./mcp.js')).runMcp(parseFlags(rest, { command }));
   if (command === 'init') return (await import('./init/index.js')).runInit(rest);
-  if (command === 'apply' || command === 'format') {
-    // `format` too: on 2,000 files the optimising tier's compile cost more than it won (bench project).
-    // One edit per process: V8's optimising tier would compile the large formatter modules (Biome is
-    // 35 MB) again in the background for code that runs once. The baseline tier alone starts about
-    // 30% sooner (bench cli-serve). Process-wide, so the format worker gets it too.
-    setFlagsFromString('--liftoff-only');
-  }
   if (command === 'format' && !hasStdinFilepath(rest)) return formatCommand(rest);
-  const flags = parseFlags(rest);
+  if (command === 'apply' || command === 'format') useV8Flags('one-edit');
+  const flags = parseFlags(rest, { command });
   const root = resolve(flags.root ?? process.cwd());
   const { config } = loadUserConfig(flags.config);
   // Without --root, each request runs in its file's project root, found as the formatters find it.
@@ -203,8 +159,9 @@ async function runDaemonCommand(flags: Flags): Promise<number> {
  */
 async function runHookNeverFailing(rest: string[]): Promise<number> {
   try {
-    setFlagsFromString('--liftoff-only'); // one edit per process (see main)
-    const flags = parseFlags(rest);
+    useV8Flags('one-edit');
+    const flags = parseFlags(rest, { command: 'hook', unknown: 'collect' });
+    for (const option of flags.unknown) process.stderr.write(`formatbox: hook: ignoring unknown option ${option}\n`);
     if (flags.positional[0] !== 'claude-code' && flags.positional[0] !== 'codex') throw new FormatboxError('INVALID_REQUEST', 'usage: formatbox hook claude-code|codex');
     const { config } = loadUserConfig(flags.config);
     const options = { defaultRoot: resolve(flags.root ?? process.cwd()), ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };

@@ -19,7 +19,7 @@ import { shownText } from '../core/shown.js';
 import { EXIT_CODE_BY_ERROR } from './exit-codes.js';
 import { McpServer, type CallToolResult, type ToolDefinition } from './mcp-server.js';
 import { BoundedStdioServerTransport } from './mcp-stdio.js';
-import { formatboxVersion } from './version.js';
+import { formatboxVersion } from '../node/version.js';
 
 const PATH = { type: 'string', description: 'File path, relative to the project root (or absolute inside it).' } as const;
 const EDIT_ITEM = {

@@ -19,6 +19,8 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, ren
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { FormatterInfo } from '../core/types.js';
+import type { Selection } from '../config/select.js';
+import { nodeSha256 } from './hash.js';
 import { readSmallFile } from './walk.js';
 
 /** Keys kept at most; the oldest go first. */
@@ -44,9 +46,44 @@ export interface CacheIdentity {
   config: unknown;
 }
 
+/**
+ * What a key is computed over, besides the bytes and the path. Two bases, one key function:
+ * - `selection`: the formatter and effective config the engine gives the file now (the runtime's
+ *   key): formatter, language, settings (line endings included), the settings directory and the
+ *   config files as written (an adapter may pass their text to the tool);
+ * - `tree`: a fingerprint of everything that decides those before any engine starts (every
+ *   project config file as discovered, the user config, formatbox's and its formatters' build:
+ *   project/precheck.ts), so a tree of unchanged files is answered with a read and an HMAC each.
+ */
+export type CacheBasis =
+  | { formatter: FormatterInfo; selection: Extract<Selection, { kind: 'format' }> }
+  | { tree: string };
+
+/** The one cache key of a file: its bytes and path under `basis`, HMAC'ed under the user's secret. */
+export function formatCacheKey(cache: Pick<FormatCache, 'key'>, bytes: Uint8Array, path: string, basis: CacheBasis): string {
+  if ('tree' in basis) return cache.key(bytes, { path, formatter: { name: 'formatbox tree key', version: basis.tree, via: 'js' }, config: null });
+  const { selection } = basis;
+  const sources = selection.configSources?.map((source) => [source.file, digestOfText(source.text)]) ?? null;
+  const config = { formatter: selection.formatter, language: selection.language, settings: selection.settings, settingsDir: selection.settingsDir ?? null, sources };
+  return cache.key(bytes, { path, formatter: basis.formatter, config });
+}
+
+/** sha256 of config texts, once per text (every file under one config shares it). */
+const textDigests = new Map<string, string>();
+function digestOfText(text: string): string {
+  let digest = textDigests.get(text);
+  if (digest === undefined) {
+    digest = nodeSha256(text);
+    if (textDigests.size >= 64) textDigests.clear(); // bounded: config texts may be large
+    textDigests.set(text, digest);
+  }
+  return digest;
+}
+
 export interface FormatCache {
   /** Where it is kept. */
   readonly file: string;
+  /** The HMAC of `identity` and `bytes`; callers use `formatCacheKey`, which says what the identity holds. */
   key(bytes: Uint8Array, identity: CacheIdentity): string;
   /** The key's verdict is "formatted". */
   has(key: string): boolean;

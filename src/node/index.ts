@@ -3,6 +3,8 @@
  * writes, formatters in worker threads, the OS sandbox for subprocess formatters).
  */
 export { createRuntime } from './runtime.js';
+export { formatTree } from './project/format-tree.js';
+export type { FormatTreeOptions, ReceiptSummary, TreeOutcome, TreeReport, TreeRun } from './project/format-tree.js';
 export { createWorkerPool } from './worker-pool.js';
 export { wasmFiles } from './wasm-files.js';
 export { findProjectRoot } from './project-root.js';

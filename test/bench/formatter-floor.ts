@@ -6,7 +6,7 @@
  * Prints `{"files": N, "ms": T}` (formatting only; the load and a first call excluded).
  *
  *   node FLAGS --import tsx test/bench/formatter-floor.ts biome|prettier DIR
- * (FLAGS: FORMAT_V8_FLAGS of src/cli/format-v8-flags.ts, as the CLI's `format` runs; the bench passes them.)
+ * (FLAGS: FORMAT_V8_FLAGS of src/cli/v8-flags.ts, as the CLI's `format` runs; the bench passes them.)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

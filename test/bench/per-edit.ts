@@ -137,7 +137,7 @@ for (let i = 0; i <= EDITS; i++) {
 // (e) Inside the warm daemon (same one as (d)) on one open connection, against the runtime's own
 // edit receipt in this process; alternating, after both are warm.
 const socketPath = join(hookEnv.XDG_RUNTIME_DIR as string, 'formatbox', 'daemon.sock');
-// The daemon acts only on requests of its own build (version and bundle, see src/cli/version.ts).
+// The daemon acts only on requests of its own build (version and bundle, see src/node/version.ts).
 const BUILD = (JSON.parse(spawnSync(process.execPath, [CLI, 'daemon', 'status'], { env: hookEnv, encoding: 'utf8' }).stdout) as { build: string }).build;
 const socket = connect(socketPath);
 await new Promise<void>((ready, fail) => socket.once('connect', () => ready()).once('error', fail));

@@ -24,7 +24,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { nodeModulesSources } from './corpus.js';
 import { recordResult } from './report.js';
-import { FORMAT_V8_FLAGS } from '../../src/cli/format-v8-flags.js';
+import { FORMAT_V8_FLAGS } from '../../src/cli/v8-flags.js';
 
 const REPO = resolve('.');
 const CLI = join(REPO, 'dist/cli.js');
@@ -120,7 +120,7 @@ function benchPrettier(corpus: string[]): void {
     nativeFlags: () => run(process.execPath, [...FORMAT_V8_FLAGS, PRETTIER_SCRIPT, '--check', '--log-level=silent', 'src'], root),
     // Two independent `prettier --check` processes, each on half of the files, at once. Under V8's
     // default flags each Prettier thread keeps a second core busy with TurboFan's background
-    // compiles, so on 2 cores two of them gain nothing (format's flags, src/cli/format-v8-flags.ts).
+    // compiles, so on 2 cores two of them gain nothing (format's flags, src/cli/v8-flags.ts).
     parallel: () => run('/bin/sh', ['-c', `${parts.map((list) => `${PRETTIER} --check --log-level=silent $(cat ${list}) &`).join(' ')} wait`], root),
     single: () => formatbox(root, ['--no-cache', '--threads', '1']),
     plain: () => {

@@ -1,4 +1,4 @@
-// `formatbox format`'s native Biome pass (src/cli/format-native.ts, src/node/biome-native.ts):
+// `formatbox format`'s native Biome pass (src/node/project/native-biome-pass.ts, src/node/biome-native.ts):
 // formatbox's own native Biome run once in the real bwrap sandbox over real code (rxjs's sources
 // from node_modules), its report read fail-closed, and every file's outcome the same as with Biome's
 // wasm build alone, and the written bytes the same as `biome format --write`'s.
@@ -13,8 +13,9 @@ import { checkWithNativeBiome, findNativeBiome, judgeSummaryReport, SummaryRepor
 import { bwrapSandbox, noSandbox } from '../../src/node/sandbox/index.js';
 import { discoverProjectFiles } from '../../src/node/discover.js';
 import { openFormatCache } from '../../src/node/format-cache.js';
-import { openPrecheck } from '../../src/node/format-precheck.js';
-import { earlyTargets, guessNativeBiomePass, nativeBiomeCandidates, startNativeBiomePass, walkTargets, writeNatively } from '../../src/cli/format-native.js';
+import { openPrecheck } from '../../src/node/project/precheck.js';
+import { earlyTargets, guessNativeBiomePass, nativeBiomeCandidates, startNativeBiomePass, walkTargets } from '../../src/node/project/native-biome-pass.js';
+import { writeNatively } from '../../src/node/project/native-biome-write.js';
 import { findBwrap } from '../../src/node/sandbox/bwrap.js';
 import type { Sandbox, SandboxRequest } from '../../src/core/sandbox.js';
 import { tempTree } from './temp-tree.js';

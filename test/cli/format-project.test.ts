@@ -12,7 +12,7 @@ import { openFormatCache } from '../../src/node/format-cache.js';
 import { createRuntime } from '../../src/node/index.js';
 import { tempTree } from './temp-tree.js';
 import { walkTree } from '../../src/node/walk.js';
-import { defaultThreads, FILES_PER_WORKER } from '../../src/cli/format.js';
+import { defaultThreads, FILES_PER_WORKER } from '../../src/node/project/format-tree.js';
 
 const REPO = resolve('.');
 const CLI = ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];

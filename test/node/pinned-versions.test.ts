@@ -157,7 +157,7 @@ test('offline (the registry unreachable): the shipped version formats, and the r
 });
 
 test("format's native Biome pass stays out of a project that pins another Biome", async () => {
-  const { nativeBiomeCandidates } = await import('../../src/cli/format-native.js');
+  const { nativeBiomeCandidates } = await import('../../src/node/project/native-biome-pass.js');
   const files = { 'biome.json': '{}\n', 'package.json': JSON.stringify({ devDependencies: { '@biomejs/biome': '2.5.14' } }) };
   assert.deepEqual(nativeBiomeCandidates(['a.ts'], { projectFiles: files, trust: 'untrusted' }), { reason: `the project pins Biome 2.5.14; the native build is ${shippedBiome}` });
   const lock = { 'package-lock.json': JSON.stringify({ packages: { 'node_modules/@biomejs/biome': { version: '2.6.8' } } }) };

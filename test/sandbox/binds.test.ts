@@ -78,3 +78,34 @@ test('credentialsInside: home-relative credentials under a bound dir, the list a
     rmSync(base, { recursive: true, force: true });
   }
 });
+
+test('a writable scratch root on /dev/shm (native Biome --write copies): writable inside, the rest of /dev read-only, the host sees the write', async (t) => {
+  const { findBwrap } = await import('../../src/node/sandbox/bwrap.js');
+  const { bwrapSandbox } = await import('../../src/node/sandbox/index.js');
+  const { existsSync, readFileSync } = await import('node:fs');
+  const bwrap = findBwrap();
+  if (!bwrap || !existsSync('/dev/shm')) {
+    if (process.env.CI) assert.fail('CI has bwrap and /dev/shm');
+    t.skip('no bwrap or no /dev/shm');
+    return;
+  }
+  const root = realpathSync(mkdtempSync('/dev/shm/fb-binds-'));
+  try {
+    writeFileSync(join(root, 'in.txt'), 'copied\n');
+    const result = await bwrapSandbox({ bwrapPath: bwrap }).run({
+      argv: ['/bin/sh', '-c', 'cat in.txt > out.txt; touch /dev/shm/escape 2>/dev/null && echo wrote-dev-shm; touch /dev/escape 2>/dev/null && echo wrote-dev; echo done'],
+      root,
+      writableRoot: true,
+      cwd: root,
+      timeoutMs: 10_000,
+      maxStdoutBytes: 4096,
+    });
+    assert.equal(result.kind, 'exit');
+    if (result.kind !== 'exit') return;
+    assert.equal(new TextDecoder().decode(result.stdout), 'done\n', result.stderr);
+    assert.equal(readFileSync(join(root, 'out.txt'), 'utf8'), 'copied\n');
+    assert.equal(existsSync('/dev/shm/escape'), false);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -39,6 +39,8 @@ export interface WriteOptions {
    * open that work moves to the fd's close, which runs in the thread pool, after the caller's.
    */
   holdOpenUntil?: Promise<unknown>;
+  /** See StageOptions.directorySync. */
+  directorySync?: (dir: PinnedDir) => void;
 }
 
 /** `flushed`: the new bytes are on disk (at once, unless `syncLater`). */
@@ -54,7 +56,7 @@ interface WriteDone {
  * and the original is untouched.
  */
 export async function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
-  const staged = stageWrite(abs, { shown: options.shown, create: options.expect === null, ...(options.keep ? { keep: options.keep } : {}) });
+  const staged = stageWrite(abs, { shown: options.shown, create: options.expect === null, ...(options.keep ? { keep: options.keep } : {}), ...(options.directorySync ? { directorySync: options.directorySync } : {}) });
   try {
     await staged.fill(bytes, { syncLater: options.syncLater === true });
     options.beforeSwap?.();
@@ -81,6 +83,12 @@ export interface StageOptions {
    * call already did.
    */
   flushAtCommit?: boolean;
+  /**
+   * Takes the pinned directory after the rename, to fsync it itself (a batch of writes into one
+   * directory then syncs it once, not once per file); it must `syncAndClose` it. Default: synced
+   * in the background here (`flushDirectorySyncs` waits for it).
+   */
+  directorySync?: (dir: PinnedDir) => void;
 }
 
 /**
@@ -198,7 +206,8 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
         if (syncFd !== undefined) closeQuietly(syncFd);
         done = { flushed: flushLater(file, holdOpenUntil) };
       }
-      syncDirectoryLater(dir);
+      if (options.directorySync) options.directorySync(dir);
+      else syncDirectoryLater(dir);
       return done;
     },
     release() {

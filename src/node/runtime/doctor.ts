@@ -61,7 +61,7 @@ export async function doctor(state: RuntimeState, request: { path?: string } = {
   };
 }
 
-/** formatbox's native Biome build, which `formatbox format` runs once per run in the sandbox (src/cli/format-native.ts). */
+/** formatbox's native Biome build, which `formatbox format` runs once per run in the sandbox (src/node/project/native-biome-pass.ts). */
 function nativeBiomeStatus(sandbox: Sandbox): SubprocessStatus {
   const biome = findNativeBiome();
   const name = 'biome (native, for `formatbox format`)';

@@ -83,7 +83,7 @@ async function writeAndFormat(state: RuntimeState, edit: SingleEdit): Promise<Re
   try {
     let pending = eng.afterEdit({ ...request, onFormatted: (outcome) => final.formatted(outcome) });
     pending.catch(() => undefined);
-    await afterPendingMicrotasks();
+    await nextEventLoopTurn();
     // F's temp file is made first (W's own write makes a new file's directories): its creation goes
     // into the journal commit W's flush starts, instead of waiting behind it (measured on ext4 under
     // load: 0.1-0.3 ms less per edit), and the formatter's answer does not find this thread in it.
@@ -102,7 +102,7 @@ async function writeAndFormat(state: RuntimeState, edit: SingleEdit): Promise<Re
   }
 }
 
-/** Settles on the next turn of the event loop, so the formatter request started just before has been posted to its worker. */
-function afterPendingMicrotasks(): Promise<void> {
+/** Settles on the next turn of the event loop (setImmediate: after I/O callbacks, not only microtasks), so the formatter request started just before has been posted to its worker. */
+function nextEventLoopTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }

@@ -102,7 +102,12 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   args.push(...systemLinks());
   // bwrap's /dev is a writable tmpfs without a size limit (/dev/shm included): make it read-only.
   // The device nodes are separate binds and stay usable (/dev/null, /dev/urandom, …).
-  args.push('--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev');
+  // A writable root on the host's /dev/shm (formatbox's own scratch copy, on a tmpfs) is bound
+  // before that: the bind stays writable, the rest of /dev does not.
+  const rootUnderDev = request.root !== undefined && request.writableRoot === true && request.root.startsWith('/dev/shm/');
+  args.push('--proc', '/proc', '--dev', '/dev');
+  if (rootUnderDev) args.push('--bind', request.root!, request.root!);
+  args.push('--remount-ro', '/dev');
   // The tmpfs comes before any bind under /tmp (a project may live in /tmp).
   args.push('--size', String(tmpfsBytes), '--tmpfs', '/tmp');
   args.push('--perms', '0777', '--dir', SCRATCH_DIR);
@@ -145,7 +150,7 @@ async function runInBwrap(bwrap: string, tmpfsBytes: number, maxProcesses: numbe
   const supervisor = request.scratchFile && !pinScratch ? nodeForSupervisor() : undefined;
   for (const path of supervisor?.bind ?? []) readOnly.add(path);
   for (const path of readOnly) args.push('--ro-bind', path, path);
-  if (request.root) args.push(request.writableRoot ? '--bind' : '--ro-bind', request.root, request.root);
+  if (request.root && !rootUnderDev) args.push(request.writableRoot ? '--bind' : '--ro-bind', request.root, request.root);
   // Second layer: credentials inside any bound directory are hidden (an empty tmpfs, /dev/null).
   for (const dir of [...readOnly, ...(request.root ? [request.root] : [])]) {
     if (isDirectory(dir)) args.push(...hideArgs(credentialsInside(dir)));

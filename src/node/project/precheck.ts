@@ -2,8 +2,8 @@
  * The format cache checked before any engine or worker starts, so re-checking an unchanged tree
  * of any kind (formatted, would change, failing) costs a walk, a read and an HMAC per file.
  *
- * The full key (format-cache.ts) needs the engine: the formatter's version comes from its module,
- * the effective config from the loaded project config. This "tree key" stands in for both with what
+ * The runtime's key (format-cache.ts, `selection` basis) needs the engine: the formatter's version comes from its module,
+ * the effective config from the loaded project config. The `tree` basis stands in for both with what
  * decides them and can be read without the engine: every project config file as discovery reads it
  * (and what it refused), the user config, and the build of formatbox and of its formatters (the
  * formatters are pinned by formatbox's build). It is added only next to a full-key confirmation,
@@ -16,11 +16,11 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, type BigIntStats } from 'node:fs';
-import type { UserConfig } from '../core/types.js';
-import type { Discovered } from './discover.js';
-import { readUpTo } from './fs/read.js';
-import { nodeSha256 } from './hash.js';
-import type { CachedVerdict, FormatCache } from './format-cache.js';
+import type { UserConfig } from '../../core/types.js';
+import type { Discovered } from '../discover.js';
+import { readUpTo } from '../fs/read.js';
+import { nodeSha256 } from '../hash.js';
+import { formatCacheKey, type CachedVerdict, type FormatCache } from '../format-cache.js';
 
 /** hrtime (monotonic, cheap) minus the wall clock, in ns, taken once: a read's wall time without a Date per file. */
 const HRTIME_TO_WALL_NS = process.hrtime.bigint() - BigInt(Date.now()) * 1_000_000n;
@@ -72,7 +72,7 @@ export interface Precheck {
 }
 
 export interface PrecheckOptions {
-  /** formatbox's and its formatters' build (see `formatterBuild` in src/cli/version.ts). */
+  /** formatbox's and its formatters' build (see `formatterBuild` in src/node/version.ts). */
   build: string;
   config?: UserConfig;
 }
@@ -89,13 +89,12 @@ export function openPrecheck(rootReal: string, cache: FormatCache, discovered: D
   }
   hash.update(JSON.stringify([discovered.ignored, discovered.truncated]));
   const fingerprint = hash.digest('hex');
-  const identity = (path: string) => ({ path, formatter: { name: 'formatbox tree key', version: fingerprint, via: 'js' as const }, config: null });
   const root = rootReal.endsWith('/') ? rootReal : `${rootReal}/`;
   return {
     entryOf(path) {
       const read = readPlainFile(root + path);
       if (!read) return undefined;
-      const key = cache.key(read.bytes, identity(path));
+      const key = formatCacheKey(cache, read.bytes, path, { tree: fingerprint });
       const verdict = cache.verdict(key);
       if (verdict?.kind === 'formatted') return { key, hit: true };
       return { key, hit: false, ...(verdict ? { verdict } : {}), sha256: nodeSha256(read.bytes), stat: read.stamp };

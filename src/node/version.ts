@@ -37,7 +37,7 @@ export function formatboxBuildId(): string {
 
 /**
  * What pins the built-in formatters' code, for `format`'s cache checked before the engine starts
- * (src/node/format-precheck.ts): the build id, the wasm manifest (versions and sha256 of every
+ * (src/node/project/precheck.ts): the build id, the wasm manifest (versions and sha256 of every
  * module), and the size and mtime of npm's install record (a reinstall from source changes it).
  */
 export function formatterBuild(): string {

@@ -1,0 +1,103 @@
+/**
+ * What a project-wide run formats: the files named and those found below the directories named, by
+ * the shared walker (src/node/walk.ts): dependency, VCS and cache directories and dot-directories are
+ * not entered; `.gitignore` at every level, `.git/info/exclude` and the ignore files given are
+ * honoured; no symlink is followed out of the root or into a loop; a bad entry is reported and the
+ * run goes on.
+ */
+import { lstatSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { FormatboxError } from '../../core/errors.js';
+import { languageOfPath } from '../../config/select.js';
+import { shownPath } from '../../core/shown.js';
+import { SKIPPED_DIRS } from '../discover.js';
+import { isInside } from '../fs/paths.js';
+import { readSmallFile, walkTree, type WalkResult } from '../walk.js';
+
+/** Most files one run looks at; a larger tree is named in parts. */
+const MAX_FILES = 100_000;
+/** Walk bounds for a project-wide run. */
+const WALK_LIMITS = { maxDirs: 50_000, maxEntries: 1_000_000, maxDepth: 64 };
+/** Per ignore file given with --ignore-path. */
+const MAX_IGNORE_PATH_BYTES = 1024 * 1024;
+
+/** A named path that cannot be formatted (missing, outside the root). */
+export interface ListingError {
+  kind: 'error';
+  path: string;
+  code: string;
+  message: string;
+}
+
+export interface Listing {
+  files: string[];
+  errors: ListingError[];
+  walk: WalkResult;
+}
+
+/**
+ * Project-relative paths of the files named, and of the files found below the directories named,
+ * sorted and without duplicates. A named path that is missing or outside the root is an error line;
+ * the other paths are still formatted.
+ */
+export async function listFiles(rootReal: string, named: string[], ignorePaths: string[]): Promise<Listing> {
+  const extraIgnores = ignorePaths.map((file) => {
+    const text = readSmallFile(resolve(file), MAX_IGNORE_PATH_BYTES);
+    if (typeof text !== 'string') throw new FormatboxError('INVALID_REQUEST', `--ignore-path ${file}: ${text.refused}`);
+    return { file, text };
+  });
+  const out = new Set<string>();
+  const errors: ListingError[] = [];
+  const walk: WalkResult = { files: [], skipped: [], ignoredCount: 0, ignoreProblems: [] };
+  for (const path of named) {
+    // The parent resolved (a project reached through a symlinked path), the last name as given (a
+    // named symlink is the runtime's to check).
+    const lexical = realParent(resolve(path));
+    const rel = toPosix(relative(rootReal, lexical));
+    if (!isInside(lexical, rootReal)) {
+      errors.push({ kind: 'error', path, code: 'PATH_REFUSED', message: `${shownPath(path)} is outside the project root ${shownPath(rootReal)}` });
+      continue;
+    }
+    let isDirectory: boolean;
+    try {
+      isDirectory = lstatSync(lexical).isDirectory();
+    } catch {
+      errors.push({ kind: 'error', path: rel || '.', code: 'FILE_NOT_FOUND', message: `${rel || '.'} does not exist` });
+      continue;
+    }
+    if (!isDirectory) {
+      out.add(rel); // Named explicitly: the runtime checks it (symlinks out of root are refused there).
+      continue;
+    }
+    const found = await walkTree(rootReal, rel, {
+      ...WALK_LIMITS,
+      skipDirNames: SKIPPED_DIRS,
+      skipHiddenDirs: true,
+      gitignore: true,
+      extraIgnores,
+      wantFile: (name) => languageOfPath(name) !== undefined,
+    });
+    // Symlinked files are not formatted in a walk: the target is formatted under its own name.
+    for (const file of found.files) {
+      if (file.linkTarget) walk.skipped.push({ rel: file.rel, kind: 'file', reason: 'a symlink; its target is formatted under its own path' });
+      else out.add(file.rel);
+    }
+    walk.skipped.push(...found.skipped);
+    walk.ignoredCount += found.ignoredCount;
+    walk.truncated ??= found.truncated;
+    if (out.size > MAX_FILES) throw new FormatboxError('INVALID_REQUEST', `more than ${MAX_FILES} files; name fewer paths`);
+  }
+  return { files: [...out].sort(), errors, walk };
+}
+
+export function realParent(abs: string): string {
+  try {
+    return join(realpathSync(dirname(abs)), basename(abs));
+  } catch {
+    return abs; // a missing parent: reported as missing below
+  }
+}
+
+export function toPosix(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/');
+}

@@ -1,0 +1,207 @@
+/**
+ * `--write` for the files native Biome formats (native-biome-pass.ts), from native Biome's own
+ * output, in one run (no check first): it writes a private scratch copy inside the sandbox, its
+ * report says which files it fixed, found formatted or flagged, and formatbox commits each fixed
+ * file with its own compare-and-swap write against the bytes it copied.
+ */
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { isFormatboxError, messageOf } from '../../core/errors.js';
+import { flushDirectorySyncs, sameBytes, writeAtomic } from '../fs/staged-write.js';
+import { readSnapshot, type FileSnapshot } from '../fs/read.js';
+import type { PinnedDir } from '../pinned-dir.js';
+import { writeWithNativeBiome } from '../biome-native.js';
+import type { NativePassOptions } from './native-biome-pass.js';
+
+/** What `writeNatively` did: the files it wrote, those whose write failed, and why it stopped early (the rest: the per-file path). */
+export interface NativeWrites {
+  written: Set<string>;
+  failed: Map<string, { code: string; message: string }>;
+  /** Processed by native Biome and neither fixed nor flagged: formatted as they are. */
+  formatted: Set<string>;
+  /** Fixed by native Biome (written, failed, or left to the per-file path when its bytes could not be taken). */
+  fixed: Set<string>;
+  /** Flagged by native Biome (a parse error, a warning): the per-file path decides. */
+  flagged: Map<string, string>;
+  notUsed?: string;
+  seconds: number;
+  /** Wall clock (ms) when the first copy was read: native Biome read no file before. */
+  startedAtMs: number;
+}
+
+/** Most files per native `--write` run: bounds the bytes held (each file's prior, for the compare-and-swap) and the scratch copy. */
+const MAX_WRITE_BATCH = 2000;
+/** Fewest files per run: below this a sandbox's and Biome's start cost more than the overlap wins. */
+const MIN_WRITE_BATCH = 250;
+/** Runs a write is split into at least (while each keeps MIN_WRITE_BATCH): copying and committing one overlaps native Biome on another. */
+const PIPELINE_RUNS = 4;
+/** Compare-and-swap writes in flight at once. */
+const COMMITS_IN_FLIGHT = 8;
+/** Files copied per turn of the event loop (the running sandbox's output is read meanwhile). */
+const COPIED_PER_TURN = 64;
+
+/** One batch's scratch copy: the bytes copied (the compare-and-swap's expectation), by path. */
+interface CopiedBatch {
+  scratch: string;
+  priors: Map<string, FileSnapshot>;
+}
+
+/**
+ * The files the per-file path would give Biome, written by native runs without formatting them
+ * again in the wasm build. Each batch is copied (with the project's config files, at the same
+ * paths) into a private scratch directory, native Biome writes the copy inside the sandbox (the copy
+ * is all it may write), and formatbox commits each file it fixed with its own compare-and-swap write
+ * against the bytes it copied. The batches are a pipeline: while native Biome formats one, formatbox
+ * commits the one before and copies the one after (the copies and the commits wait on the disk,
+ * Biome on the cores). A file changed meanwhile fails with MODIFIED_SINCE_READ; a file native Biome
+ * did not fix, or flagged, and every file after a run that could not be used, go to the per-file path.
+ */
+export async function writeNatively(rootReal: string, files: readonly string[], options: NativePassOptions): Promise<NativeWrites> {
+  const started = performance.now();
+  const out: NativeWrites = { written: new Set(), failed: new Map(), formatted: new Set(), fixed: new Set(), flagged: new Map(), seconds: 0, startedAtMs: Date.now() };
+  const biome = options.biome();
+  if ('unavailable' in biome) return { ...out, notUsed: biome.unavailable };
+  const sandbox = options.sandbox();
+  const scratchBase = realpathSync(mkdtempSync(join(scratchParent(), 'formatbox-native-write-')));
+  const removals: Array<Promise<unknown>> = [];
+  const size = Math.min(MAX_WRITE_BATCH, Math.max(MIN_WRITE_BATCH, Math.ceil(files.length / PIPELINE_RUNS)));
+  const batches = Array.from({ length: Math.ceil(files.length / size) }, (_, k) => files.slice(k * size, (k + 1) * size));
+  const copy = (batch: readonly string[]): Promise<CopiedBatch> => {
+    const copied = copyBatch(rootReal, scratchBase, batch, options);
+    copied.catch(() => undefined); // awaited in turn; a failure meanwhile is not an unhandled rejection
+    return copied;
+  };
+  let committing: Promise<void> = Promise.resolve();
+  let next: Promise<CopiedBatch> | undefined = batches.length > 0 ? copy(batches[0]!) : undefined;
+  try {
+    for (let k = 0; next && out.notUsed === undefined; k++) {
+      let copied: CopiedBatch;
+      try {
+        copied = await next;
+      } catch (error) {
+        out.notUsed = `the scratch copy could not be made: ${messageOf(error)}`;
+        break;
+      }
+      const running = copied.priors.size > 0 ? writeWithNativeBiome(sandbox, biome, copied.scratch, [...copied.priors.keys()]) : undefined;
+      // While it runs, the next batch is copied (and the previous one committed).
+      next = k + 1 < batches.length ? copy(batches[k + 1]!) : undefined;
+      const run = await running;
+      if (!run) continue;
+      if (run.kind === 'not-used') {
+        out.notUsed = run.reason;
+        break;
+      }
+      for (const path of copied.priors.keys()) {
+        const flaggedAs = run.flagged.get(path);
+        if (flaggedAs !== undefined) out.flagged.set(path, flaggedAs);
+        else if (run.fixed.has(path)) out.fixed.add(path);
+        else if (run.processed.has(path)) out.formatted.add(path);
+      }
+      committing = committing.then(() => commitBatch(rootReal, copied, out)).then(() => {
+        // Removed in the background while the next batch runs (unlinking a thousand files is not free).
+        removals.push(rm(copied.scratch, { recursive: true, force: true }).catch(() => undefined));
+      });
+    }
+    await committing;
+    await flushDirectorySyncs();
+  } finally {
+    // A copy made for a batch that did not run (after a run that could not be used) goes with the base.
+    await next?.catch(() => undefined);
+    await committing.catch(() => undefined);
+    await Promise.all(removals);
+    rmSync(scratchBase, { recursive: true, force: true });
+  }
+  out.seconds = (performance.now() - started) / 1000;
+  return out;
+}
+
+/** Free bytes a tmpfs must have to hold the scratch copies (a pipeline holds up to three batches). */
+const MIN_TMPFS_FREE_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * Where the scratch copies go: the host's /dev/shm when it is a tmpfs with room (the copy, native
+ * Biome's write of it and the read-back then never reach the disk, which the compare-and-swap writes
+ * into the project do), else the temp directory.
+ */
+function scratchParent(): string {
+  if (process.platform === 'linux') {
+    try {
+      const shm = lstatSync('/dev/shm');
+      const fs = statfsSync('/dev/shm');
+      const TMPFS_MAGIC = 0x01021994;
+      if (shm.isDirectory() && (shm.mode & 0o1777) === 0o1777 && fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= MIN_TMPFS_FREE_BYTES) return '/dev/shm';
+    } catch {
+      // no /dev/shm: the temp directory
+    }
+  }
+  return tmpdir();
+}
+
+/** Copies `batch` (and the project's config files) into a fresh scratch directory, reading each file as the runtime reads it. */
+async function copyBatch(rootReal: string, scratchBase: string, batch: readonly string[], options: NativePassOptions): Promise<CopiedBatch> {
+  // A fresh copy per batch: nothing the previous run left in its copy (a symlink, say) is written through.
+  const scratch = mkdtempSync(join(scratchBase, 'batch-'));
+  for (const [name, text] of Object.entries(options.projectFiles)) {
+    if (typeof text !== 'string' || !isPlainRelative(name)) continue;
+    mkdirSync(join(scratch, dirname(name)), { recursive: true });
+    writeFileSync(join(scratch, name), text);
+  }
+  const priors = new Map<string, FileSnapshot>();
+  for (let i = 0; i < batch.length; i++) {
+    if (i % COPIED_PER_TURN === COPIED_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+    const path = batch[i]!;
+    const prior = await readSnapshot(join(rootReal, path), path, { refuseHardLinks: options.trust === 'untrusted' }).catch(() => null);
+    if (!prior || !isPlainRelative(path)) continue; // the per-file path says why
+    mkdirSync(join(scratch, dirname(path)), { recursive: true });
+    writeFileSync(join(scratch, path), prior.bytes);
+    priors.set(path, prior);
+  }
+  return { scratch, priors };
+}
+
+/** Commits each file of `copied` that native Biome fixed, and waits for every flush before any is reported written. */
+async function commitBatch(rootReal: string, { scratch, priors }: CopiedBatch, out: NativeWrites): Promise<void> {
+  const flushes: Array<Promise<unknown>> = [];
+  // Each directory written into is fsync'ed once, through the pinned directory its first rename held.
+  const directories = new Map<string, PinnedDir>();
+  const directorySync = (dir: PinnedDir): void => {
+    if (directories.has(dir.dir)) dir.close();
+    else directories.set(dir.dir, dir);
+  };
+  const commit = async (path: string, prior: FileSnapshot): Promise<void> => {
+    if (!out.fixed.has(path)) return;
+    // Read back as any file is read (no symlink, a regular file), from the directory copied to
+    // (the sandboxed run could have put a symlink in its place).
+    if (!sameRealDirectory(join(scratch, dirname(path)))) return;
+    const final = await readSnapshot(join(scratch, path), path).catch(() => null);
+    if (!final || sameBytes(final.bytes, prior.bytes)) return;
+    try {
+      // Renamed at once, flushed in the background: every flush is awaited below, before any file is reported written.
+      const done = await writeAtomic(join(rootReal, path), final.bytes, { expect: prior.bytes, keep: prior, shown: path, syncLater: true, directorySync });
+      flushes.push(done.flushed.then(() => out.written.add(path), (error: unknown) => out.failed.set(path, { code: 'WRITE_FAILED', message: messageOf(error) })));
+    } catch (error) {
+      out.failed.set(path, { code: isFormatboxError(error) ? error.code : 'WRITE_FAILED', message: messageOf(error) });
+    }
+  };
+  // Several commits in flight: each waits on the thread pool (temp file, write, rename).
+  const queue = [...priors];
+  await Promise.all(Array.from({ length: COMMITS_IN_FLIGHT }, async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) await commit(...next);
+  }));
+  await Promise.all([...flushes, ...[...directories.values()].map((dir) => dir.syncAndClose())]);
+}
+
+function sameRealDirectory(dir: string): boolean {
+  try {
+    return realpathSync(dir) === dir;
+  } catch {
+    return false;
+  }
+}
+
+/** A project-relative POSIX path with no `..`, empty or absolute part. */
+function isPlainRelative(path: string): boolean {
+  return path !== '' && !path.startsWith('/') && path.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+}
