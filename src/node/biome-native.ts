@@ -1,6 +1,6 @@
 /**
  * Native Biome, run once over many files inside the OS sandbox: the fast first pass of
- * `formatbox format` for files Biome formats (issue 13: Biome's wasm build alone is 1.6× native
+ * `formatbox format` for files Biome formats (Biome's wasm build alone takes 1.6× native
  * Biome's time, so no pool of wasm workers reaches native speed).
  *
  * The binary is formatbox's own: the official `@biomejs/cli-<platform>` build at the version of the
