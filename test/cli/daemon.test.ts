@@ -195,12 +195,12 @@ test('the thin entry loads no formatter and no engine; --no-daemon and FORMATBOX
   const dynamicImports = [...new Set([...entry.matchAll(/import\(["']([^"']+)["']\)/g)].map((m) => m[1]))].sort();
   assert.deepEqual(dynamicImports, ['./cli-format-main.js', './cli-local.js', './cli-main.js', './cli-mcp.js', 'node:child_process']);
   // esbuild names each bundled module in a comment: the client, its paths, the error class and the
-  // project-root finder (Node builtins only: the request goes to the daemon placed in its root), the
-  // version (read from package.json) and
-  // the escaping of shown paths (the containment rule's refusals name the root) only.
+  // project-root finder and the containment test (Node builtins only: the request goes to the daemon
+  // placed in its root), the version (read from package.json) and the escaping of shown paths (the
+  // containment rule's refusals name the root) only.
   const modules = [...entry.matchAll(/^\/\/ (src\/\S+)$/gm)].map((m) => m[1] as string);
   assert.ok(modules.includes('src/cli/entry.ts') && modules.includes('src/cli/daemon-client.ts'), modules.join(' '));
-  assert.deepEqual(modules.filter((m) => !m.startsWith('src/cli/') && m !== 'src/core/errors.ts' && m !== 'src/core/shown.ts' && m !== 'src/node/project-root.ts' && m !== 'src/node/process-alive.ts' && m !== 'src/node/version.ts'), [], 'no engine, runtime, config or formatter module');
+  assert.deepEqual(modules.filter((m) => !m.startsWith('src/cli/') && m !== 'src/core/errors.ts' && m !== 'src/core/shown.ts' && m !== 'src/node/project-root.ts' && m !== 'src/node/fs/inside.ts' && m !== 'src/node/process-alive.ts' && m !== 'src/node/version.ts'), [], 'no engine, runtime, config or formatter module');
 
   for (const [name, args, extra] of [['--no-daemon', ['--no-daemon'], {}], ['FORMATBOX_NO_DAEMON=1', [], { FORMATBOX_NO_DAEMON: '1' }]] as const) {
     const { env, runtimeDir } = isolated(extra);
