@@ -10,7 +10,8 @@
  * the files as published; "formatted" is that tree after the project's own native CLI `--write`.
  * The Biome project is `{"formatter": {"indentStyle": "space"}}`, the Prettier one `.prettierrc` `{}`.
  *
- *   node --import tsx test/bench/project-scale.ts [--sizes 2000,10000,30000] [--tools biome,prettier] [--states unformatted,formatted] [--write]
+ *   node --import tsx test/bench/project-scale.ts [--sizes 2000,10000,30000] [--tools biome,prettier] [--states unformatted,formatted] [--write] [--write-only]
+ * `--write` also measures `format --write` on each tree; `--write-only` measures only that (no check runs, no wasm-pool write).
  * Uses the built bin (dist/cli.js); build it first (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
@@ -33,8 +34,9 @@ const option = (name: string): string | undefined => {
 const SIZES = (option('--sizes') ?? '2000,10000,30000').split(',').map(Number).filter((n) => n > 0).sort((a, b) => a - b);
 const TOOLS = (option('--tools') ?? 'biome,prettier').split(',') as Array<'biome' | 'prettier'>;
 const STATES = (option('--states') ?? 'unformatted,formatted').split(',') as Array<'unformatted' | 'formatted'>;
-/** `--write` on the unformatted tree too: the native tool's own write against formatbox's, each on a fresh copy. */
-const WRITE = args.includes('--write');
+/** `--write` on each tree too: the native tool's own write against formatbox's, each on a fresh copy. */
+const WRITE_ONLY = args.includes('--write-only');
+const WRITE = WRITE_ONLY || args.includes('--write');
 
 if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: npm run build');
 if (!existsSync(TIME)) throw new Error('/usr/bin/time is needed for CPU and peak RSS');
@@ -60,6 +62,13 @@ try {
       const series: Record<string, Series> = { native: new Map(), formatbox: new Map(), cold: new Map(), warm: new Map() };
       for (const size of SIZES) {
         const root = makeTree(tool, state, size, pool);
+        const label = `${tool === 'biome' ? 'Biome' : 'Prettier'}, ${size} files, ${state}`;
+        if (WRITE_ONLY) {
+          console.log(`\n${label} (load ${loadavg()[0]!.toFixed(1)}):`);
+          measureWrites(tool, root, label);
+          rmSync(root, { recursive: true, force: true });
+          continue;
+        }
         const nativeArgs = tool === 'biome' ? [BIOME, 'format', 'src'] : [PRETTIER, '--check', '--log-level=warn', 'src'];
         // Interleaved: the anchor and formatbox see the same load; the cold run fills a fresh cache, the warm one reads it.
         const native = measure(nativeArgs, root);
@@ -71,7 +80,6 @@ try {
         series.formatbox!.set(size, plain);
         series.cold!.set(size, cold);
         series.warm!.set(size, warm);
-        const label = `${tool === 'biome' ? 'Biome' : 'Prettier'}, ${size} files, ${state}`;
         const anchor = tool === 'biome' ? 'native biome format' : 'prettier --check';
         console.log(`\n${label} (load ${loadavg()[0]!.toFixed(1)}):`);
         for (const [name, m] of [[anchor, native], ['formatbox format --check --no-cache', plain], ['formatbox, cold cache', cold], ['formatbox, warm cache (unchanged tree)', warm]] as const) {
@@ -86,10 +94,10 @@ try {
         }
         recordResult({ group: 'project-scale', name: `${label}: peak RSS of format --check`, value: plain.rssMb, unit: 'MB', anchor: `${anchor} peak RSS`, anchorValue: native.rssMb, note: 'native Biome runs in the sandbox (not in the formatbox process); the goal at 30,000 files is ≤ 2× native plus one worker' });
         recordResult({ group: 'project-scale', name: `${label}: cached re-check (tree unchanged)`, value: warm.wallS, unit: 's', anchor, anchorValue: native.wallS, note: `first run ${cold.wallS.toFixed(2)} s; CPU ${warm.cpuS.toFixed(2)} s` });
-        if (WRITE && state === 'unformatted') measureWrites(tool, root, label);
+        if (WRITE) measureWrites(tool, root, label);
         rmSync(root, { recursive: true, force: true });
       }
-      if (SIZES.length > 1) {
+      if (SIZES.length > 1 && !WRITE_ONLY) {
         const label = `${tool === 'biome' ? 'Biome' : 'Prettier'}, ${state}, ${SIZES[0]}→${SIZES.at(-1)} files`;
         const exponents = Object.fromEntries(Object.entries(series).map(([name, s]) => [name, growth(s, 'wallS')]));
         const rssExponent = growth(series.formatbox!, 'rssMb');
@@ -114,7 +122,7 @@ function measureWrites(tool: 'biome' | 'prettier', root: string, label: string):
   const native = measure(tool === 'biome' ? [BIOME, 'format', '--write', 'src'] : [PRETTIER, '--write', '--log-level=warn', 'src'], nativeDir);
   const oursDir = copy('formatbox-write');
   const ours = measure([process.execPath, CLI, 'format', '--write', '--no-cache', '--root', oursDir, 'src'], oursDir);
-  const wasmDir = tool === 'biome' ? copy('wasm-write') : undefined;
+  const wasmDir = tool === 'biome' && !WRITE_ONLY ? copy('wasm-write') : undefined;
   const wasm = wasmDir ? measure([process.execPath, CLI, 'format', '--write', '--no-cache', '--no-native', '--root', wasmDir, 'src'], wasmDir) : undefined;
   const anchor = tool === 'biome' ? 'biome format --write' : 'prettier --write';
   console.log(`  ${anchor.padEnd(40)} ${native.wallS.toFixed(2).padStart(7)} s

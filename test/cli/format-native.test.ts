@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -238,6 +238,42 @@ test('native and wasm agree on every file of real code, and --write writes what 
   const differing = ours.filter((f) => !readFileSync(join(root, 'src', f)).equals(readFileSync(join(copy, 'src', f))));
   assert.deepEqual(differing, [], 'every byte as biome format --write wrote it');
   assert.equal(cli(['format', '--check', '--no-cache', '--no-native', join(root, 'src/operators')], base).code, 0, 'formatted for the wasm build too');
+});
+
+test('--write on a tree half formatted: the other half gets exactly the bytes `biome format --write` writes, and a file it would not change keeps its bytes and mtime', async (t) => {
+  if (missing()) return t.skip('no sandbox');
+  const biome = findNativeBiome();
+  if ('unavailable' in biome) return t.skip(biome.unavailable);
+  // Double quotes: rxjs's single-quoted sources need formatting until native Biome has written them.
+  const base = tree({ 'root/biome.json': '{ "formatter": { "indentStyle": "space" } }\n' });
+  const root = join(base, 'root');
+  const rxjs = join(dirname(createRequire(join(REPO, 'package.json')).resolve('rxjs/package.json')), 'src/internal');
+  cpSync(rxjs, join(root, 'src'), { recursive: true });
+  const files = readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(root, join(e.parentPath, e.name))).sort();
+  // Every other file formatted by native Biome first, spread over the tree.
+  const preformatted = files.filter((_, i) => i % 2 === 0);
+  spawnSync(biome.binary, ['format', '--write', ...preformatted], { cwd: root, encoding: 'utf8' });
+  const copy = join(base, 'copy');
+  cpSync(root, copy, { recursive: true });
+  spawnSync(biome.binary, ['format', '--write', 'src'], { cwd: copy, encoding: 'utf8' });
+  const before = new Map(files.map((f) => [f, { bytes: readFileSync(join(root, f)), stat: statSync(join(root, f), { bigint: true }) }]));
+  // What Biome's own write leaves as it is, formatbox must not touch; what it changes, formatbox must write as it does.
+  const unchanged = files.filter((f) => readFileSync(join(copy, f)).equals(before.get(f)!.bytes));
+  const changed = files.filter((f) => !unchanged.includes(f));
+  assert.ok(unchanged.length >= 50 && changed.length >= 50, `${unchanged.length} unchanged, ${changed.length} changed`);
+  await sleep(20); // a rewrite of a file now would show in its mtime
+  const written = cli(['format', '--write', '--json', '--no-cache', root], base);
+  assert.equal(written.code, 0, written.stderr);
+  const summary = lines(written.stdout).at(-1)!.summary!;
+  assert.equal(summary.nativeBiome?.notUsed, undefined, JSON.stringify(summary.nativeBiome));
+  assert.equal(summary.nativeBiome.written, changed.length, JSON.stringify(summary.nativeBiome));
+  assert.deepEqual(changed.filter((f) => !readFileSync(join(root, f)).equals(readFileSync(join(copy, f)))), [], 'every byte as biome format --write wrote it');
+  const touched = unchanged.filter((f) => {
+    const now = statSync(join(root, f), { bigint: true });
+    const was = before.get(f)!;
+    return !readFileSync(join(root, f)).equals(was.bytes) || now.mtimeNs !== was.stat.mtimeNs || now.ino !== was.stat.ino;
+  });
+  assert.deepEqual(touched, [], 'a formatted file is neither rewritten nor replaced');
 });
 
 test('--write from native Biome: its scratch copy is the only thing it writes; a file changed meanwhile, or a symlink it leaves, is never written through', async (t) => {
