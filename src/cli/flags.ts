@@ -145,7 +145,7 @@ function setFlag(flags: Flags, name: FlagName, value: string | number | true): v
 
 /** True when `format` is asked to read stdin (`--stdin-filepath`), which the full CLI handles, not the project-wide walk. */
 export function hasStdinFilepath(args: readonly string[]): boolean {
-  return args.some((arg) => /^--stdin-file-?path(=|$)/.test(arg));
+  return args.some((arg) => arg.startsWith('--') && BY_SPELLING.get(arg.slice(2).split('=', 1)[0] as string) === 'stdin-filepath');
 }
 
 /** The "options for every command that formats" lines of the help, from the table. */
