@@ -158,6 +158,15 @@ test('the built CLI with only the dependencies: format fetches native Biome on f
   assert.match(offline.native?.notUsed?.join('\n') ?? '', /native Biome \d+\.\d+\.\d+ is not installed and could not be fetched \(.*ECONNREFUSED/);
   assert.equal(offline.verdict('a.ts'), 'would-change wasm');
   assert.equal(offline.verdict('b.ts'), 'unchanged wasm');
+
+  // A root config under any name Biome reads (here `.biome.jsonc`) qualifies the project, so it is
+  // fetched for too: offline, the run says the fetch failed, not that it has yet to happen.
+  rmSync(join(project, 'biome.json'));
+  writeFileSync(join(project, '.biome.jsonc'), '{}\n');
+  const dotted = check(join(project, '.cache-dotted'), { npm_config_registry: `http://127.0.0.1:${await closedPort()}/` });
+  assert.equal(dotted.status, 1, dotted.stderr);
+  assert.match(dotted.native?.notUsed?.join('\n') ?? '', /native Biome \d+\.\d+\.\d+ is not installed and could not be fetched \(.*ECONNREFUSED/);
+  assert.equal(dotted.verdict('a.ts'), 'would-change wasm');
 });
 
 function nativeBiomeEntry(): string {

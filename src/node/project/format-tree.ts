@@ -21,6 +21,7 @@ import { isFormatboxError, messageOf } from '../../core/errors.js';
 import { shownPath } from '../../core/shown.js';
 import type { Sandbox } from '../../core/sandbox.js';
 import type { Receipt, UserConfig } from '../../core/types.js';
+import { BIOME_CONFIG_NAMES } from '../../formatters/biome/config.js';
 import { fetchNativeBiomeIfAbsent, findNativeBiome } from '../biome-native.js';
 import { discoverProjectFiles } from '../discover.js';
 import { openFormatCache, type FormatCache } from '../format-cache.js';
@@ -124,7 +125,7 @@ async function* runTree(options: FormatTreeOptions, report: TreeReport): AsyncGe
   const useNative = options.native !== false;
   const earlyTried = useNative && check && options.startNativeEarly !== false && (!cache || cache.size === 0);
   // In a Biome project with a sandbox, formatbox's native build is fetched on first use (biome-native.ts); without it the run says so.
-  let biome = useNative && ['biome.json', 'biome.jsonc'].some((name) => existsSync(join(rootReal, name))) && !nativeSandbox().unavailable ? await fetchNativeBiomeIfAbsent() : undefined;
+  let biome = useNative && BIOME_CONFIG_NAMES.some((name) => existsSync(join(rootReal, name))) && !nativeSandbox().unavailable ? await fetchNativeBiomeIfAbsent() : undefined;
   const ports = { sandbox: nativeSandbox, biome: () => (biome ??= findNativeBiome()) }; // the guess and the run find one binary
   const guessed = earlyTried ? guessNativeBiomePass(rootReal, namedRel, ports) : undefined;
   const discovered = cache || useNative ? await discoverProjectFiles(rootReal, { refuseHardLinks: trust !== 'trusted' }).catch((error: unknown) => {
