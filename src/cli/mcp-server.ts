@@ -11,7 +11,7 @@
  * Every field a client sends is checked before use; a request with bad params gets JSON-RPC's
  * "invalid params" and the server stays up.
  */
-import { isObject, JSONRPC_ERROR, type JsonRpcErrorReply, type JsonRpcId, type JsonRpcMessage, type JsonRpcParams, type JsonRpcRequest, type Transport } from './mcp-stdio.js';
+import { isId, isObject, JSONRPC_ERROR, type JsonRpcErrorReply, type JsonRpcId, type JsonRpcMessage, type JsonRpcParams, type JsonRpcRequest, type Transport } from './mcp-stdio.js';
 
 /** The protocol versions this server speaks, newest first (the SDK 1.32's list). */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
@@ -135,7 +135,7 @@ export class McpServer {
         this.options.onRootsListChanged?.();
         return;
       case 'notifications/cancelled': {
-        const call = params && (typeof params.requestId === 'string' || Number.isSafeInteger(params.requestId)) ? this.inFlight.get(params.requestId as JsonRpcId) : undefined;
+        const call = params && isId(params.requestId) ? this.inFlight.get(params.requestId) : undefined;
         if (call) call.cancelled = true;
         return;
       }

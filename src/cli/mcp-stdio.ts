@@ -195,7 +195,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** JSON-RPC ids here: a string or an integer (as the SDK's schema). */
-function isId(value: unknown): value is JsonRpcId {
+export function isId(value: unknown): value is JsonRpcId {
   return typeof value === 'string' || Number.isSafeInteger(value);
 }
 
