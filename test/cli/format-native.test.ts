@@ -172,6 +172,11 @@ test('a native run started before discovery is kept only when the discovered pro
   assert.equal(moved.requests[0]!.signal!.aborted, true);
   assert.equal(moved.requests[1]!.signal, undefined);
 
+  // Any name Biome reads at the root starts the guess, as it qualifies the project.
+  const dotted = await guessAndStart({ '.biome.jsonc': '{}\n', 'src/a.ts': 'a\n' }, ['']);
+  assert.deepEqual(dotted.targets, [['.biome.jsonc', 'src']]);
+  assert.ok(dotted.started && 'running' in dotted.started && dotted.started.running === dotted.guessed!.running);
+
   // No Biome config at the root: no guess.
   const none = await guessAndStart({ '.prettierrc': '{}\n', 'a.ts': 'a\n' }, ['']);
   assert.equal(none.guessed, undefined);

@@ -11,6 +11,7 @@
  */
 import { describePin, detectPins, pinAllows } from '../../config/pins.js';
 import { BIOME_VERSION } from '../../formatters/biome/adapter.js';
+import { BIOME_CONFIG_NAMES } from '../../formatters/biome/config.js';
 import type { ProjectFiles, UserConfig } from '../../core/types.js';
 import { messageOf } from '../../core/errors.js';
 import { languageOfPath } from '../../config/select.js';
@@ -180,7 +181,7 @@ const MAX_GUESS_GITIGNORE_BYTES = 256 * 1024;
  * gives the same targets, and stops it otherwise. `undefined`: nothing was started.
  */
 export function guessNativeBiomePass(rootReal: string, namedRel: readonly string[], options: Pick<NativePassOptions, 'sandbox' | 'biome'>): GuessedNativeRun | undefined {
-  if (!['biome.json', 'biome.jsonc'].some((name) => isPlainFile(join(rootReal, name)))) return undefined;
+  if (!BIOME_CONFIG_NAMES.some((name) => isPlainFile(join(rootReal, name)))) return undefined;
   const gitignore: IgnoreFile[] = [];
   const gitignorePath = join(rootReal, '.gitignore');
   if (isPlainFile(gitignorePath)) {
