@@ -181,7 +181,7 @@ command = "formatbox hook codex"
     mcpResults = requests[requests.length - 1]?.toolResults ?? [];
     if (process.env.FB_DEBUG) writeFileSync(process.env.FB_DEBUG, JSON.stringify(mcpResults, null, 1));
     assert.equal(mcpResults.length, 8, JSON.stringify(mcpResults.map((r) => r.slice(0, 300))));
-    const [edit, copyEdit, write, patch, syntax, large, outside, config] = mcpResults.map(outputOf) as string[];
+    const [edit, copyEdit, write, patch, syntax, large, outside, config] = mcpResults.map(outputOf) as [string, string, string, string, string, string, string, string];
 
     assert.equal(formattedNewText(mcpResults[0] as string), 'export const a = { b: 1, c: "x" };', edit);
     assert.match(copyEdit, /already formatted|"status":"unchanged"/, copyEdit);

@@ -128,7 +128,7 @@ describe('opencode with the formatbox plugin', { skip, timeout: 240_000 }, () =>
     assert.equal(run.code, 0, run.stderr.slice(-3000));
     const results = requests[requests.length - 1]?.toolResults ?? [];
     assert.equal(results.length, 8, `8 tool results, got ${results.length}: ${JSON.stringify(results.map((r) => r.slice(0, 300)))}\n${run.stdout.slice(-2000)}`);
-    const [edit, copyEdit, write, copyWrite, syntax, large, outsideResult, config] = results as string[];
+    const [edit, copyEdit, write, copyWrite, syntax, large, outsideResult, config] = results as [string, string, string, string, string, string, string, string];
 
     // The edit: the receipt line and the new text as Biome left it.
     assert.match(edit, /^Edit applied successfully\./);
@@ -183,7 +183,7 @@ describe('opencode with the formatbox plugin', { skip, timeout: 240_000 }, () =>
     assert.equal(run.code, 0, run.stderr.slice(-3000));
     const results = requests[requests.length - 1]?.toolResults ?? [];
     assert.equal(results.length, 2);
-    const [patch, copyPatch] = results as string[];
+    const [patch, copyPatch] = results as [string, string];
     assert.match(patch, /formatbox: formatted \(biome [\d.]+, wasm\): a\.ts/);
     assert.match(patch, /formatbox: formatted \(biome [\d.]+, wasm\): c\.ts/);
     assert.ok(addedLines(patch).includes('export const c = [1, 2, 3];'), patch);

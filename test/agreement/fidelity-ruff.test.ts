@@ -138,7 +138,7 @@ test('extension is named among the ignored items, not dropped silently', async (
 const STUB = 'class A:\n    def f(self) -> int: ...\n\n    def g(self) -> int: ...\nx: int\n';
 
 test('[format] preview = true|false formats .pyi as ruff_fmt does with preview enabled|disabled', async () => {
-  await ruffFmt.default?.();
+  await (ruffFmt as { default?: () => Promise<unknown> }).default?.();
   for (const [value, mode] of [['true', 'enabled'], ['false', 'disabled']] as const) {
     const outcome = await formatbox({ 'ruff.toml': `[format]\npreview = ${value}\n` }, 'typings/a.pyi', STUB);
     assert.ok(outcome.status === 'formatted' || outcome.status === 'unchanged', outcome.line);

@@ -47,7 +47,7 @@ for (const { version, via, files } of CASES) {
     }
     const base = mkdtempSync(join(tmpdir(), `fb-pin-ruff-${version}-`));
     t.after(() => rmSync(base, { recursive: true, force: true }));
-    const layout: Record<string, string> = { '.git/': '', ...files };
+    const layout: Record<string, string> = { '.git/': '', ...(files as Record<string, string>) };
     const inputs: Record<string, string> = {};
     FILES.forEach((file, index) => {
       const path = `pkg/m${String(index).padStart(3, '0')}.py`;

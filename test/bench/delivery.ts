@@ -27,9 +27,7 @@ import { createEngine } from '../../src/index.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
 import { bundleForHost, resultsIn } from '../runtimes/hosts.js';
 import { emptyWorkerDir, medianStart, serveWorker } from '../delivery/workerd-serve.js';
-// @ts-expect-error plain ES modules without declarations
 import { buildPlayground } from '../../examples/playground/build.mjs';
-// @ts-expect-error plain ES modules without declarations
 import { buildProfile } from '../../examples/worker/build.mjs';
 import { recordResult } from './report.js';
 

@@ -30,7 +30,7 @@ console.log(JSON.stringify({ files: files.length, ms: Math.round(performance.now
 function biomeFormat(): (file: string, text: string) => Promise<void> {
   const require = createRequire(import.meta.url);
   const adapter = biomeFormatter({ wasm: readFileSync(require.resolve('@biomejs/wasm-web/biome_wasm_bg.wasm')) });
-  const settings = JSON.parse(readFileSync(join(dir!, 'biome.json'), 'utf8')) as unknown;
+  const settings = JSON.parse(readFileSync(join(dir!, 'biome.json'), 'utf8')) as Record<string, unknown>;
   return async (file, text) => {
     const result = await adapter.format({ path: file, text, language: /\.tsx?$/.test(file) ? 'typescript' : 'javascript', settings });
     if (result.kind !== 'ok') throw new Error(`${file}: ${result.kind}`);

@@ -22,7 +22,7 @@ const runs = Number(process.argv[2] ?? 30);
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const SAMPLE = readFileSync(join(repo, 'node_modules/rxjs/src/internal/Observable.ts'), 'utf8');
 
-const CASES = [
+const CASES: { formatter: string; version: string; files: Record<string, string> }[] = [
   { formatter: 'prettier', version: '3.3.3', files: { '.prettierrc': '{}\n', 'package.json': JSON.stringify({ devDependencies: { prettier: '3.3.3' } }) } },
   { formatter: 'biome', version: '2.5.14', files: { 'biome.json': '{}\n', 'package.json': JSON.stringify({ devDependencies: { '@biomejs/biome': '2.5.14' } }) } },
 ];

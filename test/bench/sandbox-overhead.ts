@@ -28,6 +28,7 @@ const sandbox = detectSandbox();
 if (sandbox.unavailable) throw new Error(sandbox.unavailable);
 const rustfmt = resolveRustfmt();
 if ('missing' in rustfmt) throw new Error(rustfmt.missing);
+const rustfmtBinary = rustfmt.binary;
 
 interface Sample {
   file: string;
@@ -38,7 +39,7 @@ interface Sample {
 
 function direct(args: string[], input: string, cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(rustfmt.binary as string, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(rustfmtBinary, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.on('error', reject);

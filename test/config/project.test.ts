@@ -76,7 +76,7 @@ test('JS/TS config files of every name are never loaded; the files they configur
 });
 
 test('a package.json (or .prettierrc) "prettier" string naming a module is refused in untrusted mode', () => {
-  for (const files of [{ 'package.json': '{"prettier": "@company/prettier-config"}' }, { 'package.yaml': 'prettier: "@company/prettier-config"\n' }, { '.prettierrc': '"@company/prettier-config"' }]) {
+  for (const files of [{ 'package.json': '{"prettier": "@company/prettier-config"}' }, { 'package.yaml': 'prettier: "@company/prettier-config"\n' }, { '.prettierrc': '"@company/prettier-config"' }] as Record<string, string>[]) {
     const s = select(files, 'a.ts');
     assert.equal(s.kind, 'invalid-config', JSON.stringify(s));
     if (s.kind !== 'invalid-config') continue;

@@ -11,7 +11,6 @@ import type { Server } from 'node:http';
 import { chromium } from 'playwright-core';
 import { createEngine } from '../../src/index.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
-// @ts-expect-error a plain ES module without declarations
 import { buildPlayground, servePlayground } from '../../examples/playground/build.mjs';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';

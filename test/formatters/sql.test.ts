@@ -38,7 +38,7 @@ test('real SQL keeps every non-blank character', { skip: EXTENSIONS || process.e
   const squash = (text: string) => text.replace(/\s+/g, '');
   let formatted = 0;
   for (const name of files) {
-    const text = readFileSync(join(EXTENSIONS!, name), 'utf8');
+    const text: string = readFileSync(join(EXTENSIONS!, name), 'utf8');
     const outcome = await engine.format({ path: name, text });
     assert.ok(outcome.status === 'formatted' || outcome.status === 'unchanged', `${name}: ${outcome.line}`);
     assert.equal(squash(outcome.content), squash(text), name);

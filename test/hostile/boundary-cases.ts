@@ -138,7 +138,7 @@ function fdCase(mode: 'stdin' | 'supervisor' | 'runtime' | 'runtime-stdin'): Bou
       let piped = '';
       child.stdout!.on('data', (d: Buffer) => (stdout += d));
       child.stderr!.on('data', (d: Buffer) => (stderr += d));
-      (child.stdio[41] as NodeJS.ReadableStream).on('data', (d: Buffer) => (piped += d));
+      (child.stdio as unknown as NodeJS.ReadableStream[])[41]!.on('data', (d: Buffer) => (piped += d));
       const code = await new Promise<number | null>((done) => child.on('close', done));
       assert.equal(code, 0, stderr.slice(0, 1000));
       const report = JSON.parse(stdout) as { held: Array<{ fd: number; cloexec: boolean }>; output: string };
@@ -459,7 +459,8 @@ const nameCases: BoundaryCase[] = [
         const skipped = await rt.format({ path: name });
         assertNoForgedLine(skipped.line, 'skipped line');
         const deleted = await rt.applyPatch({ patch: `*** Begin Patch\n*** Delete File: ${name}\n*** End Patch\n` });
-        assertNoForgedLine(deleted.line ?? '', 'patch line');
+        assert.ok(deleted.receipts.length > 0, 'the deletion has its receipt');
+        for (const receipt of deleted.receipts) assertNoForgedLine(receipt.line, 'patch receipt line');
         assertNoForgedLine(deleted.note, 'patch note');
         assert.equal(existsSync(join(ctx.root, name)), false);
       });

@@ -127,8 +127,12 @@ test('observers run in order: before (sees P and W, file untouched), formatter, 
     observers: [
       {
         name: 'checkpoint',
-        before: (e) => log.push(`checkpoint.before ${e.tool} P=${JSON.stringify(e.prior)} W=${JSON.stringify(e.written)} disk=${JSON.stringify(read(root, 'a.ts'))}`),
-        after: (e) => log.push(`checkpoint.after ${e.receipt.status}`),
+        before: (e) => {
+          log.push(`checkpoint.before ${e.tool} P=${JSON.stringify(e.prior)} W=${JSON.stringify(e.written)} disk=${JSON.stringify(read(root, 'a.ts'))}`);
+        },
+        after: (e) => {
+          log.push(`checkpoint.after ${e.receipt.status}`);
+        },
       },
       {
         name: 'lsp',

@@ -99,6 +99,7 @@ test('a writable scratch root on /dev/shm (native Biome --write copies): writabl
       cwd: root,
       timeoutMs: 10_000,
       maxStdoutBytes: 4096,
+      maxStderrBytes: 4096,
     });
     assert.equal(result.kind, 'exit');
     if (result.kind !== 'exit') return;

@@ -81,7 +81,7 @@ test('memory is capped at instantiation: memory.grow is refused at the cap, mall
   // The rewrite sets a maximum on a module that declared none.
   const capped = capModuleMemory(bytes('grow'), 16 * MiB);
   assert.ok(capped.ok);
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(capped.bytes), {});
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(capped.bytes as Uint8Array<ArrayBuffer>), {});
   const memory = instance.exports.memory as WebAssembly.Memory;
   assert.equal(memory.grow(255), 1);
   assert.throws(() => memory.grow(1), RangeError);
