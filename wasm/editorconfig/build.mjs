@@ -16,22 +16,31 @@ export const MEMORY_MAX_BYTES = 64 * 1024 * 1024;
 /** The normaliser's own version (`#define VERSION` in editorconfig.c): the manifest's version of the module. */
 export const EDITORCONFIG_VERSION = /#define VERSION "([^"]+)"/.exec(readFileSync(join(here, 'editorconfig.c'), 'utf8'))[1];
 
-/** The clang command line; the output path is the only thing that varies. */
-export function clangArgs(output) {
-  return [
-    '--target=wasm32-wasi', '--sysroot=/usr', '-O2', '-std=c11', '-Wall', '-Werror',
-    `-ffile-prefix-map=${here}=.`, '-fno-ident',
-    '-Wl,--strip-all', `-Wl,--max-memory=${MEMORY_MAX_BYTES}`,
-    '-o', output, join(here, 'editorconfig.c'),
-  ];
-}
+/**
+ * Compiled and linked in two clang calls. Linked in one call with -O2, clang's wasm driver also runs
+ * any binaryen `wasm-opt` it finds on the machine, so the bytes would depend on what else is
+ * installed; a link command without -O never runs it.
+ */
+const COMPILE_ARGS = ['--target=wasm32-wasi', '--sysroot=/usr', '-O2', '-std=c11', '-Wall', '-Werror', `-ffile-prefix-map=${here}=.`, '-fno-ident'];
+const LINK_ARGS = ['--target=wasm32-wasi', '--sysroot=/usr', '-Wl,--strip-all', `-Wl,--max-memory=${MEMORY_MAX_BYTES}`];
 
 /** Builds to `output`; returns its sha256, or throws with clang's message. */
 export function buildEditorconfigWasm(output = EDITORCONFIG_WASM) {
-  const result = spawnSync('clang', clangArgs(output), { encoding: 'utf8' });
+  const objectDir = mkdtempSync(join(tmpdir(), 'editorconfig-obj-'));
+  try {
+    const object = join(objectDir, 'editorconfig.o');
+    clang([...COMPILE_ARGS, '-c', '-o', object, join(here, 'editorconfig.c')]);
+    clang([...LINK_ARGS, '-o', output, object]);
+  } finally {
+    rmSync(objectDir, { recursive: true, force: true });
+  }
+  return createHash('sha256').update(readFileSync(output)).digest('hex');
+}
+
+function clang(args) {
+  const result = spawnSync('clang', args, { encoding: 'utf8' });
   if (result.error) throw new Error(`clang is not installed (apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32): ${result.error.message}`);
   if (result.status !== 0) throw new Error(`clang failed:\n${result.stderr}`);
-  return createHash('sha256').update(readFileSync(output)).digest('hex');
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
