@@ -13,12 +13,12 @@ import { outputOverCap } from '../core/output-cap.js';
 import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { describeConfigError } from '../config/config-error.js';
-import { describePin, detectPins, pinAllows, type VersionPin } from '../config/pins.js';
+import { describePin, detectPins, pinAllows, pinBuildNeeded, type VersionPin } from '../config/pins.js';
 import { isCommonjsScript } from '../config/module-type.js';
 import { resolveLimits } from '../config/limits.js';
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
 import type { AfterEditRequest, Engine, EngineOptions, FormatRequest, PinnedAnswer, VersionReport } from './types.js';
-import { buildNeeded, configForPinned, UNKNOWN_TO_THIS_VERSION, withPin } from './versions.js';
+import { configForPinned, UNKNOWN_TO_THIS_VERSION, withPin } from './versions.js';
 import { describeChoice, failedLine, label, notFullyRead, overBudget, shownOutcome, skipped } from './outcomes.js';
 
 export { DEFAULT_LIMITS } from '../config/limits.js';
@@ -309,7 +309,7 @@ export function createEngine(options: EngineOptions): Engine {
         else if (matches) detail = pin.implied ? `no version pinned; ${pin.source} means any ${pin.formatter} ${pin.spec}.x, and ${running.version} is one` : `${running.version}, the pinned version${adapter && version && version.adapter !== adapter ? ', from the verified store' : ''}`;
         else if (user.versions === 'pinned') detail = `files are refused: ${running.version} is not the pinned version${why}, and the user config says "versions": "pinned"`;
         else detail = `files are formatted with ${running.version}${why}, and each receipt says the project pins ${describePin(pin)}`;
-        const needs = matches ? undefined : buildNeeded(pin);
+        const needs = matches ? undefined : pinBuildNeeded(pin);
         rows.push({ ...where, detail, ...(needs ? { needs } : {}) });
       }
       return rows;

@@ -3,21 +3,6 @@ import type { FormatOutcome, FormatterInfo } from '../core/types.js';
 import { shownPath } from '../core/shown.js';
 import { describePin, type VersionPin } from '../config/pins.js';
 
-/** The build of a pinned version a host gives the engine (see docs/versions.md). */
-export function buildNeeded(pin: VersionPin): string | undefined {
-  const version = pin.exact ? pin.spec : `a version in ${pin.spec}`;
-  switch (pin.formatter) {
-    case 'prettier':
-      return `prettier ${version}: its standalone.mjs and plugins/*.mjs (prettierFormatter({modules}))`;
-    case 'biome':
-      return `@biomejs/wasm-web or @biomejs/wasm-nodejs ${version} (biomeFormatter({bindings})), or its native CLI in a sandbox`;
-    case 'ruff':
-      return `@astral-sh/ruff-wasm-web or -nodejs ${version} (ruffFormatter({bindings}))`;
-    default:
-      return undefined;
-  }
-}
-
 export function withPin(info: FormatterInfo, pin: VersionPin, note?: string): FormatterInfo {
   return { ...info, pinned: describePin(pin), pinnedIn: pin.source, ...(note ? { pinnedNote: note } : {}) };
 }

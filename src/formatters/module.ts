@@ -8,6 +8,7 @@
  * The folder, by file:
  *   index.ts    this declaration: data, the config reader's entry, the selection rule. Light: the
  *               engine (`formatbox/core`) reads every declaration to select, and bundles no adapter.
+ *   pin.ts      where a project pins its version, when it can (`pin`).
  *   builtin.ts  `builtins`: its adapters for the wasm a host gave (`createFormatters`).
  *   entry.ts    its universal entry `formatbox/<id>` (exports the adapter), when it has one.
  *   adapter.ts, config.ts, …  whatever else it needs.
@@ -20,6 +21,7 @@ import type { ConfigBudget } from '../config/budget.js';
 import type { ConfigError, SettingOrigin } from '../config/config-error.js';
 import type { ProjectBase } from '../config/project.js';
 import type { ShippedPrettierPlugin } from './prettier-plugins.js';
+import type { PinReader } from '../config/pins.js';
 
 /** One wasm module a formatter loads, and where the build takes it from. */
 export interface WasmAsset<Name extends string = string> {
@@ -86,6 +88,8 @@ export interface FormatterModule<Part extends object = object, Reads extends obj
   readonly configFiles: readonly string[];
   /** `mode: 'always'`: language → adapter name, for languages this formatter is the default of. */
   readonly defaults?: Readonly<Record<string, string>>;
+  /** Where a project pins its version (read as data), and which versions a pin allows. */
+  readonly pin?: PinReader;
   /** The wasm modules its built-in adapters load. */
   readonly wasm: readonly WasmAsset<WasmName>[];
   /** Its part of `ProjectConfig`: the empty value, and the loader run once per directory (while the budget lasts). */

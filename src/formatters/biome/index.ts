@@ -10,6 +10,7 @@ import { isRecord } from '../../config/data.js';
 import type { ConfigBudget } from '../../config/budget.js';
 import { isUnder } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
+import { biomePin } from './pin.js';
 import { BIOME_CONFIG_NAMES, biomeConfigFor, biomeExcludes, biomeVcsIgnore, loadBiomeConfigs, type BiomeConfigFile } from './config.js';
 
 /** Language ids Biome formats (see src/core/languages.ts). */
@@ -50,6 +51,7 @@ export const biome: FormatterModule<BiomePart, object, 'biome'> = {
   adapterNames: ['biome'],
   languages: BIOME_LANGUAGES,
   configFiles: BIOME_CONFIG_NAMES,
+  pin: biomePin,
   wasm: [{ name: 'biome', package: '@biomejs/wasm-web', source: 'biome_wasm_bg.wasm', file: 'biome_wasm_bg.wasm' }],
   project: {
     empty: () => ({ biome: [] }),

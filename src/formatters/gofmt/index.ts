@@ -1,6 +1,7 @@
 /** gofmt (Go): declared by go.mod, formatted by a TinyGo wasm build of go/format. */
 import { dirOf, isUnder, nearest } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
+import { gofmtPin } from './pin.js';
 import { loadGoModules, type GoModule } from './config.js';
 
 export interface GofmtPart {
@@ -14,6 +15,7 @@ export const gofmt: FormatterModule<GofmtPart, object, 'gofmt'> = {
   languages: ['go'],
   configFiles: ['go.mod'],
   defaults: { go: 'gofmt' },
+  pin: gofmtPin,
   wasm: [{ name: 'gofmt', package: '@wasm-fmt/gofmt', source: 'gofmt.wasm', file: 'gofmt.wasm' }],
   project: {
     empty: () => ({ go: [] }),

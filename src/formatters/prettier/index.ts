@@ -10,6 +10,7 @@ import { insideNodeModules, isIgnoredBy, readIgnoreFile, type IgnoreFile } from 
 import { NOT_READ_REASON, type SettingOrigin } from '../../config/config-error.js';
 import { dirOf, isUnder } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
+import { prettierPin } from './pin.js';
 import {
   loadPrettierConfigs,
   nearestPrettierConfig,
@@ -58,6 +59,7 @@ export const prettier: FormatterModule<PrettierPart> = {
   languages: PRETTIER_LANGUAGES,
   configFiles: [...PRETTIER_CONFIG_NAMES, '.prettierignore'],
   defaults: Object.fromEntries(PRETTIER_CORE_LANGUAGES.map((language) => [language, 'prettier'])),
+  pin: prettierPin,
   wasm: [],
   project: {
     empty: () => ({ prettier: [] }),

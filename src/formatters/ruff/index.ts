@@ -6,6 +6,7 @@
 import { clampEach, clampKeys } from '../../config/clamp.js';
 import { nearest } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
+import { ruffPin } from './pin.js';
 import { loadRuffConfigs, RUFF_CONFIG_NAMES, ruffSettingsFor, type RuffConfigFile } from './config.js';
 import { ruffExcludes } from './exclude.js';
 
@@ -22,6 +23,7 @@ export const ruff: FormatterModule<RuffPart, object, 'ruff' | 'ruff_fmt'> = {
   languages: ['python'],
   configFiles: RUFF_CONFIG_NAMES,
   defaults: { python: 'ruff' },
+  pin: ruffPin,
   wasm: [
     { name: 'ruff', package: '@astral-sh/ruff-wasm-web', source: 'ruff_wasm_bg.wasm', file: 'ruff_wasm_bg.wasm' },
     { name: 'ruff_fmt', package: '@wasm-fmt/ruff_fmt', source: 'ruff_fmt_bg.wasm', file: 'ruff_fmt_bg.wasm' },
