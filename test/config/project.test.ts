@@ -42,110 +42,38 @@ test('package.json without "prettier" does not declare Prettier, and the search 
   assert.equal(s.because, '.prettierrc.json declares Prettier');
 });
 
-test('plugins are stripped in every form, also inside overrides, and each one is reported', () => {
+test('plugins are never loaded in any form, also inside overrides; each one is reported, and the files the config governs are refused', () => {
   const plugins = ['./local-plugin.js', 'prettier-plugin-evil', '/abs/plugin.mjs', 'file:///tmp/p.mjs', 'data:text/javascript,export default {}', 'https://example.com/p.mjs', 'node:fs', 'blob:x', 'javascript:alert(1)'];
   const files = {
     '.prettierrc': JSON.stringify({ semi: false, plugins, pluginSearchDirs: ['.'], overrides: [{ files: '*.ts', options: { plugins: ['x'], tabWidth: 3 } }] }),
   };
   const project = loadProjectConfig(files, { trust: 'untrusted' });
-  const s = formatted(selectFormatter(project, normaliseUserConfig({}), 'a.ts'));
-  assert.deepEqual(s.settings, { semi: false, tabWidth: 3 });
-  // doctor() gets every item; a receipt gets a short list.
+  // doctor() gets every item.
   for (const plugin of plugins) assert.ok(project.ignored.some((i) => i.item.includes(plugin.slice(0, 40))), plugin);
   assert.ok(project.ignored.some((i) => i.item === 'overrides[0].options.plugins[0]: x'));
   assert.ok(project.ignored.some((i) => i.item.startsWith('pluginSearchDirs')));
-  assert.equal(s.ignored.length, 8);
-  assert.equal(s.ignored[7]?.item, '4 more items');
-});
-
-test('JS/TS config files of every name are never loaded; the files they configure are refused (never Prettier defaults), trusted mode loads them', () => {
-  for (const name of ['prettier.config.js', 'prettier.config.cjs', 'prettier.config.mjs', 'prettier.config.ts', 'prettier.config.cts', 'prettier.config.mts', '.prettierrc.js', '.prettierrc.cjs', '.prettierrc.mjs', '.prettierrc.ts', '.prettierrc.cts', '.prettierrc.mts']) {
-    const s = select({ [name]: null }, 'a.ts');
-    assert.equal(s.kind, 'invalid-config', JSON.stringify(s));
-    if (s.kind !== 'invalid-config') continue;
-    assert.equal(s.formatter, 'prettier');
-    assert.equal(s.error.refusal, true);
-    assert.equal(s.error.file, name);
-    assert.match(s.error.message, /^this config is code; untrusted mode never runs repository code, so formatbox cannot format as this project's Prettier would \(trust the workspace to run it\)$/);
-    assert.equal(s.ignored[0]?.item, name);
-    // A nearer data config decides for the files below it, as in Prettier.
-    assert.equal(formatted(select({ [name]: null, 'sub/.prettierrc.json': '{"semi":false}' }, 'sub/a.ts')).settings.semi, false);
-    // Trusted: Prettier itself loads it (src/node/trusted-prettier.ts); nothing is refused here.
-    assert.equal(select({ [name]: null }, 'a.ts', {}, 'trusted').kind, 'format');
-  }
-});
-
-test('a package.json (or .prettierrc) "prettier" string naming a module is refused in untrusted mode', () => {
-  for (const files of [{ 'package.json': '{"prettier": "@company/prettier-config"}' }, { 'package.yaml': 'prettier: "@company/prettier-config"\n' }, { '.prettierrc': '"@company/prettier-config"' }] as Record<string, string>[]) {
-    const s = select(files, 'a.ts');
+  // Formatting without the plugins could give other bytes than the project's Prettier: refused, naming them.
+  for (const path of ['a.ts', 'b.md']) {
+    const s = selectFormatter(project, normaliseUserConfig({}), path);
     assert.equal(s.kind, 'invalid-config', JSON.stringify(s));
     if (s.kind !== 'invalid-config') continue;
     assert.equal(s.error.refusal, true);
-    assert.match(s.error.message, /"@company\/prettier-config" names a module \(code\); untrusted mode never runs repository code/);
-    assert.match(s.ignored[0]?.reason ?? '', /module/);
+    assert.match(s.error.message, /^this config loads the Prettier plugins \.\/local-plugin\.js, prettier-plugin-evil, \/abs\/plugin\.mjs, /);
+    assert.match(s.error.message, /which formatbox does not run; untrusted mode never runs repository code/);
   }
 });
 
-test('a parser only a plugin provides is refused; built-in parsers pass', () => {
-  const files = { '.prettierrc': JSON.stringify({ overrides: [{ files: '*.js', options: { parser: 'hermes' } }, { files: '*.jsx', options: { parser: 'babel-flow' } }] }) };
-  const js = formatted(select(files, 'a.js'));
-  assert.equal(js.settings.parser, undefined);
-  assert.ok(js.ignored.some((i) => i.item.includes('parser: hermes')));
-  assert.equal(formatted(select(files, 'a.jsx')).settings.parser, 'babel-flow');
-});
-
-test('overrides: files/excludeFiles relative to the config file, basename match without a slash', () => {
-  const files = {
-    'pkg/.prettierrc': JSON.stringify({
-      tabWidth: 2,
-      overrides: [
-        { files: ['*.test.ts'], options: { tabWidth: 4 } },
-        { files: 'src/legacy/**/*.ts', excludeFiles: 'src/legacy/keep/**', options: { semi: false } },
-      ],
-    }),
-  };
-  assert.equal(formatted(select(files, 'pkg/deep/x.test.ts')).settings.tabWidth, 4);
-  assert.equal(formatted(select(files, 'pkg/src/legacy/a/b.ts')).settings.semi, false);
-  assert.equal(formatted(select(files, 'pkg/src/legacy/keep/b.ts')).settings.semi, undefined);
-  assert.equal(formatted(select(files, 'pkg/legacy/a.ts')).settings.semi, undefined);
-  // Outside pkg/ there is no config.
-  assert.equal(select(files, 'other/a.ts').kind, 'skip');
-});
-
-test('the nearest Prettier config wins (configs do not merge)', () => {
-  const files = { '.prettierrc': '{"semi": false, "tabWidth": 4}', 'packages/a/.prettierrc.json': '{"singleQuote": true}' };
-  assert.deepEqual(formatted(select(files, 'packages/a/src/x.ts')).settings, { singleQuote: true });
-  assert.deepEqual(formatted(select(files, 'packages/b/x.ts')).settings, { semi: false, tabWidth: 4 });
-});
-
-test('.editorconfig maps like Prettier (indent_style/size, tab_width, max_line_length, end_of_line), config keys win', () => {
-  const files = {
-    '.editorconfig': 'root = true\n\n[*]\nindent_style = space\nindent_size = 3\nend_of_line = crlf\n\n[*.md]\nmax_line_length = 70\n\n[{Makefile,*.mk}]\nindent_style = tab\n\n[lib/**.js]\nindent_size = 8\n',
-    '.prettierrc': '{"endOfLine": "lf"}',
-  };
-  assert.deepEqual(formatted(select(files, 'docs/a.md')).settings, { useTabs: false, tabWidth: 3, printWidth: 70, endOfLine: 'lf' });
-  assert.deepEqual(formatted(select(files, 'lib/x/y.js')).settings, { useTabs: false, tabWidth: 8, endOfLine: 'lf' });
-  assert.deepEqual(formatted(select(files, 'src/y.js')).settings, { useTabs: false, tabWidth: 3, endOfLine: 'lf' });
-});
-
-test('.editorconfig: root = true stops at that file; nearer files win; indent_style=tab gives useTabs and tab_width', () => {
-  const files = {
-    '.editorconfig': '[*]\nindent_size = 7\nmax_line_length = 99\n',
-    'a/.editorconfig': 'root = true\n[*]\nindent_style = tab\ntab_width = 6\n',
-    'b/.editorconfig': '[*.ts]\nindent_size = 5\n',
-    'b/.prettierrc': '{}',
-    'a/.prettierrc': '{}',
-  };
-  assert.deepEqual(formatted(select(files, 'a/x.ts')).settings, { useTabs: true, tabWidth: 6 });
-  assert.deepEqual(formatted(select(files, 'b/x.ts')).settings, { tabWidth: 5, printWidth: 99 });
-});
-
-test('.editorconfig brace bombs and huge ranges are refused and reported, other sections still apply', () => {
-  const bomb = '{a,b}'.repeat(40);
-  const files = { '.editorconfig': `[${bomb}]\nindent_size = 9\n[{1..99999999}.ts]\nindent_size = 9\n[*]\nindent_size = 2\n`, '.prettierrc': '{}' };
-  const project = loadProjectConfig(files, { trust: 'untrusted' });
-  assert.equal(project.ignored.filter((i) => i.file === '.editorconfig').length, 2);
-  assert.equal(formatted(selectFormatter(project, normaliseUserConfig({}), 'ab.ts')).settings.tabWidth, 2);
+test('a plugin listed in an override refuses only the files the override matches; allowlisted plugins are not refused', () => {
+  const project = loadProjectConfig({ '.prettierrc': JSON.stringify({ semi: false, plugins: ['@prettier/plugin-xml', 'prettier-plugin-sh'], overrides: [{ files: ['*.tsx', 'src/**/*.css'], excludeFiles: 'src/keep/**', options: { plugins: ['prettier-plugin-tailwindcss'] } }] }) }, { trust: 'untrusted' });
+  const user = normaliseUserConfig({});
+  for (const path of ['a.tsx', 'deep/b.tsx', 'src/x/c.css']) {
+    const s = selectFormatter(project, user, path);
+    assert.equal(s.kind, 'invalid-config', `${path}: ${JSON.stringify(s)}`);
+    if (s.kind === 'invalid-config') assert.match(s.error.message, /^overrides\[0\] of this config loads the Prettier plugin prettier-plugin-tailwindcss, which formatbox does not run/);
+  }
+  for (const path of ['a.ts', 'c.css', 'src/keep/d.css', 'e.xml']) assert.equal(formatted(selectFormatter(project, user, path)).settings.semi, false, path);
+  // Trusted: Prettier itself loads the plugins, nothing is refused.
+  assert.equal(selectFormatter(loadProjectConfig({ '.prettierrc': '{"plugins":["prettier-plugin-tailwindcss"]}' }, { trust: 'trusted' }), user, 'a.tsx').kind, 'format');
 });
 
 test('Biome: plugins stripped, maxSize clamped, "//" merges the root config', () => {

@@ -66,6 +66,17 @@ const MODULE_CONFIG_IGNORED = 'a string config names a module to load; never loa
  * A Prettier config that is code (or names a module) in untrusted mode: formatbox will not run it,
  * and formatting with defaults would not write what the project's Prettier writes, so it refuses.
  */
+/**
+ * A plugin can change the bytes of any file it sees (Tailwind's class order, import sorting), and
+ * untrusted mode runs no plugin from the repository: formatting without it would not give the
+ * project's bytes, so the files the config governs are refused.
+ */
+function pluginRefusal(file: string, specifiers: readonly string[], where?: string): ConfigError {
+  // A package name or path is shown as written; anything else is quoted, so the message cuts it short.
+  const names = specifiers.map((s) => (/^[@\w./][\w./@:+-]{0,63}$/.test(s) ? s : JSON.stringify(truncate(s)))).join(', ');
+  return codeConfigRefusal(file, `${where ? `${where} of this config` : 'this config'} loads the Prettier plugin${specifiers.length > 1 ? 's' : ''} ${names}, which formatbox does not run`);
+}
+
 function codeConfigRefusal(file: string, what: string): ConfigError {
   return {
     file,
@@ -83,6 +94,8 @@ interface PrettierOverride {
   options: Record<string, unknown>;
   /** Where each of `options` is written (for a rejected value's position). */
   origins: Record<string, SettingOrigin>;
+  /** The override loads a plugin formatbox does not run: files it matches are refused. */
+  refusal?: ConfigError;
 }
 
 export interface PrettierConfigFile {
@@ -192,7 +205,9 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
   }
   const { overrides, ...options } = config;
   const plugins = listedPlugins(config);
-  entry.options = sanitiseOptions(options, file, '', entry.ignored, trust, plugins);
+  const notRun: string[] = [];
+  entry.options = sanitiseOptions(options, file, '', entry.ignored, trust, plugins, notRun);
+  if (notRun.length > 0) entry.error ??= pluginRefusal(file, notRun);
   entry.origins = originsOf(entry.options, file, text);
   if (overrides !== undefined && overrides !== null) {
     if (!Array.isArray(overrides)) entry.error = { file, ...locateKey(text, 'overrides'), message: 'overrides is not an array (Prettier fails on it)' };
@@ -226,8 +241,10 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
         const filesMatchers = matchers(override.files, 'files');
         const excludeMatchers = matchers(override.excludeFiles, 'excludeFiles');
         if (!filesMatchers || !excludeMatchers) return;
-        const overrideOptions = isRecord(override.options) ? sanitiseOptions(override.options, file, `${where}.options.`, entry.ignored, trust, plugins) : {};
+        const overrideNotRun: string[] = [];
+        const overrideOptions = isRecord(override.options) ? sanitiseOptions(override.options, file, `${where}.options.`, entry.ignored, trust, plugins, overrideNotRun) : {};
         entry.overrides.push({
+          ...(overrideNotRun.length > 0 ? { refusal: pluginRefusal(file, overrideNotRun, where) } : {}),
           basenameFiles: filesMatchers.filter((m) => !m.slash),
           pathFiles: filesMatchers.filter((m) => m.slash),
           excludeFiles: excludeMatchers,
@@ -283,7 +300,7 @@ function originsOf(options: Record<string, unknown>, file: string, text: string)
  * on the allowlist becomes its id in `plugins` (formatbox's own copy runs), and its options and
  * parsers are kept.
  */
-function sanitiseOptions(options: Record<string, unknown>, file: string, prefix: string, ignored: IgnoredItem[], trust: Trust, listed: readonly string[] = []): Record<string, unknown> {
+function sanitiseOptions(options: Record<string, unknown>, file: string, prefix: string, ignored: IgnoredItem[], trust: Trust, listed: readonly string[] = [], notRun: string[] = []): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const pluginOptions = new Set(listed.flatMap((id) => PRETTIER_PLUGIN_ALLOWLIST[id]!.options));
   const pluginParsers = new Set(listed.flatMap((id) => PRETTIER_PLUGIN_ALLOWLIST[id]!.parsers));
@@ -293,6 +310,9 @@ function sanitiseOptions(options: Record<string, unknown>, file: string, prefix:
       const entries = Array.isArray(value) ? value : [value];
       entries.forEach((plugin, index) => {
         const id = key === 'plugins' ? allowlistedPlugin(plugin) : undefined;
+        // Not on the allowlist: code formatbox never runs untrusted. (An allowlisted plugin without a
+        // shipped copy only adds its own language, whose files are reported instead.)
+        if (key === 'plugins' && !id && trust !== 'trusted') notRun.push(typeof plugin === 'string' ? plugin : JSON.stringify(plugin) ?? String(plugin));
         if (id && PRETTIER_PLUGIN_ALLOWLIST[id]!.shipped && trust !== 'trusted') {
           const ids = (out.plugins as string[] | undefined) ?? [];
           if (!ids.includes(id)) ids.push(id);
@@ -343,16 +363,20 @@ export function prettierOptionsFor(config: PrettierConfigFile | undefined, path:
   const relative = relativeTo(config.dir, path);
   const base = baseOf(relative);
   for (const override of config.overrides) {
-    // micromatch.isMatch(path, withoutSlashes, { basename: true, ignore }) || isMatch(path, withSlashes, { ignore }).
-    // With `basename: true` micromatch matches the ignore patterns against the basename too.
-    const byBasename = override.basenameFiles.some((test) => test(base) || test(relative)) && !override.excludeFiles.some((test) => test(base));
-    const byPath = override.pathFiles.some((test) => test(relative)) && !override.excludeFiles.some((test) => test(relative));
-    if (byBasename || byPath) {
+    if (overrideMatches(override, relative, base)) {
       Object.assign(options, override.options);
       Object.assign(origins, override.origins);
     }
   }
   return options;
+}
+
+function overrideMatches(override: PrettierOverride, relative: string, base: string): boolean {
+  // micromatch.isMatch(path, withoutSlashes, { basename: true, ignore }) || isMatch(path, withSlashes, { ignore }).
+  // With `basename: true` micromatch matches the ignore patterns against the basename too.
+  const byBasename = override.basenameFiles.some((test) => test(base) || test(relative)) && !override.excludeFiles.some((test) => test(base));
+  const byPath = override.pathFiles.some((test) => test(relative)) && !override.excludeFiles.some((test) => test(relative));
+  return byBasename || byPath;
 }
 
 /** The nearest Prettier config for `path`, searching upward and stopping at the project root. */
@@ -372,6 +396,11 @@ export function nearestPrettierConfig(configs: readonly PrettierConfigFile[], pa
 export function prettierConfigError(configs: readonly PrettierConfigFile[], path: string): ConfigError | undefined {
   const config = nearestPrettierConfig(configs, path);
   if (config?.error) return config.error;
+  if (config) {
+    const relative = relativeTo(config.dir, path);
+    const refused = config.overrides.find((override) => override.refusal && overrideMatches(override, relative, baseOf(relative)));
+    if (refused) return refused.refusal;
+  }
   const from = config ? config.dir.length : -1;
   let nearestBroken: PrettierConfigFile | undefined;
   for (const candidate of configs) {
