@@ -61,7 +61,8 @@ interface Build {
 const BUILDS: Readonly<Record<string, Build>> = {
   prettier: {
     projectPackage: 'prettier',
-    buildFor: async (v) => (semverMajor(v) === 3 ? { packageName: 'prettier' } : { unavailable: 'formatbox runs Prettier 3 builds only' }),
+    // Prettier 2 from 2.2 on ships an ES module build (esm/) that runs as the standalone 3 does.
+    buildFor: async (v) => (semverMajor(v) === 3 || semverSatisfies(v, '>=2.2.0 <3') ? { packageName: 'prettier' } : { unavailable: 'formatbox runs Prettier 3 and Prettier 2.2 or later only' }),
   },
   biome: {
     projectPackage: '@biomejs/biome',
