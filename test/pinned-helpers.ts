@@ -25,6 +25,19 @@ function sources(dir: string, extension: string, limit: number): string[] {
 /** Real TS (rxjs's sources) and JS (the MCP SDK's ESM build) files from installed packages, under 16 KiB each. */
 export const PINNED_CORPUS: readonly string[] = [...sources(join(repo, 'node_modules/rxjs/src'), '.ts', 140), ...sources(join(repo, 'node_modules/@modelcontextprotocol/sdk/dist/esm'), '.js', 90)];
 
+/** Real Markdown: the READMEs of installed packages, under 16 KiB each (prose and embedded code change between Prettier versions). */
+export const PINNED_MARKDOWN: readonly string[] = readdirSync(join(repo, 'node_modules'))
+  .sort()
+  .map((name) => join(repo, 'node_modules', name, 'README.md'))
+  .filter((file) => {
+    try {
+      return statSync(file).size < 16 * 1024;
+    } catch {
+      return false;
+    }
+  })
+  .slice(0, 40);
+
 /** `store.fetch`, or undefined after skipping `t` when the registry is not reachable outside CI. */
 export async function fetchOrSkip(t: { skip: (message: string) => void }, store: FormatterStore, name: string, version: string): Promise<StoredPackage | undefined> {
   try {

@@ -1,26 +1,26 @@
 // Agreement at the version a project pins: projects whose package.json pins Prettier 3.3.3, 3.6.2
 // and 2.8.8 (whose defaults differ) are formatted by formatbox, which fetches that version from the
 // real registry into its verified store, and by that exact version's own CLI (`npx -y
-// prettier@<v> --write`) on a copy, on more than 200 real JS and TS files read from installed
-// packages: equal, file for file. The shipped Prettier differs from 3.3.3 and 2.8.8 on some of
+// prettier@<v> --write`) on a copy, on more than 200 real JS and TS files and 40 READMEs read
+// from installed packages: equal, file for file. The shipped Prettier differs from 3.3.3 and 2.8.8 on some of
 // these files, so the pin is what makes them agree.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRuntime } from '../../src/node/index.js';
 import { createPinnedFormatters } from '../../src/node/pinned-formatters.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 import { writeTree } from '../write-tree.js';
-import { PINNED_CORPUS } from '../pinned-helpers.js';
+import { PINNED_CORPUS, PINNED_MARKDOWN } from '../pinned-helpers.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const shipped = JSON.parse(readFileSync(join(repo, 'node_modules/prettier/package.json'), 'utf8')).version as string;
 
-const FILES = PINNED_CORPUS;
+const FILES = [...PINNED_CORPUS, ...PINNED_MARKDOWN];
 
 function npxPrettier(version: string, cwd: string): { ok: true } | { ok: false; why: string } {
   const run = spawnSync('npx', ['-y', `prettier@${version}`, '--write', 'src'], { cwd, encoding: 'utf8', timeout: 300_000, env: { ...process.env, npm_config_update_notifier: 'false' } });
@@ -28,13 +28,13 @@ function npxPrettier(version: string, cwd: string): { ok: true } | { ok: false; 
 }
 
 for (const version of ['3.3.3', '3.6.2', '2.8.8']) {
-  test(`a project pinning prettier ${version}: formatbox's bytes equal prettier ${version}'s CLI on ${FILES.length} real files`, async (t) => {
+  test(`a project pinning prettier ${version}: formatbox's bytes equal prettier ${version}'s CLI on ${FILES.length} real files (JS, TS, Markdown)`, async (t) => {
     assert.ok(FILES.length >= 200, `${FILES.length} files`);
     const base = mkdtempSync(join(tmpdir(), `fb-pin-prettier-${version}-`));
     t.after(() => rmSync(base, { recursive: true, force: true }));
     const layout: Record<string, string> = { '.git/': '', 'package.json': JSON.stringify({ name: 'x', devDependencies: { prettier: version } }), '.prettierrc': '{}\n' };
     FILES.forEach((file, index) => {
-      layout[`src/${String(index).padStart(3, '0')}${file.endsWith('.ts') ? '.ts' : '.js'}`] = readFileSync(file, 'utf8');
+      layout[`src/${String(index).padStart(3, '0')}${extname(file)}`] = readFileSync(file, 'utf8');
     });
     const ours = join(base, 'ours');
     const theirs = join(base, 'theirs');
