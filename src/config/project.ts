@@ -12,6 +12,7 @@ import { NOT_READ_REASON } from './config-error.js';
 import { loadPackageModuleTypes, type PackageModuleType } from './module-type.js';
 import { MODULES, type FormatterParts } from '../formatters/derived.js';
 import type { LoadContext } from '../formatters/module.js';
+import type { VersionPin } from './pins.js';
 
 export type Trust = 'untrusted' | 'trusted';
 
@@ -31,6 +32,8 @@ export interface ProjectBase {
   budget?: ConfigBudgetReport;
   /** Set when the config is over budget: nothing in this project is formatted, for this reason. */
   overBudget?: string;
+  /** The versions the project pins (config/pins.ts, set by the engine), for rules that differ by version. */
+  pins?: readonly VersionPin[];
 }
 
 /** The project's config: the shared files, and each registered formatter's part (its `project` in its folder). */

@@ -33,10 +33,10 @@ export function createEngine(options: EngineOptions): Engine {
   // is checked between files and globs, and the rest covers the one file being parsed when it runs
   // out (up to ~1 s for 1 MiB of JSON on a loaded machine) and the selection of the path.
   const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs / 4) } });
-  let project: ProjectConfig = loadConfig(options.projectFiles ?? {});
   let unread: IgnoredItem[] = options.unread ?? [];
   let pinFiles: ProjectFiles = options.pinFiles ?? {};
   let pins: VersionPin[] = detectPins({ ...pinFiles, ...(options.projectFiles ?? {}) });
+  let project: ProjectConfig = { ...loadConfig(options.projectFiles ?? {}), pins };
   const adaptersByName = new Map(options.formatters.map((adapter) => [adapter.name, adapter]));
   const choiceAdapters = new Map<string, FormatterAdapter | undefined>();
   const infoCache = new Map<FormatterAdapter, Promise<FormatterInfo>>();
@@ -315,10 +315,10 @@ export function createEngine(options: EngineOptions): Engine {
       return rows;
     },
     setProjectFiles(files, reread = {}) {
-      project = loadConfig(files);
       unread = reread.unread ?? [];
       if (reread.pinFiles) pinFiles = reread.pinFiles;
       pins = detectPins({ ...pinFiles, ...files });
+      project = { ...loadConfig(files), pins };
       lastOutput.clear();
       selections.clear();
     },

@@ -74,3 +74,31 @@ for (const version of ['3.3.3', '3.6.2', '2.8.8']) {
     if (version !== '3.6.2') assert.ok(differsFromShipped > 0, `the shipped Prettier ${shipped} agrees with 3.3.3 on every file: this corpus does not show the pin matters`);
   });
 }
+
+test('the root .gitignore: Prettier 3 leaves its files alone, Prettier 2 formats them, and so does formatbox for a project pinning each', async (t) => {
+  const base = mkdtempSync(join(tmpdir(), 'fb-pin-prettier-gitignore-'));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const unformatted = 'export const a = {b:1}\n';
+  for (const version of ['3.3.3', '2.8.8']) {
+    const root = join(base, version);
+    writeTree(root, { '.git/': '', '.gitignore': 'gen/\n', 'package.json': JSON.stringify({ name: 'x', devDependencies: { prettier: version } }), '.prettierrc': '{}\n', 'gen/a.ts': unformatted });
+    // The CLI given the ignored file by name, as a format-on-save or lint-staged call gives it.
+    const cli = spawnSync('npx', ['-y', `prettier@${version}`, '--write', 'gen/a.ts'], { cwd: root, encoding: 'utf8', timeout: 300_000, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    if (cli.status !== 0) {
+      if (process.env.CI) assert.fail(`npx prettier@${version}: ${cli.stderr}`);
+      t.skip(`prettier ${version} could not be run from the registry here`);
+      return;
+    }
+    const cliWrote = readFileSync(join(root, 'gen/a.ts'), 'utf8');
+    assert.equal(cliWrote === unformatted, version === '3.3.3', `prettier ${version} ${version === '3.3.3' ? 'leaves the ignored file alone' : 'formats it'}`);
+    writeTree(root, { 'gen/a.ts': unformatted });
+    const runtime = createRuntime({ root, pinned: false });
+    try {
+      const receipt = await runtime.format({ path: 'gen/a.ts' });
+      if (version === '3.3.3') assert.match(receipt.line, /listed in \.gitignore \(Prettier 3 reads the root \.gitignore\)/, receipt.line);
+      else assert.equal(receipt.status, 'formatted', receipt.line);
+    } finally {
+      await runtime.close();
+    }
+  }
+});

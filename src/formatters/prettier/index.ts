@@ -10,6 +10,9 @@ import { insideNodeModules, isIgnoredBy, readIgnoreFile, type IgnoreFile } from 
 import { NOT_READ_REASON, type SettingOrigin } from '../../config/config-error.js';
 import { dirOf, isUnder } from '../../config/paths.js';
 import type { FormatterModule } from '../module.js';
+import type { VersionPin } from '../../config/pins.js';
+import semverIntersects from 'semver/ranges/intersects.js';
+import semverValidRange from 'semver/ranges/valid.js';
 import { prettierPin } from './pin.js';
 import {
   loadPrettierConfigs,
@@ -110,7 +113,7 @@ export const prettier: FormatterModule<PrettierPart> = {
   leavesAlone(project, path) {
     if (insideNodeModules(path)) return 'inside node_modules (Prettier leaves dependencies alone)';
     const rootGitignore = project.gitignore.find((g) => g.dir === '');
-    if (rootGitignore && isIgnoredBy([rootGitignore], path)) return 'listed in .gitignore (Prettier reads the root .gitignore)';
+    if (rootGitignore && !pinsPrettier2(project.pins) && isIgnoredBy([rootGitignore], path)) return 'listed in .gitignore (Prettier 3 reads the root .gitignore)';
     if (project.prettierignore && isIgnoredBy([project.prettierignore], path)) return 'listed in .prettierignore';
     return undefined;
   },
@@ -125,3 +128,10 @@ export const prettier: FormatterModule<PrettierPart> = {
     };
   },
 };
+
+/** The project pins Prettier 2, whose CLI reads only `.prettierignore` (Prettier 3 reads the root `.gitignore` too). */
+function pinsPrettier2(pins: readonly VersionPin[] | undefined): boolean {
+  const pin = pins?.find((p) => p.formatter === 'prettier' && !p.implied);
+  if (!pin || !semverValidRange(pin.spec)) return false;
+  return semverIntersects(pin.spec, '2.x') && !semverIntersects(pin.spec, '>=3.0.0-0');
+}
