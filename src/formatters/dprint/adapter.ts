@@ -13,6 +13,7 @@ import { createFromWasmModule, type Formatter, type GlobalConfiguration } from '
 import { compileWasm, lazy } from '../../core/wasm.js';
 import { messageOf } from '../../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, LineEndingPolicy, FormatterInfo, WasmSource } from '../../core/types.js';
+import { hostFormatter, splitEmbedded, type EmbeddedHost, type EmbeddedPlugins } from './embedded.js';
 
 export interface DprintPluginOptions {
   /** The plugin's `plugin.wasm` (dprint's wasm plugin ABI; no imports). */
@@ -22,6 +23,8 @@ export interface DprintPluginOptions {
   /** The plugin's section in dprint.json (`toml`, `markdown`, `json`): its keys go to the plugin. */
   section: string;
   languages: readonly string[];
+  /** The shipped plugins that may format its code blocks (Markdown's), by dprint.json section; used for those the project lists. */
+  embedded?: Readonly<Record<string, WasmSource>>;
 }
 
 const GLOBAL_KEYS = new Set(['lineWidth', 'indentWidth', 'useTabs']);
@@ -63,47 +66,95 @@ export function dprintLineEnding(settings: Record<string, unknown>, section: str
   return 'lf';
 }
 
+/** One instance of a plugin, with the configuration last set on it. */
+interface PluginInstance {
+  formatter: Formatter;
+  configKey?: string;
+  configError?: string;
+}
+
+/** Sets the configuration when it changed; returns an error message for a bad value. */
+function configure(target: PluginInstance, settings: Record<string, unknown>, section: string): string | undefined {
+  const key = JSON.stringify(settings);
+  if (key === target.configKey) return target.configError;
+  const { global, plugin } = dprintConfig(settings, section);
+  // The plugin traps (wasm `unreachable`) on a mistyped global key instead of reporting it.
+  const mistyped = mistypedGlobalKey({ ...global, ...plugin });
+  if (mistyped) return `invalid ${section} settings: ${mistyped}`;
+  target.formatter.setConfig(global, plugin);
+  let diagnostics = target.formatter.getConfigDiagnostics();
+  const unknown = diagnostics.filter((d) => /unknown property/i.test(d.message));
+  if (unknown.length > 0) {
+    const globalRecord = global as Record<string, unknown>;
+    for (const { propertyName } of unknown) {
+      delete plugin[propertyName];
+      delete globalRecord[propertyName];
+    }
+    target.formatter.setConfig(global, plugin);
+    diagnostics = target.formatter.getConfigDiagnostics();
+  }
+  target.configKey = key;
+  target.configError = diagnostics.length > 0 ? `invalid ${section} settings: ${diagnostics.map((d) => `${d.propertyName}: ${d.message}`).join('; ')}` : undefined;
+  return target.configError;
+}
+
+/** Whether a plugin claims `filePath`, by its file matching info (extensions, file names), as the dprint CLI resolves it. */
+function claimsOf(formatter: Formatter): (filePath: string) => boolean {
+  const { fileExtensions, fileNames } = formatter.getFileMatchingInfo();
+  const extensions = new Set(fileExtensions.map((e) => e.replace(/^\./, '').toLowerCase()));
+  const names = new Set((fileNames ?? []).map((n) => n.toLowerCase()));
+  return (filePath) => {
+    const base = filePath.slice(filePath.lastIndexOf('/') + 1).toLowerCase();
+    return names.has(base) || extensions.has(base.slice(base.lastIndexOf('.') + 1));
+  };
+}
+
 /** A dprint wasm plugin run in-process by `@dprint/formatter`. `info()` reports the plugin's own name and version. */
 export function dprintPluginFormatter(options: DprintPluginOptions): FormatterAdapter {
   const what = `dprint plugin ${options.section}`;
   const module = lazy(() => compileWasm(options.wasm, what));
-  let formatter: Formatter | undefined;
-  let configKey: string | undefined;
-  let configError: string | undefined;
+  let main: PluginInstance | undefined;
+  /** The plugins that format code blocks (Markdown), one instance each, made on first use. */
+  const embedded = new Map<string, Promise<PluginInstance>>();
 
-  async function instance(): Promise<Formatter> {
-    if (formatter) return formatter;
-    const compiled = await module.get();
-    formatter = createFromWasmModule(compiled, { onOutput: () => {} });
-    configKey = undefined;
-    return formatter;
+  async function instance(): Promise<PluginInstance> {
+    if (main) return main;
+    main = { formatter: createFromWasmModule(await module.get(), { onOutput: () => {} }) };
+    return main;
   }
 
-  /** Sets the configuration when it changed; returns an error message for a bad value. */
-  function configure(target: Formatter, settings: Record<string, unknown>): string | undefined {
-    const key = JSON.stringify(settings);
-    if (key === configKey) return configError;
-    const { global, plugin } = dprintConfig(settings, options.section);
-    // The plugin traps (wasm `unreachable`) on a mistyped global key instead of reporting it.
-    const mistyped = mistypedGlobalKey({ ...global, ...plugin });
-    if (mistyped) return `invalid ${options.section} settings: ${mistyped}`;
-    target.setConfig(global, plugin);
-    let diagnostics = target.getConfigDiagnostics();
-    const unknown = diagnostics.filter((d) => /unknown property/i.test(d.message));
-    if (unknown.length > 0) {
-      const globalRecord = global as Record<string, unknown>;
-      for (const { propertyName } of unknown) {
-        delete plugin[propertyName];
-        delete globalRecord[propertyName];
-      }
-      target.setConfig(global, plugin);
-      diagnostics = target.getConfigDiagnostics();
+  function embeddedInstance(section: string, wasm: WasmSource): Promise<PluginInstance> {
+    let made = embedded.get(section);
+    if (!made) {
+      made = compileWasm(wasm, `dprint plugin ${section}`).then((compiled) => ({ formatter: createFromWasmModule(compiled, { onOutput: () => {} }) }));
+      embedded.set(section, made);
     }
-    configKey = key;
-    configError = diagnostics.length > 0
-      ? `invalid ${options.section} settings: ${diagnostics.map((d) => `${d.propertyName}: ${d.message}`).join('; ')}`
-      : undefined;
-    return configError;
+    return made;
+  }
+
+  /** The hosts for this call's code blocks: each shipped plugin the project lists, configured as the project configures it. */
+  async function hostsFor(plugins: EmbeddedPlugins['plugins']): Promise<EmbeddedHost[] | string> {
+    const hosts: EmbeddedHost[] = [];
+    for (const [section, settings] of Object.entries(plugins)) {
+      const wasm = options.embedded?.[section];
+      if (!wasm) continue;
+      const target = await embeddedInstance(section, wasm);
+      const invalid = configure(target, settings, section);
+      if (invalid) return invalid;
+      // A code block inside a code block is left as written (the instance is busy with the outer one).
+      target.formatter.setHostFormatter(undefined);
+      const format = (request: Parameters<EmbeddedHost['format']>[0]): string => {
+        try {
+          return target.formatter.formatText(request);
+        } catch (thrown) {
+          // The block stays as written (the markdown plugin's answer to a failed block); a trapped instance is made again.
+          if (thrown instanceof WebAssembly.RuntimeError) embedded.delete(section);
+          throw thrown;
+        }
+      };
+      hosts.push({ claims: claimsOf(target.formatter), format });
+    }
+    return hosts;
   }
 
   return {
@@ -113,20 +164,28 @@ export function dprintPluginFormatter(options: DprintPluginOptions): FormatterAd
     supportsRange: false,
 
     async info(): Promise<FormatterInfo> {
-      const { name, version } = (await instance()).getPluginInfo();
+      const { name, version } = (await instance()).formatter.getPluginInfo();
       return { name, version, via: 'wasm' };
     },
 
     async format(request: AdapterRequest): Promise<AdapterResult> {
       const target = await instance();
+      const { settings, embedded: listed } = splitEmbedded(request.settings);
       try {
-        const invalid = configure(target, request.settings);
+        const invalid = configure(target, settings, options.section);
         if (invalid) return { kind: 'error', message: invalid };
-        return { kind: 'ok', text: target.formatText({ filePath: request.path, fileText: request.text }), lineEnding: dprintLineEnding(request.settings, options.section) };
+        const hosts = listed ? await hostsFor(listed.plugins) : [];
+        if (typeof hosts === 'string') return { kind: 'error', message: hosts };
+        const blocked: string[] = [];
+        target.formatter.setHostFormatter(listed ? hostFormatter(hosts, listed.unrun, blocked) : undefined);
+        const text = target.formatter.formatText({ filePath: request.path, fileText: request.text });
+        if (blocked.length > 0) return { kind: 'unsupported', reason: `the file has ${blocked[0]}` };
+        return { kind: 'ok', text, lineEnding: dprintLineEnding(settings, options.section) };
       } catch (thrown) {
         if (thrown instanceof WebAssembly.RuntimeError) {
-          // A trap leaves the plugin instance unusable; the next call makes a new one.
-          formatter = undefined;
+          // A trap leaves the plugin instances unusable; the next call makes new ones.
+          main = undefined;
+          embedded.clear();
           return { kind: 'error', message: `${what} failed: ${messageOf(thrown)}` };
         }
         return { kind: 'error', message: locateDprintError(messageOf(thrown)) };
@@ -137,10 +196,9 @@ export function dprintPluginFormatter(options: DprintPluginOptions): FormatterAd
       await instance();
     },
 
-
     dispose() {
-      formatter = undefined;
-      configKey = undefined;
+      main = undefined;
+      embedded.clear();
     },
   };
 }

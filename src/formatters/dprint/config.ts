@@ -28,6 +28,8 @@ export interface DprintConfigFile {
   localPlugins: string[];
   /** dprint's global keys and every plugin section (objects), for a local plugin's configuration. */
   raw: Record<string, unknown>;
+  /** Listed plugins formatbox runs for no file here (a URL it never downloads), as written: they may claim Markdown's code blocks. */
+  unrunPlugins: string[];
   /** Per plugin: the global keys and that plugin's section, as the adapter takes them. */
   settings: Record<DprintPluginName, Record<string, unknown>>;
 }
@@ -53,10 +55,14 @@ export function loadDprintConfigs(files: Record<string, string | null>, ignored:
       if (listed.some((p) => shippedName(p) === name) || isRecord(config[name])) plugins.add(name);
     }
     const localPlugins: string[] = [];
+    const unrunPlugins: string[] = [];
     for (const entry of listed.filter((p) => !shippedName(p))) {
       const local = localPluginPath(dirOf(file), entry);
       if (local) localPlugins.push(local);
-      else ignored.push({ file, item: `plugins: ${truncate(entry)}`, reason: /^[a-z][a-z0-9+.-]*:/i.test(entry) ? 'a plugin URL is never downloaded; formatbox runs only the plugins it ships and .wasm files inside the repository' : 'not a .wasm file inside the project' });
+      else {
+        unrunPlugins.push(entry);
+        ignored.push({ file, item: `plugins: ${truncate(entry)}`, reason: /^[a-z][a-z0-9+.-]*:/i.test(entry) ? 'a plugin URL is never downloaded; formatbox runs only the plugins it ships and .wasm files inside the repository' : 'not a .wasm file inside the project' });
+      }
     }
     if (plugins.size === 0 && localPlugins.length === 0) continue;
     const global: Record<string, unknown> = {};
@@ -65,7 +71,7 @@ export function loadDprintConfigs(files: Record<string, string | null>, ignored:
     for (const name of DPRINT_PLUGINS) settings[name] = { ...global, ...(isRecord(config[name]) ? { [name]: config[name] } : {}) };
     const raw: Record<string, unknown> = { ...global };
     for (const [key, value] of Object.entries(config)) if (isRecord(value)) raw[key] = value;
-    out.push({ dir: dirOf(file), file, plugins, localPlugins, raw, settings });
+    out.push({ dir: dirOf(file), file, plugins, localPlugins, unrunPlugins, raw, settings });
   }
   return out;
 }

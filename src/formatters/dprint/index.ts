@@ -7,6 +7,7 @@ import type { IgnoredItem } from '../../core/types.js';
 import { nearest } from '../../config/paths.js';
 import type { FormatterModule, ResolvedSettings } from '../module.js';
 import { DPRINT_CONFIG_NAMES, loadDprintConfigs, type DprintConfigFile, type DprintPluginName } from './config.js';
+import { EMBEDDED_SETTINGS_KEY, type EmbeddedPlugins } from './embedded.js';
 
 export interface DprintPart {
   /** dprint configs that declare a plugin formatbox ships (toml, markdown, json, dockerfile). */
@@ -56,6 +57,14 @@ export const dprint: FormatterModule<DprintPart, object, 'dprint-markdown' | 'dp
     const config = nearest(project.dprint.filter((d) => d.plugins.has(plugin)), path);
     return config ? { formatter: `dprint:${plugin}`, because: `${config.file} declares dprint's ${plugin} plugin` } : undefined;
   },
-  settings: (project, adapter, path) => dprintSettings(project.dprint, adapter.slice('dprint:'.length) as DprintPluginName, path, project.ignored),
+  settings(project, adapter, path) {
+    const plugin = adapter.slice('dprint:'.length) as DprintPluginName;
+    const resolved = dprintSettings(project.dprint, plugin, path, project.ignored);
+    const config = plugin === 'markdown' ? nearest(project.dprint.filter((d) => d.plugins.has('markdown')), path) : undefined;
+    if (!config) return resolved;
+    // The dprint CLI formats Markdown's code blocks with the other plugins the config lists.
+    const embedded: EmbeddedPlugins = { plugins: Object.fromEntries([...config.plugins].map((name) => [name, config.settings[name]])), unrun: [...config.unrunPlugins, ...config.localPlugins] };
+    return { ...resolved, settings: { ...resolved.settings, [EMBEDDED_SETTINGS_KEY]: embedded } };
+  },
 };
 
