@@ -27,7 +27,10 @@ export type PinFiles = Readonly<Record<string, string | null | undefined>>;
 export interface PinReader {
   /** Project-relative files its pin is read from, besides the config files discovery already reads. */
   readonly sourceFiles: readonly string[];
-  read(files: PinFiles): VersionPin | undefined;
+  /** The formatters its pins are for (the name their adapters report) and the adapter of each, when not just its folder's id. */
+  readonly adapters?: Readonly<Record<string, string>>;
+  /** Its pin, or one per formatter it covers (dprint: one per plugin). */
+  read(files: PinFiles): VersionPin | readonly VersionPin[] | undefined;
   /** Whether `version` is one the pin allows. A version formatbox cannot read (`unknown`) satisfies nothing. */
   allows(pin: VersionPin, version: string): boolean;
   /** The build of a pinned version a host gives the engine (see docs/versions.md); absent: none is needed. */
@@ -63,5 +66,10 @@ export function pinBuildNeeded(pin: VersionPin): string | undefined {
 }
 
 function readerOf(pin: VersionPin): PinReader | undefined {
-  return PINNED.find(({ id }) => id === pin.formatter)?.pin;
+  return PINNED.find(({ id, pin: reader }) => (reader.adapters ? Object.hasOwn(reader.adapters, pin.formatter) : id === pin.formatter))?.pin;
+}
+
+/** The adapter that formats what `pin` pins (`dprint:markdown` for `dprint-plugin-markdown`). */
+export function pinAdapterName(pin: VersionPin): string {
+  return readerOf(pin)?.adapters?.[pin.formatter] ?? pin.formatter;
 }

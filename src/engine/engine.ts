@@ -13,7 +13,7 @@ import { outputOverCap } from '../core/output-cap.js';
 import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { describeConfigError } from '../config/config-error.js';
-import { describePin, detectPins, pinAllows, pinBuildNeeded, type VersionPin } from '../config/pins.js';
+import { describePin, detectPins, pinAdapterName, pinAllows, pinBuildNeeded, type VersionPin } from '../config/pins.js';
 import { isCommonjsScript } from '../config/module-type.js';
 import { resolveLimits } from '../config/limits.js';
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
@@ -297,7 +297,7 @@ export function createEngine(options: EngineOptions): Engine {
     async versions() {
       const rows: VersionReport[] = [];
       for (const pin of pins) {
-        const adapter = adaptersByName.get(pin.formatter);
+        const adapter = adaptersByName.get(pinAdapterName(pin));
         const version = adapter && !pin.informational ? await versionFor(adapter) : undefined;
         const running = version?.info ?? (adapter ? await infoOf(adapter) : undefined);
         const matches = running !== undefined && (pin.informational || pinAllows(pin, running.version));

@@ -135,3 +135,28 @@ test('gofmt: the toolchain line, else the go line, shown as information', () => 
   assert.deepEqual(pinOf(detectPins({ 'go.mod': 'module x\n\ngo 1.21\n' }), 'gofmt'), { formatter: 'gofmt', spec: '1.21', exact: false, source: 'go.mod go line', informational: true });
   assert.equal(pinOf(detectPins({ 'go.mod': 'module x\n\ngo 1.21\n\ntoolchain go1.22.3\n' }), 'gofmt')?.spec, '1.22.3');
 });
+
+test('dprint: each shipped plugin is pinned by its URL version or the installed package its path names; other plugins pin nothing', () => {
+  const installedJson = JSON.parse(read('node_modules/@dprint/json/package.json')).version as string;
+  const pins = detectPins({
+    'dprint.jsonc': JSON.stringify({
+      plugins: [
+        'https://plugins.dprint.dev/markdown-0.17.8.wasm',
+        `https://plugins.dprint.dev/toml-0.6.2.wasm@${'a'.repeat(64)}`,
+        './node_modules/@dprint/json/plugin.wasm',
+        'https://plugins.dprint.dev/typescript-0.93.0.wasm',
+        'https://example.com/markdown-9.9.9.wasm',
+      ],
+    }),
+    'node_modules/@dprint/json/package.json': read('node_modules/@dprint/json/package.json'),
+  });
+  assert.deepEqual(pins.filter((p) => p.formatter.startsWith('dprint-plugin-')), [
+    { formatter: 'dprint-plugin-markdown', spec: '0.17.8', exact: true, source: 'dprint.jsonc plugins' },
+    { formatter: 'dprint-plugin-toml', spec: '0.6.2', exact: true, source: 'dprint.jsonc plugins' },
+    { formatter: 'dprint-plugin-json', spec: installedJson, exact: true, source: 'node_modules/@dprint/json/package.json' },
+  ]);
+  assert.equal(pinAllows(pins[0]!, '0.17.8'), true);
+  assert.equal(pinAllows(pins[0]!, '0.28.1'), false);
+  // A nested dprint.json is not the root's pin.
+  assert.deepEqual(detectPins({ 'pkg/dprint.json': '{"plugins":["https://plugins.dprint.dev/json-0.19.4.wasm"]}' }), []);
+});

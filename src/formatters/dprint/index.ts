@@ -6,6 +6,7 @@ import { clampDeep, clampEach, dedupeClamps } from '../../config/clamp.js';
 import type { IgnoredItem } from '../../core/types.js';
 import { nearest } from '../../config/paths.js';
 import type { FormatterModule, ResolvedSettings } from '../module.js';
+import { dprintPin } from './pin.js';
 import { DPRINT_CONFIG_NAMES, loadDprintConfigs, type DprintConfigFile, type DprintPluginName } from './config.js';
 import { EMBEDDED_SETTINGS_KEY, type EmbeddedPlugins } from './embedded.js';
 
@@ -35,6 +36,7 @@ export const dprint: FormatterModule<DprintPart, object, 'dprint-markdown' | 'dp
   languages: ['markdown', 'json', 'jsonc', 'dockerfile'],
   configFiles: DPRINT_CONFIG_NAMES,
   defaults: { dockerfile: 'dprint:dockerfile' },
+  pin: dprintPin,
   wasm: [
     // The dprint plugins are all `plugin.wasm` in their packages; published under distinct names.
     { name: 'dprint-markdown', package: '@dprint/markdown', source: 'plugin.wasm', file: 'dprint-markdown.wasm' },
