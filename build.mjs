@@ -132,6 +132,7 @@ export const NODE_ENTRIES = {
   'pinned-prettier': 'src/node/pinned-prettier.ts',
   'pinned-biome': 'src/node/pinned-biome.ts',
   'pinned-ruff': 'src/node/pinned-ruff.ts',
+  'pinned-dprint': 'src/node/pinned-dprint.ts',
   cli: 'src/cli/entry.ts',
   'cli-main': 'src/cli/main.ts',
   'cli-local': 'src/cli/local.ts',

@@ -18,6 +18,7 @@ import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 import { pinnedPrettierModuleUrl } from './pinned-prettier.js';
 import { pinnedBiomeModuleUrl } from './pinned-biome.js';
 import { pinnedRuffModuleUrl } from './pinned-ruff.js';
+import { PINNABLE_DPRINT_PLUGINS, pinnedDprintModuleUrl } from './pinned-dprint.js';
 import { checkNativeBiome, nativeBiomeAdapter, nativeBiomePackage, type NativeBiomeBuild } from './pinned-biome-native.js';
 import { detectSandbox } from './sandbox/index.js';
 import type { Sandbox } from '../core/sandbox.js';
@@ -59,6 +60,7 @@ interface Build {
 }
 
 const BUILDS: Readonly<Record<string, Build>> = {
+  ...Object.fromEntries(Object.keys(PINNABLE_DPRINT_PLUGINS).map((section) => [`dprint-plugin-${section}`, dprintBuild(section)])),
   prettier: {
     projectPackage: 'prettier',
     // Prettier 2 from 2.2 on ships an ES module build (esm/) that runs as the standalone 3 does.
@@ -91,6 +93,21 @@ const BUILDS: Readonly<Record<string, Build>> = {
     },
   },
 };
+
+/**
+ * dprint plugins: dprint.json names a plugins.dprint.dev URL; the same version is published on npm as
+ * `@dprint/<plugin>` (its `plugin.wasm`), which is what the store can fetch.
+ */
+function dprintBuild(section: string): Build {
+  return {
+    projectPackage: `@dprint/${section}`,
+    async buildFor(v, store) {
+      const { versions } = await store.published(`@dprint/${section}`);
+      if (versions.includes(v)) return { packageName: `@dprint/${section}` };
+      return { unavailable: `dprint-plugin-${section} ${v} is not published on the npm registry as @dprint/${section}` };
+    },
+  };
+}
 
 function compareVersions(a: string, b: string): number {
   const pa = a.split('.').map(Number);
@@ -255,6 +272,7 @@ function moduleUrlFor(formatter: string, dir: string, version: string): string {
   if (formatter === 'prettier') return pinnedPrettierModuleUrl(dir);
   if (formatter === 'biome') return pinnedBiomeModuleUrl(dir, version);
   if (formatter === 'ruff') return pinnedRuffModuleUrl(dir);
+  if (formatter.startsWith('dprint-plugin-')) return pinnedDprintModuleUrl(dir, formatter.slice('dprint-plugin-'.length));
   throw new Error(`no worker module for ${formatter}`);
 }
 

@@ -177,7 +177,9 @@ export function dprintPluginFormatter(options: DprintPluginOptions): FormatterAd
         const hosts = listed ? await hostsFor(listed.plugins) : [];
         if (typeof hosts === 'string') return { kind: 'error', message: hosts };
         const blocked: string[] = [];
-        target.formatter.setHostFormatter(listed ? hostFormatter(hosts, listed.unrun, blocked) : undefined);
+        // A listed plugin this adapter was not given (a pinned build runs alone) may claim blocks too.
+        const unrun = listed ? [...listed.unrun, ...Object.keys(listed.plugins).filter((section) => !options.embedded?.[section])] : [];
+        target.formatter.setHostFormatter(listed ? hostFormatter(hosts, unrun, blocked) : undefined);
         const text = target.formatter.formatText({ filePath: request.path, fileText: request.text });
         if (blocked.length > 0) return { kind: 'unsupported', reason: `the file has ${blocked[0]}` };
         return { kind: 'ok', text, lineEnding: dprintLineEnding(settings, options.section) };

@@ -13,12 +13,16 @@ export const EMBEDDED_SETTINGS_KEY = '$formatboxEmbedded';
 export interface EmbeddedPlugins {
   /** The shipped plugins the config lists, by dprint.json section, with the settings each gets. */
   plugins: Record<string, Record<string, unknown>>;
-  /** Listed plugins formatbox does not run here, as written. */
+  /** Listed plugins formatbox does not run here, as written (or by dprint.json section). */
   unrun: string[];
 }
 
 /** What the official plugins claim, by the name in their URL (`plugins.dprint.dev/typescript-0.93.0.wasm`). */
 const KNOWN_EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
+  markdown: ['md', 'mkd', 'mdwn', 'mkdn', 'mdown', 'markdown'],
+  json: ['json', 'jsonc'],
+  toml: ['toml'],
+  dockerfile: ['dockerfile'],
   typescript: ['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'mts', 'cts'],
   malva: ['css', 'scss', 'sass', 'less'],
   markup_fmt: ['html', 'vue', 'svelte', 'astro', 'jinja', 'jinja2', 'twig', 'njk', 'vto'],
@@ -57,10 +61,10 @@ export function hostFormatter(hosts: readonly EmbeddedHost[], unrun: readonly st
     if (host) return host.format(request);
     const extension = request.filePath.slice(request.filePath.lastIndexOf('.') + 1).toLowerCase();
     for (const specifier of unrun) {
-      const name = pluginNameOf(specifier);
+      const name = Object.hasOwn(KNOWN_EXTENSIONS, specifier) ? specifier : pluginNameOf(specifier);
       const known = name ? KNOWN_EXTENSIONS[name] : undefined;
       if (!known || known.includes(extension)) {
-        blocked.push(`a \`\`\`${extension.replace(/[^a-z0-9_+-]/g, '?').slice(0, 24)} code block, which the dprint CLI gives to ${name ? `the ${name} plugin` : 'another plugin'} the config lists; formatbox does not run it`);
+        blocked.push(`a \`\`\`${extension.replace(/[^a-z0-9_+-]/g, '?').slice(0, 24)} code block, which the dprint CLI gives to ${name ? `the ${name} plugin` : 'another plugin'} the config lists; formatbox does not run it here`);
         break;
       }
     }

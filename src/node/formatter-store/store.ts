@@ -29,6 +29,10 @@ const STORE_PACKAGES: ReadonlySet<string> = new Set([
   '@biomejs/cli-linux-arm64',
   '@astral-sh/ruff-wasm-nodejs',
   '@astral-sh/ruff-wasm-web',
+  '@dprint/markdown',
+  '@dprint/json',
+  '@dprint/toml',
+  '@dprint/dockerfile',
 ]);
 
 interface StoreLimits extends TarLimits {
