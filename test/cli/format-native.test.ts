@@ -339,6 +339,7 @@ test('--write from native Biome: a symlink in the project, or a project director
   assert.deepEqual([...writes.written], ['src/b.ts']);
   assert.equal(readFileSync(join(root, 'src/b.ts'), 'utf8'), 'export const b = 2;\n');
   assert.equal(writes.failed.get('lib/c.ts')?.code, 'PATH_REFUSED', 'the swapped directory is refused at the commit');
+  assert.match(writes.failed.get('lib/c.ts')!.message, /^refused lib\/c\.ts: a directory on its path is now a symlink.*nothing was read or written through it/);
   for (const name of ['c.ts', 'd.ts']) assert.equal(readFileSync(join(base, 'outside', name), 'utf8'), unformatted, `outside/${name} is untouched`);
   assert.equal(readFileSync(join(base, 'lib-aside/c.ts'), 'utf8'), unformatted);
   for (const path of ['src/link.ts', 'src/out/c.ts']) assert.ok(!writes.fixed.has(path) && !writes.written.has(path) && !writes.failed.has(path), `${path} (through a symlink) is not handed to native Biome`);

@@ -172,12 +172,13 @@ async function commitBatch(rootReal: string, { scratch, priors }: CopiedBatch, o
   // Each project directory written into is opened once for the batch's writes into it (each
   // rechecked at its rename) and fsync'ed once, after the last of them.
   const directories = new Map<string, PinnedDir>();
-  const directoryOf = (abs: string, shown: string): PinnedDir | undefined => {
+  const directoryOf = (abs: string, path: string): PinnedDir | undefined => {
     const dir = dirname(abs);
     let held = directories.get(dir);
     if (!held) {
       try {
-        held = openPinnedDir(dir, shown);
+        // Named as the directory: a refusal at a later file's rename is about the directory, not the first file.
+        held = openPinnedDir(dir, `${dirname(path)}/`);
       } catch {
         return undefined; // the write opens it itself, and says why it cannot
       }
