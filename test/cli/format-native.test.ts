@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -315,6 +315,40 @@ test('--write from native Biome: its scratch copy is the only thing it writes; a
   assert.equal(requests[0]!.writableRoot, true);
   assert.notEqual(requests[0]!.root, root, 'the project itself is never the writable root');
   assert.ok(!existsSync(requests[0]!.root!), 'the scratch copy is removed');
+});
+
+test('--write from native Biome: a symlink in the project, or a project directory swapped for one while it runs, is never written through', async (t) => {
+  if (missing()) return t.skip('no sandbox');
+  const biome = findNativeBiome();
+  if ('unavailable' in biome) return t.skip(biome.unavailable);
+  const unformatted = 'export const   c=3\n';
+  const base = tree({ 'root/biome.json': '{ "formatter": { "indentStyle": "space" } }\n', 'root/src/b.ts': 'export const   b=2\n', 'root/lib/c.ts': unformatted, 'outside/c.ts': unformatted, 'outside/d.ts': unformatted });
+  const root = join(base, 'root');
+  symlinkSync(join(base, 'outside/d.ts'), join(root, 'src/link.ts'));
+  symlinkSync(join(base, 'outside'), join(root, 'src/out'));
+  const real = bwrapSandbox({ bwrapPath: findBwrap()! });
+  // While native Biome runs, lib/ is swapped for a symlink to a directory outside that holds the very bytes it read.
+  const sandbox: Sandbox = {
+    kind: real.kind,
+    describe: () => real.describe(),
+    run: async (request) => {
+      const result = await real.run(request);
+      renameSync(join(root, 'lib'), join(base, 'lib-aside'));
+      symlinkSync(join(base, 'outside'), join(root, 'lib'));
+      return result;
+    },
+  };
+  const discovered = await discoverProjectFiles(root);
+  const writes = await writeNatively(root, ['lib/c.ts', 'src/b.ts', 'src/link.ts', 'src/out/c.ts'], { projectFiles: discovered.files, trust: 'untrusted', sandbox: () => sandbox, biome: () => biome });
+  assert.equal(writes.notUsed, undefined);
+  assert.deepEqual([...writes.written], ['src/b.ts']);
+  assert.equal(readFileSync(join(root, 'src/b.ts'), 'utf8'), 'export const b = 2;\n');
+  assert.equal(writes.failed.get('lib/c.ts')?.code, 'PATH_REFUSED', 'the swapped directory is refused at the commit');
+  assert.match(writes.failed.get('lib/c.ts')!.message, /^refused lib\/c\.ts: a directory on its path is now a symlink.*nothing was read or written through it/);
+  for (const name of ['c.ts', 'd.ts']) assert.equal(readFileSync(join(base, 'outside', name), 'utf8'), unformatted, `outside/${name} is untouched`);
+  assert.equal(readFileSync(join(base, 'lib-aside/c.ts'), 'utf8'), unformatted);
+  for (const path of ['src/link.ts', 'src/out/c.ts']) assert.ok(!writes.fixed.has(path) && !writes.written.has(path) && !writes.failed.has(path), `${path} (through a symlink) is not handed to native Biome`);
+  assert.equal(readdirSync(base).filter((name) => name.includes('formatbox')).length, 0);
 });
 
 test('native answers fill the cache only for files provably unchanged since they were hashed', async (t) => {

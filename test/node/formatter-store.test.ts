@@ -163,3 +163,27 @@ test("the tar reader keeps files and directories, without npm's package/ prefix"
   const files = readPackageTarball(tarball([{ name: 'package/package.json', body: '{"name":"x"}' }, { name: 'package/lib/a.js', body: 'a' }]));
   assert.deepEqual(files.map((f) => f.path), ['package.json', 'lib/a.js']);
 });
+
+test("an entry's files are hashed until their identities have settled, then known by them; any change to a file is hashed again and caught", async (t) => {
+  const dir = tempDir(t);
+  const url = await loopbackRegistry(t, tarball([{ name: 'package/package.json', body: '{"name":"prettier","version":"3.3.3"}' }, { name: 'package/index.js', body: 'module.exports = 1;\n' }]));
+  const how: string[] = [];
+  const open = () => createFormatterStore({ dir, env: registryEnv(url), onVerified: (_entry, verified) => how.push(verified) });
+  const stored = await open().fetch('prettier', '3.3.3');
+  const entry = join(dir, 'prettier@3.3.3');
+  // Just written: hashed, and not recorded (a write in the same clock tick could leave a ctime equal).
+  assert.deepEqual(open().lookup('prettier', '3.3.3'), stored);
+  assert.equal(existsSync(join(entry, '.formatbox-verified.json')), false);
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  how.length = 0;
+  assert.deepEqual(open().lookup('prettier', '3.3.3'), stored);
+  assert.deepEqual(how, ['hashed'], 'settled: hashed once more, and recorded');
+  assert.ok(existsSync(join(entry, '.formatbox-verified.json')));
+  assert.deepEqual(open().lookup('prettier', '3.3.3'), stored);
+  assert.deepEqual(how, ['hashed', 'identity'], 'then known by its identities, not hashed');
+  // The same number of bytes, other bytes: the ctime moved, so the entry is hashed again, and refused.
+  writeFileSync(join(stored.dir, 'index.js'), 'module.exports = 2;\n');
+  assert.equal(open().lookup('prettier', '3.3.3'), undefined);
+  assert.deepEqual(how, ['hashed', 'identity'], 'not taken as verified');
+  assert.equal(existsSync(entry), false, 'the tampered entry is removed, its record with it');
+});

@@ -41,6 +41,8 @@ export interface WriteOptions {
   holdOpenUntil?: Promise<unknown>;
   /** See StageOptions.directorySync. */
   directorySync?: (dir: PinnedDir) => void;
+  /** See StageOptions.directory. */
+  directory?: PinnedDir;
 }
 
 /** `flushed`: the new bytes are on disk (at once, unless `syncLater`). */
@@ -56,7 +58,7 @@ interface WriteDone {
  * and the original is untouched.
  */
 export async function writeAtomic(abs: string, bytes: Uint8Array, options: WriteOptions): Promise<WriteDone> {
-  const staged = stageWrite(abs, { shown: options.shown, create: options.expect === null, ...(options.keep ? { keep: options.keep } : {}), ...(options.directorySync ? { directorySync: options.directorySync } : {}) });
+  const staged = stageWrite(abs, { shown: options.shown, create: options.expect === null, ...(options.keep ? { keep: options.keep } : {}), ...(options.directorySync ? { directorySync: options.directorySync } : {}), ...(options.directory ? { directory: options.directory } : {}) });
   try {
     await staged.fill(bytes, { syncLater: options.syncLater === true });
     options.beforeSwap?.();
@@ -89,6 +91,12 @@ export interface StageOptions {
    * in the background here (`flushDirectorySyncs` waits for it).
    */
   directorySync?: (dir: PinnedDir) => void;
+  /**
+   * The file's directory, opened by the caller (`openPinnedDir`) and kept for several writes into
+   * it: used instead of opening it again, rechecked at the commit like one opened here, and never
+   * closed or fsync'ed here (the caller fsyncs it once, after its last rename into it).
+   */
+  directory?: PinnedDir;
 }
 
 /**
@@ -114,9 +122,11 @@ export interface StagedWrite {
 
 export function stageWrite(abs: string, options: StageOptions): StagedWrite {
   const { shown } = options;
+  const borrowed = options.directory;
+  if (borrowed && borrowed.dir !== dirname(abs)) throw new Error('stageWrite: the directory given is not the file\'s');
   let dir: PinnedDir;
   try {
-    dir = openPinnedDir(dirname(abs), shown, options.create === true);
+    dir = borrowed ?? openPinnedDir(dirname(abs), shown, options.create === true);
   } catch (error) {
     if (error instanceof FormatboxError) throw error;
     if (codeOf(error) === 'ENOENT' && options.create !== true) {
@@ -137,7 +147,7 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
     if (fd !== undefined) closeQuietly(fd);
     if (syncFd !== undefined) closeQuietly(syncFd);
     unlinkQuietly(temp);
-    dir.close();
+    if (!borrowed) dir.close();
     throw writeFailed(shown, error);
   }
   const file = fd;
@@ -206,6 +216,7 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
         if (syncFd !== undefined) closeQuietly(syncFd);
         done = { flushed: flushLater(file, holdOpenUntil) };
       }
+      if (borrowed) return done; // the caller's to fsync
       if (options.directorySync) options.directorySync(dir);
       else syncDirectoryLater(dir);
       return done;
@@ -214,7 +225,7 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
       if (state === 'staged') {
         closeFiles();
         unlinkQuietly(temp);
-        dir.close();
+        if (!borrowed) dir.close();
       }
       state = 'released';
     },

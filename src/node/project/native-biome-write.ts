@@ -4,16 +4,16 @@
  * report says which files it fixed, found formatted or flagged, and formatbox commits each fixed
  * file with its own compare-and-swap write against the bytes it copied.
  */
-import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isFormatboxError, messageOf } from '../../core/errors.js';
 import { flushDirectorySyncs, sameBytes, writeAtomic } from '../fs/staged-write.js';
-import { readSnapshot, type FileSnapshot } from '../fs/read.js';
-import type { PinnedDir } from '../pinned-dir.js';
+import { readOpenFile, readSnapshot, type FileSnapshot } from '../fs/read.js';
+import { openPinnedDir, type PinnedDir } from '../pinned-dir.js';
 import { writeWithNativeBiome } from '../biome-native.js';
-import type { NativePassOptions } from './native-biome-pass.js';
+import { walkTargets, type NativePassOptions } from './native-biome-pass.js';
 
 /** What `writeNatively` did: the files it wrote, those whose write failed, and why it stopped early (the rest: the per-file path). */
 export interface NativeWrites {
@@ -84,7 +84,7 @@ export async function writeNatively(rootReal: string, files: readonly string[], 
         out.notUsed = `the scratch copy could not be made: ${messageOf(error)}`;
         break;
       }
-      const running = copied.priors.size > 0 ? writeWithNativeBiome(sandbox, biome, copied.scratch, [...copied.priors.keys()]) : undefined;
+      const running = copied.priors.size > 0 ? writeWithNativeBiome(sandbox, biome, copied.scratch, walkTargets([...copied.priors.keys()])) : undefined;
       // While it runs, the next batch is copied (and the previous one committed).
       next = k + 1 < batches.length ? copy(batches[k + 1]!) : undefined;
       const run = await running;
@@ -149,12 +149,17 @@ async function copyBatch(rootReal: string, scratchBase: string, batch: readonly 
     writeFileSync(join(scratch, name), text);
   }
   const priors = new Map<string, FileSnapshot>();
+  const made = new Set<string>();
   for (let i = 0; i < batch.length; i++) {
     if (i % COPIED_PER_TURN === COPIED_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
     const path = batch[i]!;
     const prior = await readSnapshot(join(rootReal, path), path, { refuseHardLinks: options.trust === 'untrusted' }).catch(() => null);
     if (!prior || !isPlainRelative(path)) continue; // the per-file path says why
-    mkdirSync(join(scratch, dirname(path)), { recursive: true });
+    const dir = dirname(path);
+    if (!made.has(dir)) {
+      mkdirSync(join(scratch, dir), { recursive: true });
+      made.add(dir);
+    }
     writeFileSync(join(scratch, path), prior.bytes);
     priors.set(path, prior);
   }
@@ -164,22 +169,38 @@ async function copyBatch(rootReal: string, scratchBase: string, batch: readonly 
 /** Commits each file of `copied` that native Biome fixed, and waits for every flush before any is reported written. */
 async function commitBatch(rootReal: string, { scratch, priors }: CopiedBatch, out: NativeWrites): Promise<void> {
   const flushes: Array<Promise<unknown>> = [];
-  // Each directory written into is fsync'ed once, through the pinned directory its first rename held.
+  // Each project directory written into is opened once for the batch's writes into it (each
+  // rechecked at its rename) and fsync'ed once, after the last of them.
   const directories = new Map<string, PinnedDir>();
-  const directorySync = (dir: PinnedDir): void => {
-    if (directories.has(dir.dir)) dir.close();
-    else directories.set(dir.dir, dir);
+  const directoryOf = (abs: string, path: string): PinnedDir | undefined => {
+    const dir = dirname(abs);
+    let held = directories.get(dir);
+    if (!held) {
+      try {
+        // Named as the directory: a refusal at a later file's rename is about the directory, not the first file.
+        held = openPinnedDir(dir, `${dirname(path)}/`);
+      } catch {
+        return undefined; // the write opens it itself, and says why it cannot
+      }
+      directories.set(dir, held);
+    }
+    return held;
   };
+  // The run is over (its processes died with the sandbox's PID namespace) and the scratch is
+  // private (0700): a directory of it checked once stays as it was for the rest of the batch.
+  const realDirectories = new Map<string, boolean>();
   const commit = async (path: string, prior: FileSnapshot): Promise<void> => {
     if (!out.fixed.has(path)) return;
     // Read back as any file is read (no symlink, a regular file), from the directory copied to
     // (the sandboxed run could have put a symlink in its place).
-    if (!sameRealDirectory(join(scratch, dirname(path)))) return;
-    const final = await readSnapshot(join(scratch, path), path).catch(() => null);
-    if (!final || sameBytes(final.bytes, prior.bytes)) return;
+    if (!sameRealDirectory(join(scratch, dirname(path)), realDirectories)) return;
+    const final = readScratchFile(join(scratch, path));
+    if (!final || sameBytes(final, prior.bytes)) return;
+    const abs = join(rootReal, path);
     try {
       // Renamed at once, flushed in the background: every flush is awaited below, before any file is reported written.
-      const done = await writeAtomic(join(rootReal, path), final.bytes, { expect: prior.bytes, keep: prior, shown: path, syncLater: true, directorySync });
+      const directory = directoryOf(abs, path);
+      const done = await writeAtomic(abs, final, { expect: prior.bytes, keep: prior, shown: path, syncLater: true, ...(directory ? { directory } : {}) });
       flushes.push(done.flushed.then(() => out.written.add(path), (error: unknown) => out.failed.set(path, { code: 'WRITE_FAILED', message: messageOf(error) })));
     } catch (error) {
       out.failed.set(path, { code: isFormatboxError(error) ? error.code : 'WRITE_FAILED', message: messageOf(error) });
@@ -187,18 +208,50 @@ async function commitBatch(rootReal: string, { scratch, priors }: CopiedBatch, o
   };
   // Several commits in flight: each waits on the thread pool (temp file, write, rename).
   const queue = [...priors];
-  await Promise.all(Array.from({ length: COMMITS_IN_FLIGHT }, async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) await commit(...next);
-  }));
-  await Promise.all([...flushes, ...[...directories.values()].map((dir) => dir.syncAndClose())]);
+  try {
+    await Promise.all(Array.from({ length: COMMITS_IN_FLIGHT }, async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) await commit(...next);
+    }));
+  } finally {
+    await Promise.all([...flushes, ...[...directories.values()].map((dir) => dir.syncAndClose())]);
+  }
 }
 
-function sameRealDirectory(dir: string): boolean {
+/**
+ * A file of the scratch copy as native Biome left it: a regular file (never through a symlink in
+ * its last component; the directories above were checked by `sameRealDirectory`), else undefined.
+ */
+function readScratchFile(abs: string): Uint8Array | undefined {
+  let fd: number;
   try {
-    return realpathSync(dir) === dir;
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
-    return false;
+    return undefined;
   }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return undefined;
+    const bytes = readOpenFile(fd, stats.size);
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether `dir` is its own real path (no symlink on the way), remembered in `known` (realpath lstats every component). */
+function sameRealDirectory(dir: string, known: Map<string, boolean>): boolean {
+  let same = known.get(dir);
+  if (same === undefined) {
+    try {
+      same = realpathSync(dir) === dir;
+    } catch {
+      same = false;
+    }
+    known.set(dir, same);
+  }
+  return same;
 }
 
 /** A project-relative POSIX path with no `..`, empty or absolute part. */
