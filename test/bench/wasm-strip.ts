@@ -10,9 +10,12 @@
  * - a bound no runnable build reaches: the same module with its table emptied, so only direct calls
  *   from the kept exports count.
  * Then it checks that the stripped builds format exactly as the unmodified official ones on real code
- * (JS/TS/JSON/CSS from node_modules for Biome, the Python standard library for Ruff), failures too.
+ * (JS/TS/JSON/CSS from node_modules for Biome, the Python standard library for Ruff), failures too,
+ * and, for Biome, measures a build with only the code that sample ran (not shippable: it traps on
+ * code no sample reached, counted on a held-out sample).
  *
- *   node --import tsx test/bench/wasm-strip.ts [--files N] [--builds biome,ruff]     (about 10 minutes: -Oz on Biome takes 6)
+ *   node --import tsx test/bench/wasm-strip.ts [--files N] [--builds biome,ruff] [--no-oz]
+ *   (about 10 minutes; -Oz on Biome takes 6 of them)
  *
  * Needs binaryen's `wasm-opt` and `wasm-dis` on PATH (Debian: `apt-get install binaryen`).
  */
@@ -30,6 +33,7 @@ import { withoutCustomSections } from '../../examples/worker/build.mjs';
 
 const args = process.argv.slice(2);
 const FILES = args.includes('--files') ? Number(args[args.indexOf('--files') + 1]) : 400;
+const OZ = !args.includes('--no-oz');
 const ONLY = args.includes('--builds') ? args[args.indexOf('--builds') + 1]!.split(',') : undefined;
 const root = process.cwd();
 const FEATURES = ['--enable-bulk-memory', '--enable-mutable-globals', '--enable-sign-ext', '--enable-nontrapping-float-to-int', '--enable-reference-types', '--enable-multivalue'];
@@ -332,6 +336,7 @@ interface BiomeGlue {
     formatFile(p: object): { code: string };
     pullDiagnostics(p: object): { diagnostics: Array<{ description?: string }> };
     closeFile(p: object): void;
+    free(): void;
   };
 }
 interface RuffGlue {
@@ -348,9 +353,10 @@ function outcome(call: () => string): string {
   }
 }
 
-function sample(paths: string[], count: number): string[] {
+/** `count` paths spread evenly, each `offset` (0–1) of the way into its step. */
+function sample(paths: string[], count: number, offset = 0): string[] {
   const step = Math.max(1, Math.floor(paths.length / count));
-  return paths.filter((_, index) => index % step === 0).slice(0, count);
+  return paths.filter((_, index) => index % step === Math.floor(offset * step)).slice(0, count);
 }
 
 function walk(dir: string, keep: (name: string) => boolean, out: string[] = []): string[] {
@@ -363,49 +369,125 @@ function walk(dir: string, keep: (name: string) => boolean, out: string[] = []):
   return out;
 }
 
-async function biomeAgreement(official: Buffer, stripped: Buffer): Promise<{ files: number; same: number; failed: number; kinds: string }> {
-  const file = 'node_modules/@biomejs/wasm-web/biome_wasm.js';
-  const builds = [await glue<BiomeGlue>(file, 'official', official), await glue<BiomeGlue>(file, 'stripped', stripped)];
+/** A spread sample of real Biome inputs from node_modules (JS/TS, JSON, CSS), starting `offset` (0–1) into each step, plus broken ones. */
+function biomeInputs(offset: number): Array<[string, string]> {
   const nodeModules = join(root, 'node_modules');
-  const scripts = sample(nodeModulesSources(nodeModules).map((path) => join(nodeModules, path)), FILES);
-  const others = sample(walk(nodeModules, (name) => /\.(json|css|graphql|gql)$/.test(name)), Math.ceil(FILES / 4));
+  const scripts = sample(nodeModulesSources(nodeModules).map((path) => join(nodeModules, path)), FILES, offset);
+  const others = sample(walk(nodeModules, (name) => /\.(json|css|graphql|gql)$/.test(name)), Math.ceil(FILES / 4), offset);
   // Broken inputs must fail the same way.
   const broken = [['broken.ts', 'const a = ;\nlet   b = 1\n'], ['broken.json', '{"a": 1,,}'], ['broken.css', 'a { color: red; '], ['huge.js', 'x'.repeat(2_000_000)]] as const;
-  const inputs: Array<[string, string]> = [...[...scripts, ...others].map((path): [string, string] => [path.slice(nodeModules.length + 1), readFileSync(path, 'utf8')]), ...broken];
-  const config = { formatter: { indentStyle: 'space' } };
-  const workspaces = builds.map((build) => {
-    const workspace = new build.Workspace();
-    const { projectKey } = workspace.openProject({ path: '/repo', openUninitialized: true });
-    workspace.updateSettings({ projectKey, configuration: config, workspaceDirectory: '/repo' });
-    return { workspace, projectKey };
-  });
-  let same = 0;
-  let failed = 0;
-  const kinds = new Map<string, number>();
-  for (const [name, text] of inputs) {
+  return [...[...scripts, ...others].map((path): [string, string] => [path.slice(nodeModules.length + 1), readFileSync(path, 'utf8')]), ...broken];
+}
+
+/** Each input's outcome (code, or error and syntax diagnostics) from one build, as formatbox's adapter calls it. */
+function biomeOutcomes(build: BiomeGlue, inputs: Array<[string, string]>): string[] {
+  const workspace = new build.Workspace();
+  const { projectKey } = workspace.openProject({ path: '/repo', openUninitialized: true });
+  workspace.updateSettings({ projectKey, configuration: { formatter: { indentStyle: 'space' } }, workspaceDirectory: '/repo' });
+  const outcomes = inputs.map(([name, text]) => {
     const path = `/repo/${name}`;
-    const results = workspaces.map(({ workspace, projectKey }) =>
-      outcome(() => {
-        workspace.openFile({ projectKey, path, content: { type: 'fromClient', content: text, version: 0 } });
+    return outcome(() => {
+      workspace.openFile({ projectKey, path, content: { type: 'fromClient', content: text, version: 0 } });
+      try {
         try {
-          try {
-            return workspace.formatFile({ projectKey, path }).code;
-          } catch (error) {
-            const diagnostics = workspace.pullDiagnostics({ projectKey, path, categories: ['syntax'], only: [], skip: [] }).diagnostics;
-            throw new Error(`${String(error)} | ${diagnostics.map((d) => d.description).join(' | ')}`);
-          }
-        } finally {
-          workspace.closeFile({ projectKey, path });
+          return workspace.formatFile({ projectKey, path }).code;
+        } catch (error) {
+          const diagnostics = workspace.pullDiagnostics({ projectKey, path, categories: ['syntax'], only: [], skip: [] }).diagnostics;
+          throw new Error(`${String(error)} | ${diagnostics.map((d) => d.description).join(' | ')}`);
         }
-      }),
-    );
-    if (results[0] === results[1]) same++;
+      } finally {
+        workspace.closeFile({ projectKey, path });
+      }
+    });
+  });
+  // Freed here, not by the glue's finalizer, where a trap (code the coverage cut removed) would be uncaught.
+  outcome(() => (workspace.free(), ''));
+  return outcomes;
+}
+
+const BIOME_GLUE = 'node_modules/@biomejs/wasm-web/biome_wasm.js';
+
+async function biomeAgreement(official: Buffer, stripped: Buffer): Promise<{ files: number; same: number; failed: number; kinds: string }> {
+  const inputs = biomeInputs(0);
+  const [expected, got] = [biomeOutcomes(await glue<BiomeGlue>(BIOME_GLUE, 'official', official), inputs), biomeOutcomes(await glue<BiomeGlue>(BIOME_GLUE, 'stripped', stripped), inputs)];
+  let same = 0;
+  const kinds = new Map<string, number>();
+  inputs.forEach(([name], index) => {
+    if (expected[index] === got[index]) same++;
     else console.log(`  biome differs: ${name}`);
-    if (results[0]!.startsWith('error')) failed++;
     const kind = name.slice(name.lastIndexOf('.'));
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  });
+  return { files: inputs.length, same, failed: expected.filter((result) => result.startsWith('error')).length, kinds: [...kinds].map(([kind, count]) => `${kind} ${count}`).join(', ') };
+}
+
+/**
+ * What keeping only the code the corpus runs would give (not a build anyone may ship: code no sample
+ * ran traps). binaryen's `--log-execution` build of the stripped module records which functions run
+ * on the agreement sample; every other function body becomes `unreachable`; the result is measured
+ * and then run on a held-out sample (the files between the first sample's) against the official build.
+ */
+async function biomeCoverageCut(official: Buffer, stripped: Buffer, dir: string): Promise<{ ran: number; functions: number; codeBytes: number; keptCodeBytes: number; gzip: number; heldOut: number; same: number; trapped: number }> {
+  const logged = wasmOpt(stripped, dir, 'biome-logged', ['--log-execution']);
+  writeFileSync(join(dir, 'biome-logged.wasm'), logged);
+  // Which function each log id is in: the ids follow `(call $<the log import> (i32.const id))` in the text.
+  const owner: number[] = [];
+  const dis = spawn('wasm-dis', [join(dir, 'biome-logged.wasm')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let current = -1;
+  let logImport = '';
+  let logCall = false;
+  for await (const line of createInterface({ input: dis.stdout, crlfDelay: Infinity })) {
+    let m;
+    if ((m = /^ \(func \$(\d+)/.exec(line))) current = Number(m[1]);
+    else if ((m = /^ \(import "env" "log_execution" \(func (\$\S+)/.exec(line))) logImport = `(call ${m[1]}`;
+    else if (logImport && line.trim() === logImport) logCall = true;
+    else if (logCall && (m = /^\s*\(i32\.const (\d+)\)/.exec(line))) {
+      owner[Number(m[1])] = current;
+      logCall = false;
+    } else logCall = false;
   }
-  return { files: inputs.length, same, failed, kinds: [...kinds].map(([kind, count]) => `${kind} ${count}`).join(', ') };
+  const ran = new Set<number>();
+  const instantiate = WebAssembly.instantiate;
+  const withLog = (source: BufferSource, imports?: WebAssembly.Imports) => instantiate(source, { ...imports, env: { log_execution: (id: number) => void ran.add(owner[id]!) } });
+  (WebAssembly as { instantiate: unknown }).instantiate = withLog;
+  try {
+    biomeOutcomes(await glue<BiomeGlue>(BIOME_GLUE, 'logged', logged), biomeInputs(0));
+  } finally {
+    (WebAssembly as { instantiate: unknown }).instantiate = instantiate;
+  }
+  // The stripped module with every body that did not run replaced by `unreachable` (no locals).
+  const parts = [stripped.subarray(0, 8)];
+  let start = 8;
+  let functions = 0;
+  let codeBytes = 0;
+  let keptCodeBytes = 0;
+  for (const [id, from, end] of sections(stripped)) {
+    if (id !== 10) parts.push(stripped.subarray(start, end));
+    else {
+      let [count, at] = leb(stripped, from);
+      const bodies = [encodeLeb(count)];
+      for (let index = 0; index < count; index++) {
+        const [size, body] = leb(stripped, at);
+        functions++;
+        codeBytes += size;
+        if (ran.has(index)) {
+          bodies.push(stripped.subarray(at, body + size));
+          keptCodeBytes += size;
+        } else bodies.push(Buffer.from([3, 0, 0x00, 0x0b]));
+        at = body + size;
+      }
+      const body = Buffer.concat(bodies);
+      parts.push(Buffer.from([10]), encodeLeb(body.length), body);
+    }
+    start = end;
+  }
+  const cut = Buffer.concat(parts);
+  const heldOut = biomeInputs(0.5);
+  const expected = biomeOutcomes(await glue<BiomeGlue>(BIOME_GLUE, 'official-held-out', official), heldOut);
+  const got = biomeOutcomes(await glue<BiomeGlue>(BIOME_GLUE, 'cut', cut), heldOut);
+  const same = got.filter((result, index) => result === expected[index]).length;
+  const trapped = got.filter((result, index) => result !== expected[index] && /unreachable/.test(result)).length;
+  return { ran: ran.size, functions, codeBytes, keptCodeBytes, gzip: gzip(cut), heldOut: heldOut.length, same, trapped };
 }
 
 async function ruffAgreement(official: Buffer, stripped: Buffer): Promise<{ files: number; same: number; failed: number }> {
@@ -448,6 +530,12 @@ async function main(): Promise<void> {
       const agreement = name === 'biome' ? await biomeAgreement(official, stripped) : await ruffAgreement(official, stripped);
       console.log(`  stripped vs official: ${agreement.same} of ${agreement.files} inputs give the same result (${agreement.failed} of them fail in the official build)${'kinds' in agreement ? `; ${agreement.kinds}` : ''}`);
       recordResult({ group: 'wasm-strip', name: `${name} stripped build formats as the official build`, value: agreement.same, unit: 'files', anchor: 'inputs', anchorValue: agreement.files, ratio: agreement.same / agreement.files, goal: '≥ 1', note: `${agreement.failed} inputs fail in both (parse errors, size); ${name === 'biome' ? 'JS/TS/JSON/CSS from node_modules' : 'the Python standard library'}` });
+      if (name === 'biome') {
+        const cut = await biomeCoverageCut(official, stripped, dir);
+        console.log(`  only the code the sample ran: ${cut.ran} of ${cut.functions} functions (${mb(cut.keptCodeBytes)} of ${mb(cut.codeBytes)} code), ${mb(cut.gzip)} gzip; on ${cut.heldOut} held-out inputs ${cut.same} give the official result, ${cut.trapped} reach removed code`);
+        recordResult({ group: 'wasm-strip', name: 'biome with only the code the agreement sample ran (not shippable): gzip', value: cut.gzip / 1e6, unit: 'MB', anchor: 'format path only', anchorValue: gzip(stripped) / 1e6, ratio: cut.gzip / gzip(stripped), note: `${cut.ran} of ${cut.functions} functions ran (${mb(cut.keptCodeBytes)} of ${mb(cut.codeBytes)} code); the rest made unreachable` });
+        recordResult({ group: 'wasm-strip', name: 'biome with only the code the agreement sample ran: held-out inputs it formats as the official build', value: cut.same, unit: 'files', anchor: 'held-out inputs', anchorValue: cut.heldOut, ratio: cut.same / cut.heldOut, goal: '≥ 1', note: `${cut.trapped} reach code no sample ran (a trap); the files between the first sample's` });
+      }
       const tableless = wasmOpt(withoutTable(keepExports(official, build.keep)), dir, `${name}-tableless`);
       const figures = tableFigures(stripped);
       writeFileSync(join(dir, `${name}.stripped.wasm`), stripped);
@@ -460,6 +548,7 @@ async function main(): Promise<void> {
       recordResult({ group: 'wasm-strip', name: `${name} format path only (unused exports dropped, --remove-unused-module-elements): gzip`, value: gzStripped / 1e6, unit: 'MB', anchor: 'without custom sections', anchorValue: gzNoCustom / 1e6, ratio: gzStripped / gzNoCustom, note });
       recordResult({ group: 'wasm-strip', name: `${name} stripped: functions reachable by signature from the kept exports`, value: reach.reachable, unit: 'functions', anchor: 'functions in the stripped build', anchorValue: reach.defined, ratio: reach.reachable / reach.defined, note: `${figures.tableFunctions} functions (${mb(figures.tableCodeBytes)} of ${mb(figures.codeBytes)} code) in the indirect-call table; ${reach.signaturesCalled} of ${reach.tableSignatures} table signatures called` });
       recordResult({ group: 'wasm-strip', name: `${name} with the indirect-call table emptied (a bound, not runnable): gzip`, value: gzTableless / 1e6, unit: 'MB', anchor: 'format path only', anchorValue: gzStripped / 1e6, ratio: gzTableless / gzStripped });
+      if (!OZ) continue;
       const optimized = wasmOpt(keepExports(official, build.keep), dir, `${name}-Oz`, ['-Oz']);
       console.log(`  the same with -Oz: ${mb(optimized.length)} raw, ${mb(gzip(optimized))} gzip`);
       recordResult({ group: 'wasm-strip', name: `${name} format path only, wasm-opt -Oz: gzip`, value: gzip(optimized) / 1e6, unit: 'MB', anchor: 'without custom sections', anchorValue: gzip(noCustom) / 1e6, ratio: gzip(optimized) / gzip(noCustom) });
