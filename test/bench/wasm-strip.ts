@@ -28,7 +28,6 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { nodeModulesSources } from './corpus.js';
 import { recordResult } from './report.js';
-// @ts-expect-error plain ES modules without declarations
 import { withoutCustomSections } from '../../examples/worker/build.mjs';
 
 const args = process.argv.slice(2);
@@ -375,7 +374,7 @@ function biomeInputs(offset: number): Array<[string, string]> {
   const scripts = sample(nodeModulesSources(nodeModules).map((path) => join(nodeModules, path)), FILES, offset);
   const others = sample(walk(nodeModules, (name) => /\.(json|css|graphql|gql)$/.test(name)), Math.ceil(FILES / 4), offset);
   // Broken inputs must fail the same way.
-  const broken = [['broken.ts', 'const a = ;\nlet   b = 1\n'], ['broken.json', '{"a": 1,,}'], ['broken.css', 'a { color: red; '], ['huge.js', 'x'.repeat(2_000_000)]] as const;
+  const broken = [['broken.ts', 'const a = ;\nlet   b = 1\n'], ['broken.json', '{"a": 1,,}'], ['broken.css', 'a { color: red; '], ['huge.js', 'x'.repeat(2_000_000)]] satisfies [string, string][];
   return [...[...scripts, ...others].map((path): [string, string] => [path.slice(nodeModules.length + 1), readFileSync(path, 'utf8')]), ...broken];
 }
 
