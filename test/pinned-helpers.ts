@@ -1,7 +1,8 @@
 // Helpers of the pinned-version tests: the real corpus they format, and a fetch from the real
 // registry that only a machine without it may skip (CI reaches the registry).
-import { readdirSync, statSync } from 'node:fs';
+import { cpSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeTree } from './write-tree.js';
 import { fileURLToPath } from 'node:url';
 import type { FormatterStore, StoredPackage } from '../src/node/formatter-store/store.js';
 
@@ -47,4 +48,13 @@ export async function fetchOrSkip(t: { skip: (message: string) => void }, store:
     t.skip(`the npm registry is not reachable here: ${(error as Error).message}`);
     return undefined;
   }
+}
+
+/** The same project three times under `base`: for formatbox at the pin, for the pinned tool's own CLI, and for formatbox with its shipped build. */
+export function threeCopies(base: string, layout: Record<string, string>): { ours: string; theirs: string; withShipped: string } {
+  const copies = { ours: join(base, 'ours'), theirs: join(base, 'theirs'), withShipped: join(base, 'shipped') };
+  writeTree(copies.ours, layout);
+  cpSync(copies.ours, copies.theirs, { recursive: true });
+  cpSync(copies.ours, copies.withShipped, { recursive: true });
+  return copies;
 }

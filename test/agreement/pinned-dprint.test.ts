@@ -7,15 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRuntime } from '../../src/node/index.js';
 import { createPinnedFormatters } from '../../src/node/pinned-formatters.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
-import { writeTree } from '../write-tree.js';
-import { fetchOrSkip, PINNED_MARKDOWN } from '../pinned-helpers.js';
+import { fetchOrSkip, PINNED_MARKDOWN, threeCopies } from '../pinned-helpers.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const DPRINT = resolve(repo, 'node_modules/.bin/dprint');
@@ -36,12 +35,7 @@ test(`a dprint project pinning markdown ${PINS.markdown} and json ${PINS.json}: 
   const layout: Record<string, string> = { '.git/': '', 'dprint.json': JSON.stringify({ ...SETTINGS, plugins: [`https://plugins.dprint.dev/markdown-${PINS.markdown}.wasm`, `https://plugins.dprint.dev/json-${PINS.json}.wasm`] }) };
   PINNED_MARKDOWN.forEach((file, index) => (layout[`docs/${String(index).padStart(3, '0')}.md`] = readFileSync(file, 'utf8')));
   PACKAGE_JSONS.forEach((file, index) => (layout[`data/${String(index).padStart(3, '0')}.json`] = readFileSync(file, 'utf8')));
-  const ours = join(base, 'ours');
-  const theirs = join(base, 'theirs');
-  const withShipped = join(base, 'shipped');
-  writeTree(ours, layout);
-  cpSync(ours, theirs, { recursive: true });
-  cpSync(ours, withShipped, { recursive: true });
+  const { ours, theirs, withShipped } = threeCopies(base, layout);
   // The CLI gets the same plugin versions as files (it would download the URLs; this machine has only the npm registry).
   writeFileSync(join(theirs, 'dprint.json'), JSON.stringify({ ...SETTINGS, plugins: [join(markdownPlugin.dir, 'plugin.wasm'), join(jsonPlugin.dir, 'plugin.wasm')] }));
   const cli = spawnSync(DPRINT, ['fmt', '--allow-no-files'], { cwd: theirs, encoding: 'utf8', timeout: 300_000, env: { ...process.env, DPRINT_CACHE_DIR: join(base, 'dprint-cache'), NO_COLOR: '1' } });

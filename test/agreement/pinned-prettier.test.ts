@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ import { createRuntime } from '../../src/node/index.js';
 import { createPinnedFormatters } from '../../src/node/pinned-formatters.js';
 import { createFormatterStore } from '../../src/node/formatter-store/store.js';
 import { writeTree } from '../write-tree.js';
-import { PINNED_CORPUS, PINNED_MARKDOWN } from '../pinned-helpers.js';
+import { PINNED_CORPUS, PINNED_MARKDOWN, threeCopies } from '../pinned-helpers.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const shipped = JSON.parse(readFileSync(join(repo, 'node_modules/prettier/package.json'), 'utf8')).version as string;
@@ -36,12 +36,7 @@ for (const version of ['3.3.3', '3.6.2', '2.8.8']) {
     FILES.forEach((file, index) => {
       layout[`src/${String(index).padStart(3, '0')}${extname(file)}`] = readFileSync(file, 'utf8');
     });
-    const ours = join(base, 'ours');
-    const theirs = join(base, 'theirs');
-    const withShipped = join(base, 'shipped');
-    writeTree(ours, layout);
-    cpSync(ours, theirs, { recursive: true });
-    cpSync(ours, withShipped, { recursive: true });
+    const { ours, theirs, withShipped } = threeCopies(base, layout);
 
     const cli = npxPrettier(version, theirs);
     if (!cli.ok) {
