@@ -19,7 +19,12 @@ test('dprint.json: the plugins it lists choose the formatter, with the global ke
   const md = selectFormatter(project, user, 'docs/guide.md');
   assert.equal(md.kind, 'format');
   assert.equal(md.kind === 'format' && md.formatter, 'dprint:markdown');
-  assert.deepEqual(md.kind === 'format' && md.settings, { lineWidth: 40, markdown: { textWrap: 'always' } });
+  // Its code blocks go to the other plugins the config lists, with their settings (as the dprint CLI formats them).
+  assert.deepEqual(md.kind === 'format' && md.settings, {
+    lineWidth: 40,
+    markdown: { textWrap: 'always' },
+    $formatboxEmbedded: { plugins: { markdown: { lineWidth: 40, markdown: { textWrap: 'always' } }, toml: { lineWidth: 40 } }, unrun: [] },
+  });
   const toml = selectFormatter(project, user, 'docs/book.toml');
   assert.equal(toml.kind === 'format' && toml.formatter, 'toml');
   assert.deepEqual(toml.kind === 'format' && toml.settings, { lineWidth: 40 });
