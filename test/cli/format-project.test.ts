@@ -1,6 +1,6 @@
 // Project-wide formatting (`formatbox format`): the walk's ignore files, the cache of formatted files,
-// and parallel results identical to sequential ones, in a stable order. Real Biome, real files
-// (rxjs sources from node_modules for the parallel run).
+// and parallel results identical to sequential ones, in a stable order; a Prettier check's list equal
+// to `prettier --check`'s. Real Biome and Prettier, real files (rxjs sources from node_modules).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
