@@ -71,6 +71,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   const shownFrom = options.findRoot === true ? resolveRoot(root) : undefined;
   const counts: Counts = { formatted: 0, unchanged: 0, cached: 0, cachedBeforeStart: 0, skipped: 0, failed: 0 };
   const reports: TreeReport[] = [];
+  const out = createLineOut();
   let total = 0;
   for (const group of groups) {
     const shown = (rel: string): string => (shownFrom && shownFrom !== group.rootReal ? toPosix(relative(shownFrom, join(group.rootReal, rel))) : rel);
@@ -101,10 +102,11 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
         const placed: TreeOutcome = outcome.kind === 'error' ? outcome : { ...outcome, path: shown(outcome.path), receipt: withNoRootReason(outcome.receipt, group.noRoot) };
         countOutcome(counts, placed);
         progress?.clear();
-        printOutcome(placed, flags);
+        printOutcome(placed, flags, out.write);
         progress?.tick();
       }
     } finally {
+      out.flush();
       progress?.clear();
     }
   }
@@ -189,20 +191,54 @@ function countOutcome(counts: Counts, outcome: TreeOutcome): void {
   if (outcome.kind !== 'error' && outcome.cached && outcome.receipt.formatter === undefined) counts.cachedBeforeStart++;
 }
 
-function printOutcome(outcome: TreeOutcome, flags: FormatFlags): void {
+function printOutcome(outcome: TreeOutcome, flags: FormatFlags, write: (text: string) => void): void {
   const { path } = outcome;
   if (outcome.kind === 'error') {
-    if (flags.json) process.stdout.write(JSON.stringify({ path, error: { code: outcome.code, message: outcome.message } }) + '\n');
-    else process.stdout.write(`error: ${shownPath(path)}: ${outcome.message}\n`);
+    if (flags.json) write(JSON.stringify({ path, error: { code: outcome.code, message: outcome.message } }) + '\n');
+    else write(`error: ${shownPath(path)}: ${outcome.message}\n`);
     return;
   }
   const { receipt } = outcome;
   if (flags.json) {
     const status = formatJsonStatus(receipt.status, flags.check);
-    process.stdout.write(JSON.stringify({ path, status, line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}), ...(outcome.cached ? { cached: true } : {}) }) + '\n');
+    write(JSON.stringify({ path, status, line: receipt.line, ...(receipt.formatter ? { formatter: receipt.formatter } : {}), ...(receipt.reason ? { reason: receipt.reason } : {}), ...(outcome.cached ? { cached: true } : {}) }) + '\n');
   } else if (outcome.kind === 'formatted' || outcome.kind === 'failed' || saysNoRoot(receipt)) {
-    process.stdout.write(`${outcome.kind === 'formatted' && flags.check ? `would reformat: ${shownPath(path)}` : receipt.line}\n`);
+    write(`${outcome.kind === 'formatted' && flags.check ? `would reformat: ${shownPath(path)}` : receipt.line}\n`);
   }
+}
+
+/** Text gathered before a write: a block of lines at most this long, or this old. */
+const LINE_BLOCK_CHARS = 32 * 1024;
+const LINE_BLOCK_MS = 100;
+
+/**
+ * The per-file lines on stdout. On a terminal each is written as it comes; on a pipe or a file they
+ * go in blocks (at most 32 KiB or 100 ms old): a write per file cost the main thread ~0.15 ms, time
+ * the workers formatting on the same cores are short of. `flush` before anything else is printed.
+ */
+function createLineOut(): { write: (text: string) => void; flush: () => void } {
+  if (process.stdout.isTTY === true) return { write: (text) => void process.stdout.write(text), flush: () => undefined };
+  let pending: string[] = [];
+  let chars = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0) return;
+    const block = pending.join('');
+    pending = [];
+    chars = 0;
+    process.stdout.write(block);
+  };
+  return {
+    write(text) {
+      pending.push(text);
+      chars += text.length;
+      if (chars >= LINE_BLOCK_CHARS) flush();
+      else timer ??= setTimeout(flush, LINE_BLOCK_MS);
+    },
+    flush,
+  };
 }
 
 const NOT_WALKED_SHOWN = 20;

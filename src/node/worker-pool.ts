@@ -82,7 +82,7 @@ interface Job {
 }
 
 /** The worker's call: reserved (`dispatchedAt` 0) until the worker is ready, then running with its timers. */
-type ActiveJob = Job & { id: number; dispatchedAt: number; rssAtStart: number; timer?: ReturnType<typeof setTimeout>; watch?: ReturnType<typeof setInterval> };
+type ActiveJob = Job & { id: number; dispatchedAt: number; rssAtStart: number; timer?: ReturnType<typeof setTimeout> };
 /**
  * One call already sent to the worker while `job` runs, so the worker goes on without waiting for
  * this thread. Its timers start when it becomes `job`; if the worker ends first, it is queued again.
@@ -294,7 +294,34 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
 
   function clearJobTimers(job: ActiveJob): void {
     if (job.timer) clearTimeout(job.timer);
-    if (job.watch) clearInterval(job.watch);
+  }
+
+  /**
+   * One watchdog for every running call: each tick reads the RSS once and checks each call's growth
+   * since its start, so a project-wide run does not read /proc once per call and tick. It stops
+   * itself when no call runs.
+   */
+  let watchdog: ReturnType<typeof setInterval> | undefined;
+  function watchMemory(): void {
+    if (watchdog) return;
+    watchdog = setInterval(() => {
+      let sampled: number | undefined;
+      let running = 0;
+      for (const slot of slots) {
+        const now = slot.current;
+        if (now.state !== 'busy' || now.job.dispatchedAt === 0) continue;
+        running++;
+        sampled ??= rss.now();
+        if (sampled - now.job.rssAtStart > memoryBudget) {
+          stop(slot, 'memory', { kind: 'error', message: `the formatter was stopped: memory grew by more than ${Math.round(memoryBudget / 1048576)} MB` });
+        }
+      }
+      if (running === 0) stopWatchdog();
+    }, 20);
+  }
+  function stopWatchdog(): void {
+    if (watchdog) clearInterval(watchdog);
+    watchdog = undefined;
   }
 
   function stop(slot: Slot, kind: 'timeout' | 'memory', result: AdapterResult): void {
@@ -335,12 +362,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     active.dispatchedAt = performance.now();
     active.rssAtStart = rss.recent();
     active.timer = setTimeout(() => stop(slot, 'timeout', { kind: 'timeout', ms: options.timeoutMs }), options.timeoutMs);
-    active.watch = setInterval(() => {
-      const grown = rss.now() - active.rssAtStart;
-      if (grown > memoryBudget) {
-        stop(slot, 'memory', { kind: 'error', message: `the formatter was stopped: memory grew by more than ${Math.round(memoryBudget / 1048576)} MB` });
-      }
-    }, 20);
+    watchMemory();
   }
 
   async function dispatch(slot: Slot, job: Job): Promise<void> {
@@ -435,6 +457,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     stats: () => ({ ...stats }),
     async close() {
       closed = true;
+      stopWatchdog();
       for (const job of queue.splice(0)) job.resolve({ kind: 'error', message: 'the runtime is closed' });
       for (const slot of slots) {
         const now = slot.current;

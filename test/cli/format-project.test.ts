@@ -1,6 +1,6 @@
 // Project-wide formatting (`formatbox format`): the walk's ignore files, the cache of formatted files,
-// and parallel results identical to sequential ones, in a stable order. Real Biome, real files
-// (rxjs sources from node_modules for the parallel run).
+// and parallel results identical to sequential ones, in a stable order; a Prettier check's list equal
+// to `prettier --check`'s. Real Biome and Prettier, real files (rxjs sources from node_modules).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -173,6 +173,37 @@ test('parallel: --threads 3 prints exactly what --threads 1 prints, in path orde
   assert.deepEqual(second.files.map((l) => [l.path, l.status]), one.files.map((l) => [l.path, l.status]));
   assert.ok(existsSync(join(base, 'cache', 'formatbox', 'secret')));
   assert.match(readFileSync(join(base, 'cache', 'formatbox', 'secret'), 'utf8'), /^[0-9a-f]{64}\n$/);
+});
+
+test('Prettier project: format --check, on a pipe, lists exactly the files prettier --check lists, each once, in path order', async () => {
+  // Real code nobody here wrote: rxjs's TypeScript sources and its published JavaScript, some of it
+  // first formatted by Prettier's own API here, so both verdicts occur; .prettierrc {} as the bench's.
+  const rxjs = dirname(createRequire(import.meta.url).resolve('rxjs/package.json'));
+  const prettier = await import('prettier');
+  const base = tree({ 'root/.prettierrc': '{}\n' });
+  const root = join(base, 'root');
+  const sources = [
+    ...readdirSync(join(rxjs, 'src', 'internal', 'operators')).filter((n) => n.endsWith('.ts')).sort().slice(0, 60).map((n) => join('src', 'internal', 'operators', n)),
+    ...readdirSync(join(rxjs, 'dist', 'cjs', 'internal', 'operators')).filter((n) => n.endsWith('.js')).sort().slice(0, 40).map((n) => join('dist', 'cjs', 'internal', 'operators', n)),
+  ];
+  for (const [i, rel] of sources.entries()) {
+    const text = readFileSync(join(rxjs, rel), 'utf8');
+    const out = join(root, i % 2 === 0 ? 'a' : 'b', rel);
+    cpSync(join(rxjs, rel), out);
+    if (i % 3 === 0) writeFileSync(out, await prettier.format(text, { filepath: out }));
+  }
+  const reference = spawnSync(join(REPO, 'node_modules/.bin/prettier'), ['--check', '--log-level=warn', '.'], { cwd: root, encoding: 'utf8' });
+  const expected = [...reference.stderr.matchAll(/^\[warn\] (?!Code style issues)(.+)$/gm)].map((m) => m[1]!).sort();
+  assert.equal(reference.status, 1, reference.stderr);
+  assert.ok(expected.length > 20 && expected.length < sources.length, `${expected.length} of ${sources.length} would change`);
+  for (const threads of ['1', '2']) {
+    const run = cli(['format', '--check', '--no-cache', '--threads', threads, '--root', root, root], base);
+    assert.equal(run.code, 1, run.stderr);
+    const listed = run.stdout.split('\n').filter((l) => l !== '').map((l) => l.replace(/^would reformat: /, ''));
+    assert.deepEqual(listed, [...listed].sort(), 'in path order');
+    assert.deepEqual(listed, expected);
+    assert.match(run.stderr, new RegExp(`^${sources.length + 1} files: ${expected.length} would change, ${sources.length + 1 - expected.length} already formatted`, "m")); // and .prettierrc
+  }
 });
 
 test('cache before start: an unchanged tree is answered without the engine; a changed file or config is formatted again', () => {

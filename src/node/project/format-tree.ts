@@ -168,7 +168,9 @@ async function* runTree(options: FormatTreeOptions, report: TreeReport): AsyncGe
   const judge = judgeWith(runtimeNow, { check, ...(cache ? { cache } : {}), ...(pass ? { native: pass } : {}) });
   try {
     yield* listing.errors;
-    yield* inPathOrder(listing.files, treeCache.wrap(judge), workers * 2);
+    // Four files in flight per worker: one running, one sent ahead, two being read and selected, so a
+    // worker does not wait for this thread when it is slow to get the cores (a loaded machine).
+    yield* inPathOrder(listing.files, treeCache.wrap(judge), workers * FILES_IN_FLIGHT_PER_WORKER);
   } finally {
     const problem = cache?.save();
     if (problem) report.cache.problem = problem;
@@ -215,6 +217,9 @@ export async function* inPathOrder<T>(paths: readonly string[], judge: (path: st
  */
 export const FILES_PER_WORKER = 250;
 
+/** Files judged at once per worker thread (inPathOrder's concurrency). */
+const FILES_IN_FLIGHT_PER_WORKER = 4;
+
 /** One worker per `FILES_PER_WORKER` files to format, at least one, at most one per core. */
 export function defaultThreads(filesToFormat: number, cores = availableParallelism()): number {
   return Math.max(1, Math.min(cores, Math.ceil(filesToFormat / FILES_PER_WORKER)));
@@ -248,7 +253,9 @@ function judgeWith(runtime: () => Promise<Runtime>, options: { check: boolean; c
     }
     try {
       let readSha256: string | undefined;
-      const receipt = await (await runtime()).format({ path, ...(check ? { check: true } : {}), ...(options.cache ? { cache: options.cache } : {}), onRead: (sha256: string) => (readSha256 = sha256) });
+      // The hash of the bytes read ties a verdict to the bytes the cache hashed: without a cache it is not taken.
+      const cached = options.cache ? { cache: options.cache, onRead: (sha256: string) => (readSha256 = sha256) } : {};
+      const receipt = await (await runtime()).format({ path, ...(check ? { check: true } : {}), ...cached });
       const disagrees = disagreement(native?.flagged.get(path), receipt.status);
       if (disagrees) return { outcome: { kind: 'error', path, code: 'FORMATTERS_DISAGREE', message: disagrees } };
       const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
