@@ -88,6 +88,12 @@ export interface FormatterModule<Part extends object = object, Reads extends obj
   readonly configFiles: readonly string[];
   /** `mode: 'always'`: language → adapter name, for languages this formatter is the default of. */
   readonly defaults?: Readonly<Record<string, string>>;
+  /**
+   * Its CLI's project walk enters every directory but version control and node_modules (dot-directories,
+   * `vendor`, `target`, `.venv`, … too), so `formatbox format` lists its files there. Otherwise those
+   * directories are left out, as formatbox does not model that CLI's walk.
+   */
+  readonly walksEveryDirectory?: true;
   /** Where a project pins its version (read as data), and which versions a pin allows. */
   readonly pin?: PinReader;
   /** The wasm modules its built-in adapters load. */

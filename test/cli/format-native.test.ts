@@ -155,8 +155,9 @@ test('a native run started before discovery is kept only when the discovered pro
   };
 
   // Qualifies, same targets: the guess is the run (one start, not stopped).
-  const kept = await guessAndStart({ 'biome.json': '{}\n', '.gitignore': 'build/\n', 'src/a.ts': 'a\n', 'build/b.ts': 'b\n', '.hidden/c.ts': 'c\n' }, ['']);
-  assert.deepEqual(kept.targets, [['.gitignore', 'biome.json', 'src']], 'the root .gitignore already applies to the guess');
+  const kept = await guessAndStart({ 'biome.json': '{}\n', '.gitignore': 'build/\n', 'src/a.ts': 'a\n', 'build/b.ts': 'b\n', '.hidden/c.ts': 'c\n', 'node_modules/d.ts': 'd\n' }, ['']);
+  // Biome's own walk enters dot-directories too, not node_modules.
+  assert.deepEqual(kept.targets, [['.gitignore', '.hidden', 'biome.json', 'src']], 'the root .gitignore already applies to the guess');
   assert.ok(kept.started && 'running' in kept.started && kept.started.running === kept.guessed!.running);
   assert.equal(kept.requests[0]!.signal!.aborted, false);
 
@@ -224,6 +225,7 @@ test('native and wasm agree on every file of real code, and --write writes what 
   assert.deepEqual(statuses(nativeLines), statuses(lines(wasm.stdout)), 'the same outcome for every file');
   assert.equal(statuses(nativeLines)['src/bad.ts'], 'failed');
   assert.equal(statuses(nativeLines)['generated/out.ts'], undefined, 'gitignored: not walked, whatever Biome would walk');
+  assert.equal(statuses(nativeLines)['.hidden/h.ts'], 'would-change', 'a dot-directory: Biome formats it, and so does formatbox');
 
   // Fidelity: formatbox --write against Biome's own CLI --write on a copy of the same tree.
   const copy = join(base, 'copy');

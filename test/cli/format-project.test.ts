@@ -175,6 +175,24 @@ test('parallel: --threads 3 prints exactly what --threads 1 prints, in path orde
   assert.match(readFileSync(join(base, 'cache', 'formatbox', 'secret'), 'utf8'), /^[0-9a-f]{64}\n$/);
 });
 
+test('the walk enters dot-directories and vendor, build and cache directories where the formatter\'s own walk does (Prettier, Biome), never node_modules or .git', () => {
+  const dirs = ['src', 'vendor', 'target', '.github/workflows', '.venv', 'venv', '__pycache__', '.next', '.cache', 'bower_components', 'build', 'dist', 'node_modules/x', '.git/x'];
+  const files: Record<string, string> = { 'root/.prettierrc': '{}\n' };
+  for (const dir of dirs) {
+    files[`root/${dir}/a.js`] = 'const  a = {b:1}\n';
+    files[`root/${dir}/ok.ts`] = 'export const ok = 1;\n';
+  }
+  const base = tree(files);
+  const root = join(base, 'root');
+  const reference = spawnSync(join(REPO, 'node_modules/.bin/prettier'), ['--check', '--log-level=warn', '.'], { cwd: root, encoding: 'utf8' });
+  const expected = [...reference.stderr.matchAll(/^\[warn\] (?!Code style issues)(.+)$/gm)].map((m) => m[1]!).sort();
+  assert.equal(expected.length, dirs.length - 2, reference.stderr);
+  const run = cli(['format', '--check', '--no-cache', '--root', root, root], base);
+  assert.equal(run.code, 1, run.stderr);
+  assert.deepEqual(run.stdout.split('\n').filter((l) => l !== '').map((l) => l.replace(/^would reformat: /, '')), expected);
+  assert.match(run.stderr, new RegExp(`^${2 * (dirs.length - 2) + 1} files: ${dirs.length - 2} would change`, 'm'));
+});
+
 test('Prettier project: format --check, on a pipe, lists exactly the files prettier --check lists, each once, in path order', async () => {
   // Real code nobody here wrote: rxjs's TypeScript sources and its published JavaScript, some of it
   // first formatted by Prettier's own API here, so both verdicts occur; .prettierrc {} as the bench's.

@@ -51,6 +51,7 @@ export const biome: FormatterModule<BiomePart, object, 'biome'> = {
   adapterNames: ['biome'],
   languages: BIOME_LANGUAGES,
   configFiles: BIOME_CONFIG_NAMES,
+  walksEveryDirectory: true,
   pin: biomePin,
   wasm: [{ name: 'biome', package: '@biomejs/wasm-web', source: 'biome_wasm_bg.wasm', file: 'biome_wasm_bg.wasm' }],
   project: {

@@ -62,6 +62,7 @@ export const prettier: FormatterModule<PrettierPart> = {
   languages: PRETTIER_LANGUAGES,
   configFiles: [...PRETTIER_CONFIG_NAMES, '.prettierignore'],
   defaults: Object.fromEntries(PRETTIER_CORE_LANGUAGES.map((language) => [language, 'prettier'])),
+  walksEveryDirectory: true,
   pin: prettierPin,
   wasm: [],
   project: {

@@ -20,7 +20,7 @@ import { join, relative, resolve } from 'node:path';
 import { isFormatboxError, messageOf } from '../../core/errors.js';
 import { shownPath } from '../../core/shown.js';
 import type { Sandbox } from '../../core/sandbox.js';
-import type { Receipt, UserConfig } from '../../core/types.js';
+import type { ProjectFiles, Receipt, UserConfig } from '../../core/types.js';
 import { BIOME_CONFIG_NAMES } from '../../formatters/biome/config.js';
 import { fetchNativeBiomeIfAbsent, findNativeBiome } from '../biome-native.js';
 import { discoverProjectFiles } from '../discover.js';
@@ -33,7 +33,9 @@ import { bwrapSandbox, detectSandbox, noSandbox } from '../sandbox/index.js';
 import { formatboxBuildId, formatterBuild } from '../version.js';
 import type { WalkResult } from '../walk.js';
 import { openTreeCache, type Judge, type Judged } from './cache.js';
-import { listFiles, realParent, toPosix, type ListingError } from './list.js';
+import { listFiles, realParent, toPosix, type Listing, type ListingError } from './list.js';
+import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../config/index.js';
+import { moduleOfAdapter } from '../../formatters/derived.js';
 import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, runNativeBiomeWritePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions } from './native-biome-pass.js';
 import { openPrecheck } from './precheck.js';
 
@@ -137,7 +139,8 @@ async function* runTree(options: FormatTreeOptions, report: TreeReport): AsyncGe
     : undefined;
   // A guess is either adopted or stopped here (nativeOptions exists whenever native Biome may run).
   const early = earlyTried && nativeOptions ? startNativeBiomePass(rootReal, nativeOptions, (project) => earlyTargets(rootReal, namedRel, project.gitignore), guessed) : undefined;
-  const listing = await listFiles(rootReal, named, [...(options.ignorePaths ?? [])]);
+  const listed = await listFiles(rootReal, named, [...(options.ignorePaths ?? [])]);
+  const listing = { ...listed, files: await withFilesItsFormatterWalksInto(rootReal, listed, discovered?.files, trust, options.config) };
   report.files = listing.files.length;
   report.walk = listing.walk;
   options.onListed?.(listing.files.length);
@@ -282,4 +285,22 @@ function nativeSandbox(): Sandbox {
   if (process.platform !== 'linux') return detectSandbox();
   const bwrap = findBwrap();
   return bwrap ? bwrapSandbox({ bwrapPath: bwrap }) : noSandbox('bubblewrap (bwrap) is not installed');
+}
+
+/**
+ * The listed files, plus those found below a dot-directory or a conventional dependency, build or
+ * cache directory that their formatter's own walk formats too (Prettier's and Biome's enter every
+ * directory but version control and node_modules); below such a directory, a file of any other
+ * formatter is left out, as before.
+ */
+async function withFilesItsFormatterWalksInto(rootReal: string, listing: Listing, discovered: ProjectFiles | undefined, trust: Trust, config: UserConfig | undefined): Promise<string[]> {
+  if (listing.belowSkippedDirs.length === 0) return listing.files;
+  const files = discovered ?? (await discoverProjectFiles(rootReal, { refuseHardLinks: trust !== 'trusted' })).files;
+  const project = loadProjectConfig(files, { trust });
+  const user = normaliseUserConfig(config);
+  const kept = listing.belowSkippedDirs.filter((path) => {
+    const selection = selectFormatter(project, user, path);
+    return selection.kind === 'format' && typeof selection.formatter === 'string' && moduleOfAdapter(selection.formatter)?.walksEveryDirectory === true;
+  });
+  return kept.length === 0 ? listing.files : [...listing.files, ...kept].sort();
 }

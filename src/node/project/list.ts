@@ -1,9 +1,12 @@
 /**
  * What a project-wide run formats: the files named and those found below the directories named, by
- * the shared walker (src/node/walk.ts): dependency, VCS and cache directories and dot-directories are
- * not entered; `.gitignore` at every level, `.git/info/exclude` and the ignore files given are
- * honoured; no symlink is followed out of the root or into a loop; a bad entry is reported and the
- * run goes on.
+ * the shared walker (src/node/walk.ts): version control directories and `node_modules` are not
+ * entered (no formatter's own walk enters them); `.gitignore` at every level, `.git/info/exclude` and
+ * the ignore files given are honoured; no symlink is followed out of the root or into a loop; a bad
+ * entry is reported and the run goes on. Files below a dot-directory or a conventional dependency,
+ * build or cache directory (`vendor`, `target`, `.venv`, …) are listed apart: Prettier's and Biome's
+ * own walks format them, the others' are not modelled, so the caller keeps them only for a formatter
+ * whose walk enters them (`walksEveryDirectory` in its declaration).
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -31,6 +34,8 @@ export interface ListingError {
 
 export interface Listing {
   files: string[];
+  /** Found below a dot-directory or a directory in SKIPPED_DIRS (not named): for the caller to keep or drop by formatter. */
+  belowSkippedDirs: string[];
   errors: ListingError[];
   walk: WalkResult;
 }
@@ -47,6 +52,7 @@ export async function listFiles(rootReal: string, named: string[], ignorePaths: 
     return { file, text };
   });
   const out = new Set<string>();
+  const below = new Set<string>();
   const errors: ListingError[] = [];
   const walk: WalkResult = { files: [], skipped: [], ignoredCount: 0, ignoreProblems: [] };
   for (const path of named) {
@@ -71,8 +77,7 @@ export async function listFiles(rootReal: string, named: string[], ignorePaths: 
     }
     const found = await walkTree(rootReal, rel, {
       ...WALK_LIMITS,
-      skipDirNames: SKIPPED_DIRS,
-      skipHiddenDirs: true,
+      skipDirNames: VCS_AND_DEPENDENCY_DIRS,
       gitignore: true,
       extraIgnores,
       wantFile: (name) => languageOfPath(name) !== undefined,
@@ -80,14 +85,26 @@ export async function listFiles(rootReal: string, named: string[], ignorePaths: 
     // Symlinked files are not formatted in a walk: the target is formatted under its own name.
     for (const file of found.files) {
       if (file.linkTarget) walk.skipped.push({ rel: file.rel, kind: 'file', reason: 'a symlink; its target is formatted under its own path' });
+      else if (belowSkippedDir(file.rel, rel)) below.add(file.rel);
       else out.add(file.rel);
     }
     walk.skipped.push(...found.skipped);
     walk.ignoredCount += found.ignoredCount;
     walk.truncated ??= found.truncated;
-    if (out.size > MAX_FILES) throw new FormatboxError('INVALID_REQUEST', `more than ${MAX_FILES} files; name fewer paths`);
+    if (out.size + below.size > MAX_FILES) throw new FormatboxError('INVALID_REQUEST', `more than ${MAX_FILES} files; name fewer paths`);
   }
-  return { files: [...out].sort(), errors, walk };
+  for (const rel of out) below.delete(rel);
+  return { files: [...out].sort(), belowSkippedDirs: [...below].sort(), errors, walk };
+}
+
+/** What every formatter's own walk leaves alone: version control and installed npm dependencies. */
+export const VCS_AND_DEPENDENCY_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', '.sl', '.jj', 'node_modules']);
+
+/** Whether a file found below the named directory `from` sits in a dot-directory or a SKIPPED_DIRS directory under it. */
+function belowSkippedDir(rel: string, from: string): boolean {
+  const inside = from === '' ? rel : rel.slice(from.length + 1);
+  const directories = inside.split('/').slice(0, -1);
+  return directories.some((name) => name.startsWith('.') || SKIPPED_DIRS.has(name));
 }
 
 export function realParent(abs: string): string {

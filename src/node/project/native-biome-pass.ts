@@ -23,7 +23,7 @@ import type { Sandbox } from '../../core/sandbox.js';
 import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { isIgnoredBy, parseIgnoreFile, type IgnoreFile } from '../../config/ignore-file.js';
-import { SKIPPED_DIRS } from '../discover.js';
+import { VCS_AND_DEPENDENCY_DIRS } from './list.js';
 import { readSmallFile } from '../walk.js';
 import { checkWithNativeBiome, type NativeBiome, type NativeCheck } from '../biome-native.js';
 import { writeNatively, type NativeWrites } from './native-biome-write.js';
@@ -211,8 +211,8 @@ function isPlainFile(path: string): boolean {
 
 /**
  * What native Biome walks when it starts before formatbox's own walk: each named file, and the
- * entries of each named directory that formatbox's walk would enter (no hidden or dependency/build
- * directory, nothing the root's .gitignore lists, no symlink). Biome may still walk files formatbox
+ * entries of each named directory that formatbox's walk would enter for Biome (every directory but
+ * version control and node_modules, as Biome's own walk; nothing the root's .gitignore lists, no symlink). Biome may still walk files formatbox
  * does not list (deeper ignores); their verdicts are never used.
  */
 export function earlyTargets(rootReal: string, namedRel: readonly string[], gitignore: readonly IgnoreFile[]): string[] {
@@ -231,7 +231,7 @@ export function earlyTargets(rootReal: string, namedRel: readonly string[], giti
     for (const entry of entries) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isFile() && !isIgnoredBy(gitignore, path)) targets.add(path);
-      else if (entry.isDirectory() && !entry.name.startsWith('.') && !SKIPPED_DIRS.has(entry.name) && !isIgnoredBy(gitignore, `${path}/.formatbox-probe`)) targets.add(path);
+      else if (entry.isDirectory() && !VCS_AND_DEPENDENCY_DIRS.has(entry.name) && !isIgnoredBy(gitignore, `${path}/.formatbox-probe`)) targets.add(path);
     }
   }
   return [...targets].sort();
