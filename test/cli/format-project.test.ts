@@ -191,6 +191,11 @@ test('the walk enters dot-directories and vendor, build and cache directories wh
   assert.equal(run.code, 1, run.stderr);
   assert.deepEqual(run.stdout.split('\n').filter((l) => l !== '').map((l) => l.replace(/^would reformat: /, '')), expected);
   assert.match(run.stderr, new RegExp(`^${2 * (dirs.length - 2) + 1} files: ${dirs.length - 2} would change`, 'm'));
+
+  // A config of its own there (config discovery does not read those directories): left out, not formatted with the wrong settings.
+  const nested = tree({ 'root/.prettierrc': '{}\n', 'root/vendor/lib/.prettierrc': '{"semi": false}\n', 'root/vendor/lib/b.js': 'const  b = 1\n', 'root/vendor/lib/package.json': '{"name":"lib"}\n', 'root/vendor/c.js': 'const  c = 1\n' });
+  const nestedRun = cli(['format', '--check', '--no-cache', '--root', join(nested, 'root'), join(nested, 'root')], nested);
+  assert.deepEqual(nestedRun.stdout.split('\n').filter((l) => l !== ''), ['would reformat: vendor/c.js'], nestedRun.stderr);
 });
 
 test('Prettier project: format --check, on a pipe, lists exactly the files prettier --check lists, each once, in path order', async () => {

@@ -23,7 +23,7 @@ import type { Sandbox } from '../../core/sandbox.js';
 import type { ProjectFiles, Receipt, UserConfig } from '../../core/types.js';
 import { BIOME_CONFIG_NAMES } from '../../formatters/biome/config.js';
 import { fetchNativeBiomeIfAbsent, findNativeBiome } from '../biome-native.js';
-import { discoverProjectFiles } from '../discover.js';
+import { discoverProjectFiles, SKIPPED_DIRS } from '../discover.js';
 import { openFormatCache, type FormatCache } from '../format-cache.js';
 import { isInside, resolveRoot } from '../fs/paths.js';
 import { readPinFiles } from '../pin-files.js';
@@ -31,7 +31,7 @@ import type { Runtime, RuntimeOptions, Trust } from '../runtime.js';
 import { findBwrap } from '../sandbox/bwrap.js';
 import { bwrapSandbox, detectSandbox, noSandbox } from '../sandbox/index.js';
 import { formatboxBuildId, formatterBuild } from '../version.js';
-import type { WalkResult } from '../walk.js';
+import { readSmallFile, type WalkResult } from '../walk.js';
 import { openTreeCache, type Judge, type Judged } from './cache.js';
 import { listFiles, realParent, toPosix, type Listing, type ListingError } from './list.js';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../config/index.js';
@@ -298,9 +298,39 @@ async function withFilesItsFormatterWalksInto(rootReal: string, listing: Listing
   const files = discovered ?? (await discoverProjectFiles(rootReal, { refuseHardLinks: trust !== 'trusted' })).files;
   const project = loadProjectConfig(files, { trust });
   const user = normaliseUserConfig(config);
+  const seen = new Map<string, boolean>();
   const kept = listing.belowSkippedDirs.filter((path) => {
     const selection = selectFormatter(project, user, path);
-    return selection.kind === 'format' && typeof selection.formatter === 'string' && moduleOfAdapter(selection.formatter)?.walksEveryDirectory === true;
+    const module = selection.kind === 'format' && typeof selection.formatter === 'string' ? moduleOfAdapter(selection.formatter) : undefined;
+    return module?.walksEveryDirectory === true && !unreadConfigOnTheWay(rootReal, path, module.configFiles, seen);
   });
   return kept.length === 0 ? listing.files : [...listing.files, ...kept].sort();
+}
+
+/**
+ * Whether a directory of `path` at or below its first dot- or SKIPPED_DIRS directory holds one of
+ * `names` or an `.editorconfig` (a package.json only with a "prettier" key): config discovery does
+ * not read those directories, so such a file would be formatted with the wrong settings; it is left
+ * out instead, as before.
+ */
+function unreadConfigOnTheWay(rootReal: string, path: string, names: readonly string[], seen: Map<string, boolean>): boolean {
+  const segments = path.split('/').slice(0, -1);
+  const first = segments.findIndex((name) => name.startsWith('.') || SKIPPED_DIRS.has(name));
+  if (first < 0) return false;
+  for (let depth = first + 1; depth <= segments.length; depth++) {
+    const dir = segments.slice(0, depth).join('/');
+    let found = seen.get(dir);
+    if (found === undefined) {
+      found = [...names, '.editorconfig'].some((name) => {
+        const file = join(rootReal, dir, name);
+        if (!existsSync(file)) return false;
+        if (name !== 'package.json' && name !== 'package.yaml') return true;
+        const text = readSmallFile(file, 1024 * 1024);
+        return typeof text !== 'string' || /(^|["\s])prettier["']?\s*:/m.test(text);
+      });
+      seen.set(dir, found);
+    }
+    if (found) return true;
+  }
+  return false;
 }
