@@ -139,7 +139,8 @@ test('the built CLI with only the dependencies: format fetches native Biome on f
     return { status: run.status, verdict, native: lines.find((l) => l.summary)?.summary?.nativeBiome, stderr: run.stderr };
   };
 
-  const cache = join(project, '.cache');
+  // The store outside the project: the walk enters dot-directories, as Biome's does.
+  const cache = join(mkdtempSync(join(tmpdir(), 'fb-deps-cache-')), 'cache');
   const first = check(cache);
   assert.equal(first.status, 1, first.stderr);
   if (first.native?.notUsed?.some((r) => /could not be fetched/.test(r)) && !process.env.CI) {
@@ -153,7 +154,7 @@ test('the built CLI with only the dependencies: format fetches native Biome on f
   assert.equal(first.verdict('b.ts'), 'unchanged sandbox');
 
   // Offline, with nothing stored: the run says why, and Biome's wasm build gives the same verdicts.
-  const offline = check(join(project, '.cache-offline'), { npm_config_registry: `http://127.0.0.1:${await closedPort()}/` });
+  const offline = check(join(dirname(cache), 'cache-offline'), { npm_config_registry: `http://127.0.0.1:${await closedPort()}/` });
   assert.equal(offline.status, 1, offline.stderr);
   assert.match(offline.native?.notUsed?.join('\n') ?? '', /native Biome \d+\.\d+\.\d+ is not installed and could not be fetched \(.*ECONNREFUSED/);
   assert.equal(offline.verdict('a.ts'), 'would-change wasm');

@@ -184,7 +184,7 @@ test('the walk enters dot-directories and vendor, build and cache directories wh
   }
   const base = tree(files);
   const root = join(base, 'root');
-  const reference = spawnSync(join(REPO, 'node_modules/.bin/prettier'), ['--check', '--log-level=warn', '.'], { cwd: root, encoding: 'utf8' });
+  const reference = spawnSync(join(REPO, 'node_modules/.bin/prettier'), ['--check', '--log-level=warn', '.'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
   const expected = [...reference.stderr.matchAll(/^\[warn\] (?!Code style issues)(.+)$/gm)].map((m) => m[1]!).sort();
   assert.equal(expected.length, dirs.length - 2, reference.stderr);
   const run = cli(['format', '--check', '--no-cache', '--root', root, root], base);
@@ -215,7 +215,7 @@ test('Prettier project: format --check, on a pipe, lists exactly the files prett
     cpSync(join(rxjs, rel), out);
     if (i % 3 === 0) writeFileSync(out, await prettier.format(text, { filepath: out }));
   }
-  const reference = spawnSync(join(REPO, 'node_modules/.bin/prettier'), ['--check', '--log-level=warn', '.'], { cwd: root, encoding: 'utf8' });
+  const reference = spawnSync(join(REPO, 'node_modules/.bin/prettier'), ['--check', '--log-level=warn', '.'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
   const expected = [...reference.stderr.matchAll(/^\[warn\] (?!Code style issues)(.+)$/gm)].map((m) => m[1]!).sort();
   assert.equal(reference.status, 1, reference.stderr);
   assert.ok(expected.length > 20 && expected.length < sources.length, `${expected.length} of ${sources.length} would change`);

@@ -78,7 +78,8 @@ function pluginCase(form: string, plugin: string, extraFiles: Record<string, Cas
     files: { 'root/.prettierrc.json': JSON.stringify({ semi: false, plugins: [plugin] }), ...extraFiles },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_NO_SEMI, ignored: [/plugins\[0\].*never loaded/] },
+    // Never loaded; formatting without it would not give the project's bytes, so the file is refused.
+    expect: { status: ['refused'], reason: /^\.prettierrc\.json: this config loads the Prettier plugin .+,? which formatbox does not run; untrusted mode never runs repository code/, ignored: [/plugins\[0\].*never loaded/] },
     prettierControl: control,
   };
 }
@@ -137,7 +138,7 @@ export const CASES: HostileCase[] = [
     },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['formatted'], content: TS_NO_SEMI, ignored: [/overrides\[0\]\.options\.plugins\[0\]/, /parser: evil-parser.*plugin/] },
+    expect: { status: ['refused'], reason: /^\.prettierrc\.json: overrides\[0\] of this config loads the Prettier plugin \.\/plugin\.mjs, which formatbox does not run/, ignored: [/overrides\[0\]\.options\.plugins\[0\]/, /parser: evil-parser.*plugin/] },
     prettierControl: true,
   },
   {
