@@ -10,13 +10,11 @@ import { join } from 'node:path';
 import type { FormatterAdapter } from '../core/types.js';
 import { workerModuleUrl, workerParams } from './worker-module-url.js';
 import { dprintPluginFormatter } from '../formatters/dprint/adapter.js';
-
-/** The languages of each dprint plugin formatbox can run at another version, by dprint.json section. */
-export const PINNABLE_DPRINT_PLUGINS: Readonly<Record<string, readonly string[]>> = { markdown: ['markdown'], json: ['json', 'jsonc'], toml: ['toml'], dockerfile: ['dockerfile'] };
+import { DPRINT_PLUGIN_LANGUAGES, type DprintPluginName } from '../formatters/dprint/config.js';
 
 export function createAdapters(): FormatterAdapter[] {
   const { dir, section } = workerParams(import.meta.url, ['dir', 'section']);
-  const languages = PINNABLE_DPRINT_PLUGINS[section];
+  const languages = Object.hasOwn(DPRINT_PLUGIN_LANGUAGES, section) ? DPRINT_PLUGIN_LANGUAGES[section as DprintPluginName] : undefined;
   if (!languages) throw new Error(`no dprint plugin ${section}`);
   // Named as the plugin names itself: the name the engine asks the pinned build for.
   return [dprintPluginFormatter({ wasm: readFileSync(join(dir, 'plugin.wasm')), name: `dprint-plugin-${section}`, section, languages })];

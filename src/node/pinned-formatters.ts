@@ -18,7 +18,8 @@ import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 import { pinnedPrettierModuleUrl } from './pinned-prettier.js';
 import { pinnedBiomeModuleUrl } from './pinned-biome.js';
 import { pinnedRuffModuleUrl } from './pinned-ruff.js';
-import { PINNABLE_DPRINT_PLUGINS, pinnedDprintModuleUrl } from './pinned-dprint.js';
+import { pinnedDprintModuleUrl } from './pinned-dprint.js';
+import { DPRINT_PLUGINS } from '../formatters/dprint/config.js';
 import { checkNativeBiome, nativeBiomeAdapter, nativeBiomePackage, type NativeBiomeBuild } from './pinned-biome-native.js';
 import { detectSandbox } from './sandbox/index.js';
 import type { Sandbox } from '../core/sandbox.js';
@@ -60,7 +61,7 @@ interface Build {
 }
 
 const BUILDS: Readonly<Record<string, Build>> = {
-  ...Object.fromEntries(Object.keys(PINNABLE_DPRINT_PLUGINS).map((section) => [`dprint-plugin-${section}`, dprintBuild(section)])),
+  ...Object.fromEntries(DPRINT_PLUGINS.map((section) => [`dprint-plugin-${section}`, dprintBuild(section)])),
   prettier: {
     projectPackage: 'prettier',
     // Prettier 2 from 2.2 on ships an ES module build (esm/) that runs as the standalone 3 does.

@@ -71,6 +71,8 @@ interface PluginInstance {
   formatter: Formatter;
   configKey?: string;
   configError?: string;
+  /** What it claims under its current configuration (made on first use as a code block's host). */
+  claims?: (filePath: string) => boolean;
 }
 
 /** Sets the configuration when it changed; returns an error message for a bad value. */
@@ -94,6 +96,7 @@ function configure(target: PluginInstance, settings: Record<string, unknown>, se
     diagnostics = target.formatter.getConfigDiagnostics();
   }
   target.configKey = key;
+  delete target.claims;
   target.configError = diagnostics.length > 0 ? `invalid ${section} settings: ${diagnostics.map((d) => `${d.propertyName}: ${d.message}`).join('; ')}` : undefined;
   return target.configError;
 }
@@ -152,7 +155,7 @@ export function dprintPluginFormatter(options: DprintPluginOptions): FormatterAd
           throw thrown;
         }
       };
-      hosts.push({ claims: claimsOf(target.formatter), format });
+      hosts.push({ claims: (target.claims ??= claimsOf(target.formatter)), format });
     }
     return hosts;
   }

@@ -14,6 +14,8 @@ export const DPRINT_CONFIG_NAMES = ['dprint.json', 'dprint.jsonc', '.dprint.json
 /** The dprint plugins formatbox ships, by the section name dprint.json gives them. */
 export const DPRINT_PLUGINS = ['toml', 'markdown', 'json', 'dockerfile'] as const;
 export type DprintPluginName = (typeof DPRINT_PLUGINS)[number];
+/** The languages each shipped plugin formats (TOML's is the `toml` formatter's). */
+export const DPRINT_PLUGIN_LANGUAGES: Readonly<Record<DprintPluginName, readonly string[]>> = { toml: ['toml'], markdown: ['markdown'], json: ['json', 'jsonc'], dockerfile: ['dockerfile'] };
 
 const GLOBAL_KEYS = ['lineWidth', 'indentWidth', 'useTabs'];
 

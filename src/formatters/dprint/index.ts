@@ -7,7 +7,7 @@ import type { IgnoredItem } from '../../core/types.js';
 import { nearest } from '../../config/paths.js';
 import type { FormatterModule, ResolvedSettings } from '../module.js';
 import { dprintPin } from './pin.js';
-import { DPRINT_CONFIG_NAMES, loadDprintConfigs, type DprintConfigFile, type DprintPluginName } from './config.js';
+import { DPRINT_CONFIG_NAMES, DPRINT_PLUGIN_LANGUAGES, DPRINT_PLUGINS, loadDprintConfigs, type DprintConfigFile, type DprintPluginName } from './config.js';
 import { EMBEDDED_SETTINGS_KEY, type EmbeddedPlugins } from './embedded.js';
 
 export interface DprintPart {
@@ -16,7 +16,9 @@ export interface DprintPart {
 }
 
 /** Languages a shipped dprint plugin (other than TOML's) formats, and the plugin (its dprint.json section name). */
-const DPRINT_LANGUAGES: Readonly<Record<string, DprintPluginName>> = { markdown: 'markdown', json: 'json', jsonc: 'json', dockerfile: 'dockerfile' };
+const DPRINT_LANGUAGES: Readonly<Record<string, DprintPluginName>> = Object.fromEntries(
+  DPRINT_PLUGINS.filter((plugin) => plugin !== 'toml').flatMap((plugin) => DPRINT_PLUGIN_LANGUAGES[plugin].map((language) => [language, plugin])),
+);
 
 
 /**

@@ -8,14 +8,16 @@ import semverValid from 'semver/functions/valid.js';
 import { isRecord, parseData } from '../../config/data.js';
 import { parseJson, semverAllows } from '../../config/npm-pins.js';
 import type { PinFiles, PinReader, VersionPin } from '../../config/pins.js';
-import { DPRINT_CONFIG_NAMES } from './config.js';
+import { DPRINT_CONFIG_NAMES, DPRINT_PLUGINS } from './config.js';
 
-const SHIPPED_PLUGINS = ['markdown', 'json', 'toml', 'dockerfile'] as const;
+const PLUGIN_NAMES = DPRINT_PLUGINS.join('|');
+const PLUGIN_URL = new RegExp(`^https://plugins\\.dprint\\.dev/(${PLUGIN_NAMES})-(\\d+\\.\\d+\\.\\d+)\\.wasm(?:@[0-9a-f]{64})?$`, 'i');
+const NPM_PLUGIN_PATH = new RegExp(`(?:^|/)node_modules/@dprint/(${PLUGIN_NAMES})/plugin\\.wasm$`);
 
 export const dprintPin: PinReader = {
-  sourceFiles: SHIPPED_PLUGINS.map((name) => `node_modules/@dprint/${name}/package.json`),
+  sourceFiles: DPRINT_PLUGINS.map((name) => `node_modules/@dprint/${name}/package.json`),
   // The TOML plugin is the `toml` formatter's adapter.
-  adapters: Object.fromEntries(SHIPPED_PLUGINS.map((name) => [`dprint-plugin-${name}`, name === 'toml' ? 'toml' : `dprint:${name}`])),
+  adapters: Object.fromEntries(DPRINT_PLUGINS.map((name) => [`dprint-plugin-${name}`, name === 'toml' ? 'toml' : `dprint:${name}`])),
   read: readDprintPins,
   allows: semverAllows,
 };
@@ -35,9 +37,9 @@ function readDprintPins(files: PinFiles): VersionPin[] {
 }
 
 function pinOf(files: PinFiles, file: string, entry: string): VersionPin | undefined {
-  const url = /^https:\/\/plugins\.dprint\.dev\/(markdown|json|toml|dockerfile)-(\d+\.\d+\.\d+)\.wasm(?:@[0-9a-f]{64})?$/i.exec(entry);
+  const url = PLUGIN_URL.exec(entry);
   if (url && semverValid(url[2]!)) return { formatter: `dprint-plugin-${url[1]!.toLowerCase()}`, spec: url[2]!, exact: true, source: `${file} plugins` };
-  const npm = /(?:^|\/)node_modules\/@dprint\/(markdown|json|toml|dockerfile)\/plugin\.wasm$/.exec(entry);
+  const npm = NPM_PLUGIN_PATH.exec(entry);
   if (!npm) return undefined;
   const installedPath = `node_modules/@dprint/${npm[1]}/package.json`;
   const installed = parseJson(files[installedPath]);
