@@ -192,10 +192,13 @@ test('the walk enters dot-directories and vendor, build and cache directories wh
   assert.deepEqual(run.stdout.split('\n').filter((l) => l !== '').map((l) => l.replace(/^would reformat: /, '')), expected);
   assert.match(run.stderr, new RegExp(`^${2 * (dirs.length - 2) + 1} files: ${dirs.length - 2} would change`, 'm'));
 
-  // A config of its own there (config discovery does not read those directories): left out, not formatted with the wrong settings.
-  const nested = tree({ 'root/.prettierrc': '{}\n', 'root/vendor/lib/.prettierrc': '{"semi": false}\n', 'root/vendor/lib/b.js': 'const  b = 1\n', 'root/vendor/lib/package.json': '{"name":"lib"}\n', 'root/vendor/c.js': 'const  c = 1\n' });
+  // A config of its own in a directory config discovery does not read: left out, not formatted with
+  // the wrong settings. A dot-directory's config is read, so its files are listed with it.
+  const nested = tree({ 'root/.prettierrc': '{}\n', 'root/vendor/lib/.prettierrc': '{"semi": false}\n', 'root/vendor/lib/b.js': 'const  b = 1\n', 'root/vendor/lib/package.json': '{"name":"lib"}\n', 'root/vendor/c.js': 'const  c = 1\n', 'root/.storybook/.prettierrc': '{"semi": false}\n', 'root/.storybook/d.js': 'const d = 1\n' });
   const nestedRun = cli(['format', '--check', '--no-cache', '--root', join(nested, 'root'), join(nested, 'root')], nested);
-  assert.deepEqual(nestedRun.stdout.split('\n').filter((l) => l !== ''), ['would reformat: vendor/c.js'], nestedRun.stderr);
+  // .storybook/d.js is formatted under its own config (no semicolon), and listed: 4 files, d.js among the formatted.
+  assert.deepEqual(nestedRun.stdout.split('\n').filter((l) => l !== ''), ['would reformat: .storybook/.prettierrc', 'would reformat: vendor/c.js'], nestedRun.stderr);
+  assert.match(nestedRun.stderr, /^4 files: 2 would change, 2 already formatted/m);
 });
 
 test('Prettier project: format --check, on a pipe, lists exactly the files prettier --check lists, each once, in path order', async () => {

@@ -308,14 +308,14 @@ async function withFilesItsFormatterWalksInto(rootReal: string, listing: Listing
 }
 
 /**
- * Whether a directory of `path` at or below its first dot- or SKIPPED_DIRS directory holds one of
- * `names` or an `.editorconfig` (a package.json only with a "prettier" key): config discovery does
- * not read those directories, so such a file would be formatted with the wrong settings; it is left
- * out instead, as before.
+ * Whether a directory of `path` at or below its first SKIPPED_DIRS directory holds one of `names` or
+ * an `.editorconfig` (a package.json only with a "prettier" key): config discovery does not read
+ * those directories (it does read dot-directories), so such a file would be formatted with the wrong
+ * settings; it is left out instead, as before.
  */
 function unreadConfigOnTheWay(rootReal: string, path: string, names: readonly string[], seen: Map<string, boolean>): boolean {
   const segments = path.split('/').slice(0, -1);
-  const first = segments.findIndex((name) => name.startsWith('.') || SKIPPED_DIRS.has(name));
+  const first = segments.findIndex((name) => SKIPPED_DIRS.has(name));
   if (first < 0) return false;
   for (let depth = first + 1; depth <= segments.length; depth++) {
     const dir = segments.slice(0, depth).join('/');
