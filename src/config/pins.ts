@@ -18,6 +18,8 @@ export interface VersionPin {
   implied?: boolean;
   /** gofmt: the `go` line is a language version, not a formatter pin; shown by doctor, never in receipts. */
   informational?: boolean;
+  /** The sha256 the project gives for the build's file (dprint's `<url>@<sha256>`): a fetched build must match it. */
+  sha256?: string;
 }
 
 /** Project-relative path → text (null: present, not read). */

@@ -25,6 +25,7 @@ import { detectSandbox } from './sandbox/index.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 
 interface PinnedFormattersOptions {
   store?: FormatterStore;
@@ -58,6 +59,8 @@ interface Build {
   projectPackage: string;
   /** The build formatbox fetches and runs for `version`. */
   buildFor(version: string, store: FormatterStore, sandbox: () => Sandbox): Promise<{ packageName: string; native?: true } | { unavailable: string }>;
+  /** The build's file a pin's `sha256` names (dprint: the plugin's wasm). */
+  checksummedFile?: string;
 }
 
 const BUILDS: Readonly<Record<string, Build>> = {
@@ -102,6 +105,7 @@ const BUILDS: Readonly<Record<string, Build>> = {
 function dprintBuild(section: string): Build {
   return {
     projectPackage: `@dprint/${section}`,
+    checksummedFile: 'plugin.wasm',
     async buildFor(v, store) {
       const { versions } = await store.published(`@dprint/${section}`);
       if (versions.includes(v)) return { packageName: `@dprint/${section}` };
@@ -166,6 +170,17 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
       pools.set(key, entry);
     }
     return entry.adapter;
+  }
+
+  /** Builds whose file matched a pin's sha256, by build and checksum (hashed once). */
+  const checksumsMatched = new Set<string>();
+  function checksumMismatch(build: Build, dir: string, sha256: string, matchKey: string): string | undefined {
+    if (checksumsMatched.has(matchKey)) return undefined;
+    if (!build.checksummedFile) return `the project gives a checksum, and formatbox cannot check one for this build`;
+    const actual = createHash('sha256').update(readFileSync(join(dir, build.checksummedFile))).digest('hex');
+    if (actual !== sha256) return `the registry's ${build.checksummedFile} of this version has sha256 ${actual.slice(0, 12)}…, not the ${sha256.slice(0, 12)}… the project's config names`;
+    checksumsMatched.add(matchKey);
+    return undefined;
   }
 
   /** A pin with no build to run is answered from memory until `retryAfterMs` passed (no registry call per edit). */
@@ -236,6 +251,10 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
       if (failure) return { unavailable: failure.reason, version };
       stored = store.lookup(packageName, version);
       if (!stored) return { unavailable: `${key} did not verify after its fetch`, version };
+    }
+    if (pin.sha256) {
+      const wrong = checksumMismatch(build, stored.dir, pin.sha256, `${key}\0${pin.sha256}`);
+      if (wrong) return { unavailable: wrong, version };
     }
     if ('native' in chosen) {
       const binary: NativeBiomeBuild = { binary: join(stored.dir, 'biome'), packageDir: stored.dir, version };

@@ -7,7 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeTree } from '../write-tree.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,3 +78,33 @@ test(`a dprint project pinning markdown ${PINS.markdown} and json ${PINS.json}: 
   assert.ok(counts.equal >= 60, `only ${counts.equal} files compared`);
   assert.ok(counts.differsFromShipped > 0, 'the shipped plugins agree with the pinned ones on every file: this corpus does not show the pin matters');
 });
+
+test('a dprint plugin URL with a checksum: the fetched build runs only when its wasm has that sha256', async (t) => {
+  const base = mkdtempSync(join(tmpdir(), 'fb-pin-dprint-sum-'));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const store = createFormatterStore({ dir: join(base, 'store') });
+  const plugin = await fetchOrSkip(t, store, '@dprint/json', PINS.json);
+  if (!plugin) return;
+  const sha256 = createHash('sha256').update(readFileSync(join(plugin.dir, 'plugin.wasm'))).digest('hex');
+  const pinned = createPinnedFormatters({ store, timeoutMs: 20_000, waitMs: 120_000 });
+  try {
+    for (const [checksum, runs] of [[sha256, PINS.json], ['0'.repeat(64), undefined]] as const) {
+      const root = join(base, checksum.slice(0, 8));
+      writeTree(root, { '.git/': '', 'dprint.json': JSON.stringify({ plugins: [`https://plugins.dprint.dev/json-${PINS.json}.wasm@${checksum}`] }), 'a.json': '{"a":1}\n' });
+      const runtime = createRuntime({ root, pinned });
+      try {
+        const receipt = await runtime.format({ path: 'a.json' });
+        if (runs) assert.equal(receipt.formatter?.version, runs, receipt.line);
+        else {
+          assert.notEqual(receipt.formatter?.version, PINS.json, receipt.line);
+          assert.match(receipt.line, new RegExp(`the project pins ${PINS.json.replace(/\./g, '\\.')}: the registry's plugin\\.wasm of this version has sha256 ${sha256.slice(0, 12)}…, not the 000000000000… the project's config names`), receipt.line);
+        }
+      } finally {
+        await runtime.close();
+      }
+    }
+  } finally {
+    await pinned.close();
+  }
+});
+

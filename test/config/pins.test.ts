@@ -152,7 +152,7 @@ test('dprint: each shipped plugin is pinned by its URL version or the installed 
   });
   assert.deepEqual(pins.filter((p) => p.formatter.startsWith('dprint-plugin-')), [
     { formatter: 'dprint-plugin-markdown', spec: '0.17.8', exact: true, source: 'dprint.jsonc plugins' },
-    { formatter: 'dprint-plugin-toml', spec: '0.6.2', exact: true, source: 'dprint.jsonc plugins' },
+    { formatter: 'dprint-plugin-toml', spec: '0.6.2', exact: true, source: 'dprint.jsonc plugins', sha256: 'a'.repeat(64) },
     { formatter: 'dprint-plugin-json', spec: installedJson, exact: true, source: 'node_modules/@dprint/json/package.json' },
   ]);
   assert.equal(pinAllows(pins[0]!, '0.17.8'), true);

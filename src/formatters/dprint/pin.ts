@@ -11,7 +11,7 @@ import type { PinFiles, PinReader, VersionPin } from '../../config/pins.js';
 import { DPRINT_CONFIG_NAMES, DPRINT_PLUGINS } from './config.js';
 
 const PLUGIN_NAMES = DPRINT_PLUGINS.join('|');
-const PLUGIN_URL = new RegExp(`^https://plugins\\.dprint\\.dev/(${PLUGIN_NAMES})-(\\d+\\.\\d+\\.\\d+)\\.wasm(?:@[0-9a-f]{64})?$`, 'i');
+const PLUGIN_URL = new RegExp(`^https://plugins\\.dprint\\.dev/(${PLUGIN_NAMES})-(\\d+\\.\\d+\\.\\d+)\\.wasm(?:@([0-9a-f]{64}))?$`, 'i');
 const NPM_PLUGIN_PATH = new RegExp(`(?:^|/)node_modules/@dprint/(${PLUGIN_NAMES})/plugin\\.wasm$`);
 
 export const dprintPin: PinReader = {
@@ -38,7 +38,7 @@ function readDprintPins(files: PinFiles): VersionPin[] {
 
 function pinOf(files: PinFiles, file: string, entry: string): VersionPin | undefined {
   const url = PLUGIN_URL.exec(entry);
-  if (url && semverValid(url[2]!)) return { formatter: `dprint-plugin-${url[1]!.toLowerCase()}`, spec: url[2]!, exact: true, source: `${file} plugins` };
+  if (url && semverValid(url[2]!)) return { formatter: `dprint-plugin-${url[1]!.toLowerCase()}`, spec: url[2]!, exact: true, source: `${file} plugins`, ...(url[3] ? { sha256: url[3].toLowerCase() } : {}) };
   const npm = NPM_PLUGIN_PATH.exec(entry);
   if (!npm) return undefined;
   const installedPath = `node_modules/@dprint/${npm[1]}/package.json`;
