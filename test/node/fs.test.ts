@@ -9,6 +9,7 @@ import { readSnapshot } from '../../src/node/fs/read.js';
 import { resolveInside, resolveRoot } from '../../src/node/fs/paths.js';
 import { stageWrite, writeAtomic } from '../../src/node/fs/staged-write.js';
 import { sweepTemps, tempPathFor } from '../../src/node/fs/sweep.js';
+import { canSyncFileSystem, syncFileSystem } from '../../src/node/fs/sync-fs.js';
 
 function tempRoot(): string {
   return resolveRoot(mkdtempSync(join(tmpdir(), 'fb-fs-')));
@@ -127,6 +128,48 @@ test('a staged write whose flush finishes at the commit (an edit\'s F): written,
   // The first descriptor is closed once the thread pool's flush is done; the second at once.
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(openFds(), fdsBefore);
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('a staged write the caller flushes (a batch): closed once written, flushed on request, renamed at the commit, refused on a changed disk', async () => {
+  const root = tempRoot();
+  const file = join(root, 'a.ts');
+  writeFileSync(file, 'let a=1\n');
+  chmodSync(file, 0o640);
+  const snapshot = (await readSnapshot(file, 'a.ts'))!;
+  const openFds = () => readdirSync('/proc/self/fd').length;
+  const fdsBefore = openFds();
+
+  const staged = stageWrite(file, { shown: 'a.ts', keep: snapshot, flushedByCaller: true });
+  staged.fillNow('let a = 1;\n');
+  // Written and closed, not yet renamed (a batch holds thousands of these at once): only its pinned directory is open.
+  assert.equal(openFds(), fdsBefore + 1);
+  assert.equal(readFileSync(file, 'utf8'), 'let a=1\n');
+  await staged.flushFilled();
+  staged.commit(snapshot.bytes);
+  staged.release();
+  assert.equal(readFileSync(file, 'utf8'), 'let a = 1;\n');
+  assert.equal(statSync(file).mode & 0o7777, 0o640);
+  assert.deepEqual(readdirSync(root), ['a.ts']);
+
+  const stale = stageWrite(file, { shown: 'a.ts', keep: snapshot, flushedByCaller: true });
+  stale.fillNow('let a = 2;\n');
+  assert.throws(() => stale.commit(snapshot.bytes), (error: unknown) => isFormatboxError(error) && error.code === 'MODIFIED_SINCE_READ');
+  stale.release();
+  assert.deepEqual(readdirSync(root), ['a.ts']);
+  assert.equal(readFileSync(file, 'utf8'), 'let a = 1;\n');
+  const unflushed = stageWrite(file, { shown: 'a.ts' });
+  assert.throws(() => unflushed.fillNow('x'), /fillNow is for a write the caller flushes/);
+  unflushed.release();
+  assert.deepEqual(readdirSync(root), ['a.ts']);
+  assert.equal(openFds(), fdsBefore);
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('syncfs through coreutils sync: true for a directory here, false for one that is gone', { skip: !canSyncFileSystem() && process.env.CI !== 'true' ? 'no coreutils sync -f on this machine' : false }, async () => {
+  const root = tempRoot();
+  assert.equal(await syncFileSystem(root), true);
+  assert.equal(await syncFileSystem(join(root, 'missing')), false);
   rmSync(root, { recursive: true, force: true });
 });
 

@@ -97,6 +97,12 @@ export interface StageOptions {
    * closed or fsync'ed here (the caller fsyncs it once, after its last rename into it).
    */
   directory?: PinnedDir;
+  /**
+   * The caller makes this write durable together with many others (see native-biome-write.ts: one
+   * syncfs of the temp files before their renames, one after), and says it written only after
+   * that: no fdatasync here, and the temp file is closed as soon as `fillNow` has written it.
+   */
+  flushedByCaller?: boolean;
 }
 
 /**
@@ -112,6 +118,13 @@ export interface StagedWrite {
    * `flushAtCommit` it starts the flush and `commit` waits for it. Once.
    */
   fill(data: Uint8Array | string, options?: { syncLater?: boolean }): Promise<void>;
+  /** Writes the bytes at once and closes the temp file, with no flush (`flushedByCaller`). Once, instead of `fill`. */
+  fillNow(data: Uint8Array | string): void;
+  /**
+   * After `fillNow`, for a caller that cannot flush the whole file system: fdatasync of the temp
+   * file, opened again through the pinned directory (never through a symlink).
+   */
+  flushFilled(): Promise<void>;
   /**
    * The directory is checked to be where it was, the disk against `expect` (MODIFIED_SINCE_READ
    * when it differs), then the rename; the directory is fsync'ed in the background.
@@ -156,7 +169,10 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
   let started: Promise<unknown> | undefined;
   let poolFlushed = false;
   let state: 'staged' | 'committed' | 'released' = 'staged';
+  /** With `flushedByCaller`: the temp file was closed once written (a batch holds thousands). */
+  let fileClosed = false;
   const closeFiles = (): void => {
+    if (fileClosed) return;
     if (syncFd !== undefined) closeQuietly(syncFd);
     if (started) closeAfter(file, started);
     else closeQuietly(file);
@@ -178,6 +194,33 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
         flushed = true;
       } catch (error) {
         throw writeFailed(shown, error);
+      }
+    },
+    fillNow(data) {
+      if (state !== 'staged') throw new Error('stageWrite: fill after commit or release');
+      if (options.flushedByCaller !== true) throw new Error('stageWrite: fillNow is for a write the caller flushes');
+      try {
+        writeWhole(file, data);
+      } catch (error) {
+        throw writeFailed(shown, error);
+      }
+      closeQuietly(file);
+      fileClosed = true;
+    },
+    async flushFilled() {
+      if (state !== 'staged' || !fileClosed) throw new Error('stageWrite: flushFilled before fillNow, or after commit or release');
+      let again: number;
+      try {
+        again = openSync(temp, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      } catch (error) {
+        throw writeFailed(shown, error);
+      }
+      try {
+        await datasync(again);
+      } catch (error) {
+        throw writeFailed(shown, error);
+      } finally {
+        closeQuietly(again);
       }
     },
     commit(expect, holdOpenUntil) {
@@ -209,7 +252,7 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
       state = 'committed';
       // Wrapped in an object: returned bare, an async caller would wait for the flush.
       let done: { flushed: Promise<void> };
-      if (flushed) {
+      if (flushed || options.flushedByCaller) {
         closeFiles();
         done = { flushed: Promise.resolve() };
       } else {
@@ -217,7 +260,8 @@ export function stageWrite(abs: string, options: StageOptions): StagedWrite {
         done = { flushed: flushLater(file, holdOpenUntil) };
       }
       if (borrowed) return done; // the caller's to fsync
-      if (options.directorySync) options.directorySync(dir);
+      if (options.flushedByCaller) dir.close(); // the caller's flush covers the rename
+      else if (options.directorySync) options.directorySync(dir);
       else syncDirectoryLater(dir);
       return done;
     },

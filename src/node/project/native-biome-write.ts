@@ -4,12 +4,13 @@
  * report says which files it fixed, found formatted or flagged, and formatbox commits each fixed
  * file with its own compare-and-swap write against the bytes it copied.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isFormatboxError, messageOf } from '../../core/errors.js';
-import { flushDirectorySyncs, sameBytes, writeAtomic } from '../fs/staged-write.js';
+import { flushDirectorySyncs, sameBytes, stageWrite, type StagedWrite } from '../fs/staged-write.js';
+import { syncFileSystem } from '../fs/sync-fs.js';
 import { readOpenFile, readSnapshot, type FileSnapshot } from '../fs/read.js';
 import { openPinnedDir, type PinnedDir } from '../pinned-dir.js';
 import { writeWithNativeBiome } from '../biome-native.js';
@@ -36,9 +37,7 @@ const MAX_WRITE_BATCH = 2000;
 /** Fewest files per run: below this a sandbox's and Biome's start cost more than the overlap wins. */
 const MIN_WRITE_BATCH = 250;
 /** Runs a write is split into at least (while each keeps MIN_WRITE_BATCH): copying and committing one overlaps native Biome on another. */
-const PIPELINE_RUNS = 4;
-/** Compare-and-swap writes in flight at once. */
-const COMMITS_IN_FLIGHT = 8;
+const PIPELINE_RUNS = 2;
 /** Files copied per turn of the event loop (the running sandbox's output is read meanwhile). */
 const COPIED_PER_TURN = 64;
 
@@ -166,54 +165,129 @@ async function copyBatch(rootReal: string, scratchBase: string, batch: readonly 
   return { scratch, priors };
 }
 
-/** Commits each file of `copied` that native Biome fixed, and waits for every flush before any is reported written. */
+/**
+ * Commits each file of `copied` that native Biome fixed, and makes them durable before any is
+ * reported written, in four steps: every temp file written (read back from the copy, written next
+ * to its file, not flushed), one flush of them all, every compare-and-swap and rename, one flush of
+ * the renames. A flush is a syncfs of each file system written into (sync-fs.ts); where that is not
+ * possible, an fdatasync of each temp file, then an fsync of each directory. One flush for the
+ * batch replaces an fdatasync, a thread-pool round trip and a wake-up per file.
+ */
 async function commitBatch(rootReal: string, { scratch, priors }: CopiedBatch, out: NativeWrites): Promise<void> {
-  const flushes: Array<Promise<unknown>> = [];
   // Each project directory written into is opened once for the batch's writes into it (each
-  // rechecked at its rename) and fsync'ed once, after the last of them.
-  const directories = new Map<string, PinnedDir>();
+  // rechecked at its rename), and kept open until the batch is durable.
+  const directories = new Map<string, PinnedDir | null>();
   const directoryOf = (abs: string, path: string): PinnedDir | undefined => {
     const dir = dirname(abs);
     let held = directories.get(dir);
-    if (!held) {
+    if (held === undefined) {
       try {
         // Named as the directory: a refusal at a later file's rename is about the directory, not the first file.
         held = openPinnedDir(dir, `${dirname(path)}/`);
       } catch {
-        return undefined; // the write opens it itself, and says why it cannot
+        held = null; // the write opens it itself, and says why it cannot
       }
       directories.set(dir, held);
     }
-    return held;
+    return held ?? undefined;
   };
   // The run is over (its processes died with the sandbox's PID namespace) and the scratch is
   // private (0700): a directory of it checked once stays as it was for the rest of the batch.
   const realDirectories = new Map<string, boolean>();
-  const commit = async (path: string, prior: FileSnapshot): Promise<void> => {
-    if (!out.fixed.has(path)) return;
-    // Read back as any file is read (no symlink, a regular file), from the directory copied to
-    // (the sandboxed run could have put a symlink in its place).
-    if (!sameRealDirectory(join(scratch, dirname(path)), realDirectories)) return;
-    const final = readScratchFile(join(scratch, path));
-    if (!final || sameBytes(final, prior.bytes)) return;
-    const abs = join(rootReal, path);
-    try {
-      // Renamed at once, flushed in the background: every flush is awaited below, before any file is reported written.
-      const directory = directoryOf(abs, path);
-      const done = await writeAtomic(abs, final, { expect: prior.bytes, keep: prior, shown: path, syncLater: true, ...(directory ? { directory } : {}) });
-      flushes.push(done.flushed.then(() => out.written.add(path), (error: unknown) => out.failed.set(path, { code: 'WRITE_FAILED', message: messageOf(error) })));
-    } catch (error) {
-      out.failed.set(path, { code: isFormatboxError(error) ? error.code : 'WRITE_FAILED', message: messageOf(error) });
-    }
-  };
-  // Several commits in flight: each waits on the thread pool (temp file, write, rename).
-  const queue = [...priors];
+  const staged: Array<{ path: string; prior: FileSnapshot; write: StagedWrite }> = [];
+  const fail = (path: string, error: unknown): void => void out.failed.set(path, { code: isFormatboxError(error) ? error.code : 'WRITE_FAILED', message: messageOf(error) });
   try {
-    await Promise.all(Array.from({ length: COMMITS_IN_FLIGHT }, async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await commit(...next);
-    }));
+    let turn = 0;
+    for (const [path, prior] of priors) {
+      // The event loop turns meanwhile: the next batch's sandboxed run streams its report.
+      if (++turn % COMMITTED_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (!out.fixed.has(path)) continue;
+      // Read back as any file is read (no symlink, a regular file), from the directory copied to
+      // (the sandboxed run could have put a symlink in its place).
+      if (!sameRealDirectory(join(scratch, dirname(path)), realDirectories)) continue;
+      const final = readScratchFile(join(scratch, path));
+      if (!final || sameBytes(final, prior.bytes)) continue;
+      const abs = join(rootReal, path);
+      let write: StagedWrite | undefined;
+      try {
+        const directory = directoryOf(abs, path);
+        write = stageWrite(abs, { shown: path, keep: prior, flushedByCaller: true, ...(directory ? { directory } : {}) });
+        write.fillNow(final);
+        staged.push({ path, prior, write });
+      } catch (error) {
+        write?.release();
+        fail(path, error);
+      }
+    }
+    if (staged.length === 0) return;
+    const devices = fileSystemsOf(staged.map(({ path }) => dirname(join(rootReal, path))), directories);
+    if (!(await syncFileSystems(devices))) {
+      const flushed = await Promise.allSettled(staged.map(({ write }) => write.flushFilled()));
+      flushed.forEach((result, k) => result.status === 'rejected' && fail(staged[k]!.path, result.reason));
+    }
+    const renamed: string[] = [];
+    for (let k = 0; k < staged.length; k++) {
+      if (k % COMMITTED_PER_TURN === COMMITTED_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+      const { path, prior, write } = staged[k]!;
+      if (out.failed.has(path)) continue;
+      try {
+        // Compare-and-swap: synchronous from the check to the rename.
+        write.commit(prior.bytes);
+        renamed.push(path);
+      } catch (error) {
+        fail(path, error);
+      }
+    }
+    if (renamed.length > 0 && !(await syncFileSystems(devices))) {
+      const dirs = new Set(renamed.map((path) => dirname(join(rootReal, path))));
+      await Promise.all([...dirs].map((dir) => flushFile(dir)));
+    }
+    for (const path of renamed) out.written.add(path);
   } finally {
-    await Promise.all([...flushes, ...[...directories.values()].map((dir) => dir.syncAndClose())]);
+    for (const { write } of staged) write.release(); // removes a temp file that was not renamed
+    for (const dir of directories.values()) dir?.close();
+  }
+}
+
+/** Files staged, or committed, per turn of the event loop. */
+const COMMITTED_PER_TURN = 64;
+
+/**
+ * One directory per file system that the directories `dirs` are on (by device, read from the
+ * directories the batch holds open), or undefined when one is not known (a directory the write had
+ * to open itself): then nothing is flushed at once and each file is.
+ */
+function fileSystemsOf(dirs: readonly string[], directories: ReadonlyMap<string, PinnedDir | null>): string[] | undefined {
+  const byDevice = new Map<number, string>();
+  for (const abs of new Set(dirs)) {
+    const dir = directories.get(abs);
+    if (!dir) return undefined;
+    try {
+      const device = statSync(dir.at('')).dev;
+      if (!byDevice.has(device)) byDevice.set(device, dir.dir);
+    } catch {
+      return undefined;
+    }
+  }
+  return [...byDevice.values()];
+}
+
+/** True when every file system in `dirs` was flushed (syncfs); false when one was not, or they are not known. */
+async function syncFileSystems(dirs: readonly string[] | undefined): Promise<boolean> {
+  if (!dirs) return false;
+  return (await Promise.all(dirs.map((dir) => syncFileSystem(dir)))).every(Boolean);
+}
+
+/** fdatasync of `abs` (a file or directory), never through a symlink in its last component; errors ignored. */
+async function flushFile(abs: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    await handle.datasync();
+  } catch {
+    // the rename stands; nothing better to do
+  } finally {
+    await handle?.close().catch(() => undefined);
   }
 }
 
