@@ -11,7 +11,7 @@
  *   npm run bench [-- name … [options for them]] [-- --quick]
  *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice,
  *          php-choice, cli-serve, per-edit,
- *          delivery, footprint, config-watch, daemon-bounds, agents, agent-plugins, wasm-strip, pinned-versions,
+ *          delivery, footprint, config-watch, daemon-bounds, agents, agent-plugins, wasm-strip, write-floor, pinned-versions,
  *          project (then project-scale: `--sizes 2000,10000,30000`, `--tools biome,prettier`,
  *          `--states unformatted,formatted`)
  *   --quick: fewer runs and a smaller project, benchmarks without a quick mode left out (< 60 s);
@@ -48,6 +48,7 @@ const BENCHES: Record<string, Bench> = {
   agents: { args: ['test/bench/agents.ts', '12'], quick: ['test/bench/agents.ts', '4'] },
   'agent-plugins': { args: ['test/bench/agent-plugins.ts', '20'], quick: ['test/bench/agent-plugins.ts', '5'] },
   'wasm-strip': { args: ['test/bench/wasm-strip.ts'] },
+  'write-floor': { args: ['test/bench/write-floor.ts', '--rounds', '5'], quick: ['test/bench/write-floor.ts', '--files', '300', '--rounds', '1'] },
   'pinned-versions': { args: ['test/bench/pinned-versions.ts', '30'], quick: ['test/bench/pinned-versions.ts', '5'] },
 };
 
