@@ -67,7 +67,7 @@ export const prettier: FormatterModule<PrettierPart> = {
   wasm: [],
   project: {
     empty: () => ({ prettier: [] }),
-    load: (part, files, { trust, ignored, budget }) => part.prettier.push(...loadPrettierConfigs(files, trust, ignored, budget)),
+    load: (part, files, { trust, ignored, budget, all }) => part.prettier.push(...loadPrettierConfigs(files, trust, ignored, budget, all)),
     clamp: (part, ignored) =>
       clampEach(
         part.prettier,
