@@ -60,7 +60,7 @@ export function resolveRequire(specifier: string, fromDir: string, lookup: FileL
     const step = loadAsFileOrDirectory(base, lookup);
     if (!('notFound' in step)) return done(step, specifier);
   }
-  return { error: `Cannot find module ${quoted(specifier)}: it is not installed in the project's node_modules (run your package manager's install; Prettier fails too); Node would also look in node_modules above the project root and in global folders, which formatbox does not read` };
+  return { error: `Cannot find module ${quoted(specifier)}: it is not installed in the node_modules of the project (run the package manager install, such as npm install; Prettier fails too); Node would also look in node_modules above the project root and in global folders, which formatbox does not read` };
 }
 
 function done(step: Step, specifier: string): RequireResolution {

@@ -80,7 +80,7 @@ export function resolveBiomePackageExtends(entry: string, baseDir: string, looku
   const own = typeof manifest.name === 'string' ? manifest.name : undefined;
   if (own !== undefined && entry.startsWith(`${own}/`)) {
     const step = manifest.exports === undefined ? NOT_FOUND : resolveExports(entry.slice(own.length + 1), packageDir, manifest.exports, inDir(packageDir, 'package.json'), lookup);
-    return finish(step, entry, `the project's own package (${own}) and its exports`);
+    return finish(step, entry, `the exports of the project package itself (${own})`);
   }
   // Step 3: node_modules from the package path up.
   for (const dir of ancestorsOf(packageDir)) {
@@ -89,7 +89,7 @@ export function resolveBiomePackageExtends(entry: string, baseDir: string, looku
     return finish(step, entry, specifier.name);
   }
   return {
-    error: `${specifier.name} is not installed in the project's node_modules (run your package manager's install; Biome stops too: it cannot resolve ${quoted(entry)}); Biome would also look in node_modules above the project root, which formatbox does not read`,
+    error: `${specifier.name} is not installed in the node_modules of the project (run the package manager install, such as npm install; Biome stops too: it cannot resolve ${quoted(entry)}); Biome would also look in node_modules above the project root, which formatbox does not read`,
   };
 }
 
@@ -105,12 +105,12 @@ function tsconfigRemaps(packageDir: string, lookup: FileLookup): string | undefi
   const path = inDir(packageDir, 'tsconfig.json');
   const text = lookup(path);
   if (text === undefined) return undefined;
-  if (text === null) return `${path} was not read, and Biome's resolver applies its compilerOptions.paths first`;
+  if (text === null) return `${path} was not read, and the Biome resolver applies its compilerOptions.paths first`;
   const parsed = parseData(text, 'jsonc');
-  if (!parsed.ok || !isRecord(parsed.value)) return `${path} could not be read as JSONC, and Biome's resolver applies its compilerOptions.paths first`;
+  if (!parsed.ok || !isRecord(parsed.value)) return `${path} could not be read as JSONC, and the Biome resolver applies its compilerOptions.paths first`;
   const options = parsed.value.compilerOptions;
   if (isRecord(options) && (options.paths !== undefined || options.baseUrl !== undefined)) {
-    return `${path} sets compilerOptions.${options.paths !== undefined ? 'paths' : 'baseUrl'}, which Biome's resolver applies to extends too; not followed`;
+    return `${path} sets compilerOptions.${options.paths !== undefined ? 'paths' : 'baseUrl'}, which the Biome resolver applies to extends too; not followed`;
   }
   return undefined;
 }
