@@ -159,7 +159,7 @@ async function collectInRoot(realRoot: string, path: string, allowance: ReadAllo
   }
   if (!isInside(real, realRoot)) {
     out.files[path] = null;
-    out.ignored.push({ file: path, item: name, reason: 'a symlink (or a path through one) that leaves the project root; not read' });
+    out.ignored.push({ file: path, item: name, reason: 'a symlink that leaves the project root (it, or a directory on its way); not read' });
     return true;
   }
   let stat: import('node:fs').Stats;

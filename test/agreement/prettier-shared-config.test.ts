@@ -52,7 +52,8 @@ test('a real shared config, @shopify/prettier-config 1.1.4 ("main": "index.json"
   const tarball = packed('@shopify/prettier-config', '1.1.4');
   if (!tarball) return t.skip('npm could not fetch @shopify/prettier-config@1.1.4 (not in CI)');
   const files = sources();
-  for (const config of [{ 'package.json': JSON.stringify({ ...APP, prettier: '@shopify/prettier-config' }) }, { 'package.json': JSON.stringify(APP), '.prettierrc': '"@shopify/prettier-config"\n' }]) {
+  const configs: Array<Record<string, string>> = [{ 'package.json': JSON.stringify({ ...APP, prettier: '@shopify/prettier-config' }) }, { 'package.json': JSON.stringify(APP), '.prettierrc': '"@shopify/prettier-config"\n' }];
+  for (const config of configs) {
     const { root } = project({ ...config, ...files }, 'formatbox-prettier-shared-');
     unpack(tarball, join(root, 'node_modules/@shopify/prettier-config'));
     await agrees(root, files);
@@ -152,7 +153,7 @@ const REFUSE: Array<{ name: string; setUp: (root: string, base: string) => void;
 
 for (const c of REFUSE) {
   test(`Prettier string config is refused with its reason: ${c.name}`, async () => {
-    const config = c.prettierrc ? { 'package.json': JSON.stringify(APP), '.prettierrc': c.prettierrc } : { 'package.json': JSON.stringify({ ...APP, prettier: '@acme/prettier-config' }) };
+    const config: Record<string, string> = c.prettierrc ? { 'package.json': JSON.stringify(APP), '.prettierrc': c.prettierrc } : { 'package.json': JSON.stringify({ ...APP, prettier: '@acme/prettier-config' }) };
     const { root, base } = project({ ...config, 'a.js': JS }, 'formatbox-prettier-shared-refuse-');
     c.setUp(root, base);
     if (c.cliFails !== undefined) {

@@ -52,15 +52,16 @@ export type BiomePackageResolution = { file: string; viaPackage: boolean } | { e
  * entry named a file beside the base (step 1).
  */
 export function resolveBiomePackageExtends(entry: string, baseDir: string, lookup: FileLookup): BiomePackageResolution {
+  // Step 1: assume_relative (Biome joins and normalises the path, `..` included).
+  const beside = besideBase(entry, baseDir);
+  if ('error' in beside) return beside;
+  if (beside.path !== undefined) {
+    const text = lookup(beside.path);
+    if (typeof text === 'string') return { file: beside.path, viaPackage: false };
+    if (text === null) return { error: `${beside.path} was not read (too large, not a regular file, or a symlink out of the project root)` };
+  }
   const specifier = parsePackageSpecifier(entry);
   if ('error' in specifier) return { error: specifier.error };
-  // Step 1: assume_relative.
-  const beside = joinInside(baseDir, entry);
-  if (beside !== undefined) {
-    const text = lookup(beside);
-    if (typeof text === 'string') return { file: beside, viaPackage: false };
-    if (text === null) return { error: `${beside} was not read (too large, not a regular file, or a symlink out of the project root)` };
-  }
   // Step 2: the package path.
   let packageDir: string | undefined;
   let manifest: Record<string, unknown> | undefined;
@@ -91,6 +92,19 @@ export function resolveBiomePackageExtends(entry: string, baseDir: string, looku
   return {
     error: `${specifier.name} is not installed in the node_modules of the project (run the package manager install, such as npm install; Biome stops too: it cannot resolve ${quoted(entry)}); Biome would also look in node_modules above the project root, which formatbox does not read`,
   };
+}
+
+/** `<base>/<entry>`, normalised; an error when it leaves the project root (Biome would read it there). */
+function besideBase(entry: string, baseDir: string): { path?: string } | { error: string } {
+  if (/[\0\\]/.test(entry)) return { error: 'not a plain path or package name' };
+  const segments = baseDir === '' ? [] : baseDir.split('/');
+  for (const segment of entry.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment !== '..') segments.push(segment);
+    else if (segments.length === 0) return { error: 'a path outside the project root' };
+    else segments.pop();
+  }
+  return segments.length === 0 ? {} : { path: segments.join('/') };
 }
 
 function finish(step: Step, entry: string, what: string): BiomePackageResolution {
