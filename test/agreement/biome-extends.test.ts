@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createRuntime } from '../../src/node/index.js';
+import { formatbox } from './shared-config-fixtures.js';
 
 const CLI = new URL('../../node_modules/@biomejs/biome/bin/biome', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -40,22 +40,6 @@ function native(root: string, paths: string[]): { status: number | null; output:
   const files = Object.fromEntries(paths.map((p) => [p, readFileSync(join(copy, p), 'utf8')]));
   rmSync(copy, { recursive: true, force: true });
   return { status: run.status, output: `${run.stdout}${run.stderr}`, files };
-}
-
-async function formatbox(root: string, paths: string[]): Promise<Record<string, { status: string; reason?: string; content: string }>> {
-  const runtime = createRuntime({ root });
-  const out: Record<string, { status: string; reason?: string; content: string }> = {};
-  try {
-    for (const path of paths) {
-      const before = readFileSync(join(root, path), 'utf8');
-      const receipt = await runtime.format({ path });
-      out[path] = { status: receipt.status, ...(receipt.reason ? { reason: receipt.reason } : {}), content: readFileSync(join(root, path), 'utf8') };
-      writeFileSync(join(root, path), before);
-    }
-  } finally {
-    await runtime.close();
-  }
-  return out;
 }
 
 interface AgreeCase {

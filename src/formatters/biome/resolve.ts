@@ -84,11 +84,14 @@ export function resolveBiomePackageExtends(entry: string, baseDir: string, looku
     return finish(step, entry, `the exports of the project package itself (${own})`);
   }
   // Step 3: node_modules from the package path up.
+  let installed: string | undefined;
   for (const dir of ancestorsOf(packageDir)) {
-    const step = resolvePackagePath(inDir(dir, `node_modules/${specifier.name}`), specifier.subpath, lookup);
-    if ('notFound' in step) continue;
-    return finish(step, entry, specifier.name);
+    const packagePath = inDir(dir, `node_modules/${specifier.name}`);
+    const step = resolvePackagePath(packagePath, specifier.subpath, lookup);
+    if (!('notFound' in step)) return finish(step, entry, specifier.name);
+    if (installed === undefined && lookup(`${packagePath}/package.json`) !== undefined) installed = packagePath;
   }
+  if (installed !== undefined) return { error: `Biome cannot resolve ${quoted(entry)}: no file of ${installed} matches it (its exports, main or files; Biome stops too)` };
   return {
     error: `${specifier.name} is not installed in the node_modules of the project (run the package manager install, such as npm install; Biome stops too: it cannot resolve ${quoted(entry)}); Biome would also look in node_modules above the project root, which formatbox does not read`,
   };
