@@ -109,23 +109,26 @@ const CODE_EXTENSIONS = /\.([cm]?[jt]sx?|node|wasm)$/i;
  * refuses the config that needs it. A file that is not JSON is recorded as present, never read.
  */
 async function collectSharedConfigs(realRoot: string, allowance: ReadAllowance, out: Discovered): Promise<void> {
+  // The configs that name other files, found once (a cheap text test first: most name none).
+  const jobs: Array<(lookup: FileLookup) => void> = [];
+  for (const [key, text] of Object.entries(out.files)) {
+    if (typeof text !== 'string' || key.split('/').includes('node_modules')) continue;
+    const name = key.slice(key.lastIndexOf('/') + 1);
+    // A relative target is not looked up by the resolver: it is read here like any asked-for file.
+    if (BIOME_CONFIG_NAMES.includes(name) && text.includes('extends')) jobs.push((lookup) => biomeExtendsTargets(key, text, lookup).forEach((target) => lookup(target)));
+    const specifier = (name !== 'package.json' && name !== 'package.yaml') || text.includes('prettier') ? prettierStringConfig(key, text) : undefined;
+    if (specifier !== undefined) jobs.push((lookup) => resolveRequire(specifier, dirOf(key), lookup));
+  }
   const absent = new Set<string>();
   let lookups = 0;
-  for (let round = 0; round < MAX_SHARED_CONFIG_ROUNDS; round++) {
+  for (let round = 0; round < MAX_SHARED_CONFIG_ROUNDS && jobs.length > 0; round++) {
     const asked = new Set<string>();
     const lookup: FileLookup = (path) => {
       if (Object.hasOwn(out.files, path)) return out.files[path];
       if (!absent.has(path)) asked.add(path);
       return undefined;
     };
-    for (const [key, text] of Object.entries(out.files)) {
-      if (typeof text !== 'string' || key.split('/').includes('node_modules')) continue;
-      const name = key.slice(key.lastIndexOf('/') + 1);
-      // A relative target is not looked up by the resolver: it is read here like any asked-for file.
-      if (BIOME_CONFIG_NAMES.includes(name)) biomeExtendsTargets(key, text, lookup).forEach((target) => lookup(target));
-      const specifier = prettierStringConfig(key, text);
-      if (specifier !== undefined) resolveRequire(specifier, dirOf(key), lookup);
-    }
+    jobs.forEach((job) => job(lookup));
     if (asked.size === 0) break;
     for (const path of asked) {
       if (++lookups > MAX_SHARED_CONFIG_LOOKUPS) {
