@@ -177,7 +177,8 @@ async function collectInRoot(realRoot: string, path: string, allowance: ReadAllo
     out.ignored.push({ file: path, item: name, reason: 'code; a shared config that is code is never read' });
     return true;
   }
-  await collect(real, path, allowance, out);
+  // pnpm hard-links every file of node_modules/.pnpm to its store: there a second name is the package manager's copy.
+  await collect(real, path, allowance, out, path.split('/').includes('node_modules'));
   return true;
 }
 
@@ -236,13 +237,13 @@ async function collectNamed(realRoot: string, full: string, isLink: boolean, all
 }
 
 /** Reads one config file (`target`: a regular file inside the root) under its project-relative `key`. */
-async function collect(target: string, key: string, allowance: ReadAllowance, out: Discovered): Promise<void> {
+async function collect(target: string, key: string, allowance: ReadAllowance, out: Discovered, hardLinksAllowed = false): Promise<void> {
   const name = key.slice(key.lastIndexOf('/') + 1);
   if (CODE_NAMES.has(name)) {
     out.files[key] = null; // Present, never read: the config module reports it.
     return;
   }
-  const read = await readBounded(target, Math.min(allowance.perFile, allowance.remaining), allowance.refuseHardLinks);
+  const read = await readBounded(target, Math.min(allowance.perFile, allowance.remaining), allowance.refuseHardLinks && !hardLinksAllowed);
   if ('refused' in read) {
     out.files[key] = null;
     const overTotal = read.size !== undefined && read.size <= allowance.perFile;

@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cleanUp, formatbox, packed, project, realSources, unpack, writeFiles } from './shared-config-fixtures.js';
 import { createRuntime } from '../../src/node/index.js';
@@ -57,7 +57,7 @@ test('a real shared config, @lokalise/biome-config 3.1.1 ("./configs/*" exports,
   }
 });
 
-test('a real shared config, @angablue/biome-config 1.1.1 (exports "."), under the project\'s own settings, also through a pnpm-style in-root symlink', { skip }, async (t) => {
+test('a real shared config, @angablue/biome-config 1.1.1 (exports "."), under the project\'s own settings, also laid out as pnpm does (hard links from its store, an in-root symlink)', { skip }, async (t) => {
   const tarball = packed('@angablue/biome-config', '1.1.1');
   if (!tarball) return t.skip('npm could not fetch @angablue/biome-config@1.1.1 (not in CI)');
   const sources = realSources();
@@ -65,9 +65,13 @@ test('a real shared config, @angablue/biome-config 1.1.1 (exports "."), under th
   const { root } = project(files, 'formatbox-biome-pkg-');
   unpack(tarball, join(root, 'node_modules/@angablue/biome-config'));
   await agrees(root, sources);
+  // As pnpm lays it out: each file hard-linked from its store (outside the root) into node_modules/.pnpm, and a symlink to that.
   const pnpm = project(files, 'formatbox-biome-pnpm-');
-  const store = join(pnpm.root, 'node_modules/.pnpm/@angablue+biome-config@1.1.1/node_modules/@angablue/biome-config');
+  const store = join(pnpm.base, 'pnpm-store');
   unpack(tarball, store);
+  const linked = join(pnpm.root, 'node_modules/.pnpm/@angablue+biome-config@1.1.1/node_modules/@angablue/biome-config');
+  mkdirSync(linked, { recursive: true });
+  for (const name of readdirSync(store)) linkSync(join(store, name), join(linked, name));
   mkdirSync(join(pnpm.root, 'node_modules/@angablue'), { recursive: true });
   symlinkSync('../.pnpm/@angablue+biome-config@1.1.1/node_modules/@angablue/biome-config', join(pnpm.root, 'node_modules/@angablue/biome-config'));
   await agrees(pnpm.root, sources);
