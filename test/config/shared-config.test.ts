@@ -39,7 +39,14 @@ test('a Prettier string config resolving to JSON gives its options; its override
   };
   const selection = select(files, 'pkg/src/a.ts');
   assert.equal(selection.kind, 'format', JSON.stringify(selection));
-  if (selection.kind === 'format') assert.deepEqual(selection.settings, { semi: false, tabWidth: 8 });
+  if (selection.kind === 'format') {
+    assert.deepEqual(selection.settings, { semi: false, tabWidth: 8 });
+    assert.equal(selection.because, 'pkg/package.json declares Prettier (the shared config shared, read from node_modules/shared/cfg.json)');
+  }
+  // Prettier reads `.default` of an `__esModule` value on some Node versions only.
+  const esModule = select({ ...files, 'node_modules/shared/cfg.json': JSON.stringify({ __esModule: true, default: { semi: false } }) }, 'pkg/src/a.ts');
+  assert.equal(esModule.kind, 'invalid-config', JSON.stringify(esModule));
+  if (esModule.kind === 'invalid-config') assert.match(esModule.error.message, /sets "__esModule".*depends on the Node version/);
 });
 
 test('require resolution: LOAD_AS_FILE before LOAD_AS_DIRECTORY, .js before .json, exports over main, node_modules skipped as a parent', () => {

@@ -301,6 +301,8 @@ function readSharedConfig(specifier: string, configFile: string, lookup: FileLoo
     // Prettier's check after loading a string config ("Config is only allowed to be an object").
     return { error: { file: configFile, message: `Config is only allowed to be an object, but received ${parsed.value === null || Array.isArray(parsed.value) ? 'object' : typeof parsed.value} (from ${resolved.file})` } };
   }
+  // Prettier takes `.default` of what require returned when it says `__esModule` and Node can require ESM: it depends on the Node version.
+  if ((parsed.value as Record<string, unknown>).__esModule) return { refused: `${resolved.file} sets "__esModule", and whether Prettier then reads its "default" depends on the Node version` };
   return { file: resolved.file, text, value: parsed.value };
 }
 
