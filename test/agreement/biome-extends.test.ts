@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { formatbox } from './shared-config-fixtures.js';
+import { assertRefused, formatbox } from './shared-config-fixtures.js';
 
 const CLI = new URL('../../node_modules/@biomejs/biome/bin/biome', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -135,9 +135,6 @@ for (const c of REFUSE) {
     writeFileSync(join(dirname(root), 'outside.json'), JSON.stringify({ formatter: { indentWidth: 8, indentStyle: 'space' } }));
     const expected = native(root, [path]);
     assert.equal(expected.status !== 0, c.nativeFails, expected.output);
-    const got = (await formatbox(root, [path]))[path]!;
-    assert.equal(got.status, 'failed', got.reason);
-    assert.match(got.reason ?? '', c.reason);
-    assert.equal(got.content, JS);
+    await assertRefused(root, path, JS, c.reason);
   });
 }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { cleanUp, formatbox, packed, project, realSources, unpack, writeFiles } from './shared-config-fixtures.js';
+import { assertRefused, cleanUp, formatbox, packed, project, realSources, unpack, writeFiles } from './shared-config-fixtures.js';
 import { createRuntime } from '../../src/node/index.js';
 import { packageExtendsRefusal } from '../../src/formatters/biome/adapter.js';
 
@@ -210,10 +210,7 @@ for (const c of REFUSE) {
       const expected = native(root, [path]);
       assert.equal(expected.status !== 0, c.nativeFails, expected.output);
     }
-    const got = (await formatbox(root, [path]))[path]!;
-    assert.equal(got.status, 'failed', got.reason);
-    assert.match(got.reason ?? '', c.reason);
-    assert.equal(got.content, JS);
+    await assertRefused(root, path, JS, c.reason);
   });
 }
 

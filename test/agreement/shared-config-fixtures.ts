@@ -3,6 +3,7 @@
  * registry (`npm pack` of an exact version, kept in a per-run cache, unpacked into the project's
  * node_modules), and real source files read from packages installed here.
  */
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,4 +95,12 @@ export async function formatbox(root: string, paths: readonly string[]): Promise
     await runtime.close();
   }
   return out;
+}
+
+/** formatbox refuses `path` (status among `statuses`), its reason matches, and the file is left as written. */
+export async function assertRefused(root: string, path: string, written: string, reason: RegExp, statuses: readonly string[] = ['failed']): Promise<void> {
+  const got = (await formatbox(root, [path]))[path]!;
+  assert.ok(statuses.includes(got.status), `${got.status}: ${got.reason ?? ''}`);
+  assert.match(got.reason ?? '', reason);
+  assert.equal(got.content, written);
 }
