@@ -77,6 +77,18 @@ test('a real shared config, @angablue/biome-config 1.1.1 (exports "."), under th
   await agrees(pnpm.root, sources);
 });
 
+test('a real shared config written for a newer Biome, ultracite 7.12.2 ("./biome/*" exports): both reject its unknown key, with its position', { skip }, async (t) => {
+  const tarball = packed('ultracite', '7.12.2');
+  if (!tarball) return t.skip('npm could not fetch ultracite@7.12.2 (not in CI)');
+  const { root } = project({ 'package.json': PACKAGE_JSON, 'biome.json': JSON.stringify({ extends: ['ultracite/biome/core'] }), 'a.ts': JS }, 'formatbox-biome-pkg-');
+  unpack(tarball, join(root, 'node_modules/ultracite'));
+  const expected = native(root, ['a.ts']);
+  assert.notEqual(expected.status, 0, expected.output);
+  const unknown = /:(\d+:\d+) deserialize[^]*?Found an unknown key `(\w+)`/.exec(expected.output);
+  assert.ok(unknown, expected.output);
+  await assertRefused(root, 'a.ts', JS, new RegExp(`^invalid project config: node_modules/ultracite/config/biome/core/biome\\.jsonc:${unknown[1]}: Found an unknown key \`${unknown[2]}\``));
+});
+
 /** A small shared-config package of our own: its package.json fields and files. */
 function fixturePackage(root: string, name: string, manifest: Record<string, unknown>, files: Record<string, string>): void {
   writeFiles(join(root, 'node_modules', name), { 'package.json': JSON.stringify({ name, version: '1.0.0', ...manifest }), ...files });
