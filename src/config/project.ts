@@ -145,7 +145,7 @@ function loadInto(project: ProjectConfig, clean: Record<string, string | null>, 
       return [eachDirectory((files) => loader.load(project, files, context)), () => loader.finish?.(project, context)];
     }),
     () => {
-      project.packageTypes = loadPackageModuleTypes(clean);
+      project.packageTypes = loadPackageModuleTypes(Object.fromEntries(Object.entries(clean).filter(([file]) => !file.split('/').includes('node_modules'))));
     },
   ];
   for (const step of steps) {
@@ -155,9 +155,15 @@ function loadInto(project: ProjectConfig, clean: Record<string, string | null>, 
   project.editorconfig.sort((a, b) => a.dir.length - b.dir.length);
 }
 
+/**
+ * Files inside node_modules are never a project's config files: discovery reads them only as the
+ * shared configs a config names by package (Biome `extends`, a Prettier string config), and the
+ * loaders find them through `all`.
+ */
 function groupByDirectory(files: Record<string, string | null>): Array<Record<string, string | null>> {
   const byDir = new Map<string, Record<string, string | null>>();
   for (const [file, text] of Object.entries(files)) {
+    if (file.split('/').includes('node_modules')) continue;
     const dir = dirOf(file);
     let group = byDir.get(dir);
     if (!group) byDir.set(dir, (group = {}));

@@ -71,6 +71,8 @@ export interface ConfigSource {
   text: string;
   /** The options the file holds, parsed, for a tool whose loader takes data rather than text (Ruff's `[tool.ruff]` table). */
   options?: Record<string, unknown>;
+  /** The package specifier the file was resolved from (a shared config in node_modules), when it was. */
+  package?: string;
 }
 
 /** What the engine asks an adapter to do. */

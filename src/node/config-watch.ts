@@ -35,8 +35,11 @@ export interface ConfigWatch {
    * changed, or a pin file (or a file a Biome config extends) changed, appeared or went.
    */
   changed(path: string): boolean;
-  /** Takes the config files just discovered and the pin files just read (readPinFiles) as the known state. */
-  reset(files: ProjectFiles, pins: PinFiles): void;
+  /**
+   * Takes the config files just discovered, the pin files just read (readPinFiles) and the files the
+   * resolution of shared configs looked for and did not find (Discovered.absent) as the known state.
+   */
+  reset(files: ProjectFiles, pins: PinFiles, absent?: readonly string[]): void;
 }
 
 interface DirState {
@@ -60,7 +63,11 @@ const NAMES = new Set(CONFIG_FILE_NAMES);
 export function createConfigWatch(rootReal: string): ConfigWatch {
   let dirs = new Map<string, DirState>();
   let files = new Map<string, FileState>();
-  /** Files Biome configs `extends` (anywhere in the root, not only on a file's path): read ones, and missing ones. */
+  /**
+   * Files config files name (anywhere in the root, not only on a file's path): what Biome configs
+   * `extends` and the shared configs resolved from node_modules, with the package.json files their
+   * resolution read; read ones, and missing ones (an install may add them).
+   */
   let extendedFiles: string[] = [];
   let missingExtended: string[] = [];
   /** PIN_SOURCE_FILES present at the last reset (read, or present and not read), and those absent. */
@@ -162,11 +169,13 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
       }
       return false;
     },
-    reset(discovered: ProjectFiles, pinFiles: PinFiles): void {
+    reset(discovered: ProjectFiles, pinFiles: PinFiles, absent: readonly string[] = []): void {
       dirs = new Map();
       files = new Map(Object.entries(discovered).map(([file, text]) => [file, { mtimeMs: 0, discovered: text }]));
-      const targets = new Set<string>();
+      const targets = new Set<string>(absent);
       for (const [file, text] of Object.entries(discovered)) {
+        // Not found on a walk along a path: a file inside node_modules, or one that is no config file by name.
+        if (file.split('/').includes('node_modules') || !NAMES.has(baseOf(file))) targets.add(file);
         if (typeof text === 'string' && BIOME_CONFIG_NAMES.includes(baseOf(file))) biomeExtendsTargets(file, text).forEach((target) => targets.add(target));
       }
       extendedFiles = [...targets].filter((file) => files.has(file));

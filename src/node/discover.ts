@@ -13,6 +13,10 @@ import { CODE_CONFIG_FILE_NAMES, CONFIG_FILE_NAMES } from '../config/index.js';
 import { isInside } from './fs/paths.js';
 import { biomeExtendsTargets } from '../formatters/biome/extends.js';
 import { BIOME_CONFIG_NAMES } from '../formatters/biome/config.js';
+import { prettierStringConfig } from '../formatters/prettier/config.js';
+import { resolveRequire } from '../config/require-resolve.js';
+import type { FileLookup } from '../config/package-resolve.js';
+import { dirOf } from '../config/paths.js';
 import { walkTree } from './walk.js';
 
 interface DiscoverOptions {
@@ -42,6 +46,8 @@ export interface Discovered {
   ignored: IgnoredItem[];
   /** True when a bound stopped the walk early. */
   truncated: boolean;
+  /** Files the resolution of shared configs looked for and did not find (an install may add them: the config watch looks). */
+  absent?: string[];
 }
 
 const DEFAULTS = { maxBytes: 1024 * 1024, maxDirs: 5000, maxEntries: 200_000, maxDepth: 24, maxTotalChars: 16 * 1024 * 1024 };
@@ -83,31 +89,97 @@ export async function discoverProjectFiles(root: string, options: DiscoverOption
     out.truncated = true;
     out.ignored.push({ file: '.', item: 'config search', reason: walked.truncated });
   }
-  await collectBiomeExtends(realRoot, allowance, out);
+  await collectSharedConfigs(realRoot, allowance, out);
   return out;
 }
 
+/** Files looked at, in all, to resolve the shared configs of one project (each costs a realpath and maybe a read). */
+const MAX_SHARED_CONFIG_LOOKUPS = 512;
+/** Rounds of resolution: each round reads what the last one asked for (a package.json, then its target). */
+const MAX_SHARED_CONFIG_ROUNDS = 16;
+/** Files a shared-config resolution only checks to exist: code (never read, so never quoted in a message either). */
+const CODE_EXTENSIONS = /\.([cm]?[jt]sx?|node|wasm)$/i;
+
 /**
- * Reads the files inside the root that Biome configs `extends` (one level: Biome does not follow
- * `extends` in an extended file), under the same rules. A missing file stays absent: the config
- * module refuses the config that names it.
+ * Reads the files that config files name: what Biome configs `extends` (one level: Biome does not
+ * follow `extends` in an extended file) and the shared configs of Prettier string configs, with the
+ * package resolution of each tool (biome/resolve.ts, config/require-resolve.ts) run over a lookup
+ * that records what it asked for; each round reads those files (inside the root only, under the same
+ * rules as config files) until nothing new is asked. A missing file stays absent: the config module
+ * refuses the config that needs it. A file that is not JSON is recorded as present, never read.
  */
-async function collectBiomeExtends(realRoot: string, allowance: ReadAllowance, out: Discovered): Promise<void> {
-  const configs = Object.entries(out.files).filter(([key]) => BIOME_CONFIG_NAMES.includes(key.slice(key.lastIndexOf('/') + 1)));
-  for (const [key, text] of configs) {
-    if (typeof text !== 'string') continue;
-    for (const target of biomeExtendsTargets(key, text)) {
-      if (target in out.files) continue;
-      const full = join(realRoot, ...target.split('/'));
-      let isLink: boolean;
-      try {
-        isLink = (await fs.lstat(full)).isSymbolicLink();
-      } catch {
+async function collectSharedConfigs(realRoot: string, allowance: ReadAllowance, out: Discovered): Promise<void> {
+  // The configs that name other files, found once (a cheap text test first: most name none).
+  const jobs: Array<(lookup: FileLookup) => void> = [];
+  for (const [key, text] of Object.entries(out.files)) {
+    if (typeof text !== 'string' || key.split('/').includes('node_modules')) continue;
+    const name = key.slice(key.lastIndexOf('/') + 1);
+    // A relative target is not looked up by the resolver: it is read here like any asked-for file.
+    if (BIOME_CONFIG_NAMES.includes(name) && text.includes('extends')) jobs.push((lookup) => biomeExtendsTargets(key, text, lookup).forEach((target) => lookup(target)));
+    const specifier = (name !== 'package.json' && name !== 'package.yaml') || text.includes('prettier') ? prettierStringConfig(key, text) : undefined;
+    if (specifier !== undefined) jobs.push((lookup) => resolveRequire(specifier, dirOf(key), lookup));
+  }
+  const absent = new Set<string>();
+  let lookups = 0;
+  for (let round = 0; round < MAX_SHARED_CONFIG_ROUNDS && jobs.length > 0; round++) {
+    const asked = new Set<string>();
+    const lookup: FileLookup = (path) => {
+      if (Object.hasOwn(out.files, path)) return out.files[path];
+      if (!absent.has(path)) asked.add(path);
+      return undefined;
+    };
+    jobs.forEach((job) => job(lookup));
+    if (asked.size === 0) break;
+    for (const path of asked) {
+      if (++lookups > MAX_SHARED_CONFIG_LOOKUPS) {
+        out.files[path] = null;
+        out.truncated = true;
+        out.ignored.push({ file: path, item: path.slice(path.lastIndexOf('/') + 1), reason: `not read: resolving shared configs looked at more than ${MAX_SHARED_CONFIG_LOOKUPS} files` });
         continue;
       }
-      await collectNamed(realRoot, full, isLink, allowance, out);
+      if (!(await collectInRoot(realRoot, path, allowance, out))) absent.add(path);
     }
   }
+  if (absent.size > 0) out.absent = [...absent].sort();
+}
+
+/**
+ * Reads the project-relative `path` if it is a file inside the root (through symlinks that stay
+ * inside it, such as pnpm's `node_modules/.pnpm` links); false when there is no such file (a
+ * directory is none). A path that resolves out of the root is recorded as present, never read.
+ */
+async function collectInRoot(realRoot: string, path: string, allowance: ReadAllowance, out: Discovered): Promise<boolean> {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  let real: string;
+  try {
+    real = await fs.realpath(join(realRoot, ...path.split('/')));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    out.files[path] = null;
+    out.ignored.push({ file: path, item: name, reason: `could not be resolved (${code ?? 'error'}); not read` });
+    return true;
+  }
+  if (!isInside(real, realRoot)) {
+    out.files[path] = null;
+    out.ignored.push({ file: path, item: name, reason: 'a symlink that leaves the project root (it, or a directory on its way); not read' });
+    return true;
+  }
+  let stat: import('node:fs').Stats;
+  try {
+    stat = await fs.lstat(real);
+  } catch {
+    return false;
+  }
+  if (stat.isDirectory()) return false;
+  if (CODE_EXTENSIONS.test(name)) {
+    out.files[path] = null; // Present: the resolvers need no more, and the config module refuses it as code.
+    out.ignored.push({ file: path, item: name, reason: 'code; a shared config that is code is never read' });
+    return true;
+  }
+  // pnpm hard-links every file of node_modules/.pnpm to its store: there a second name is the package manager's copy.
+  await collect(real, path, allowance, out, path.split('/').includes('node_modules'));
+  return true;
 }
 
 /**
@@ -140,7 +212,7 @@ export async function discoverConfigForPath(root: string, path: string, options:
     if (next === undefined || SKIPPED_DIRS.has(next)) break;
     dir = join(dir, next);
   }
-  await collectBiomeExtends(realRoot, allowance, out);
+  await collectSharedConfigs(realRoot, allowance, out);
   return out;
 }
 
@@ -165,13 +237,13 @@ async function collectNamed(realRoot: string, full: string, isLink: boolean, all
 }
 
 /** Reads one config file (`target`: a regular file inside the root) under its project-relative `key`. */
-async function collect(target: string, key: string, allowance: ReadAllowance, out: Discovered): Promise<void> {
+async function collect(target: string, key: string, allowance: ReadAllowance, out: Discovered, hardLinksAllowed = false): Promise<void> {
   const name = key.slice(key.lastIndexOf('/') + 1);
   if (CODE_NAMES.has(name)) {
     out.files[key] = null; // Present, never read: the config module reports it.
     return;
   }
-  const read = await readBounded(target, Math.min(allowance.perFile, allowance.remaining), allowance.refuseHardLinks);
+  const read = await readBounded(target, Math.min(allowance.perFile, allowance.remaining), allowance.refuseHardLinks && !hardLinksAllowed);
   if ('refused' in read) {
     out.files[key] = null;
     const overTotal = read.size !== undefined && read.size <= allowance.perFile;

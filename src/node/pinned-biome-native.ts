@@ -9,7 +9,7 @@
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
 import type { Sandbox, SandboxResult } from '../core/sandbox.js';
 import { BIOME_LANGUAGES } from '../formatters/biome/adapter.js';
-import { describeConfigDiagnostic } from '../formatters/biome/adapter.js';
+import { describeConfigDiagnostic, packageExtendsRefusal } from '../formatters/biome/adapter.js';
 
 export interface NativeBiomeBuild {
   binary: string;
@@ -42,6 +42,8 @@ export function nativeBiomeAdapter(options: { sandbox: Sandbox; build: NativeBio
     supportsRange: false,
     info: () => Promise.resolve(info),
     async format(request: AdapterRequest): Promise<AdapterResult> {
+      const unverified = packageExtendsRefusal(build.version, request.configSources);
+      if (unverified) return { kind: 'error', message: unverified, config: true };
       const stdin = new TextEncoder().encode(request.text);
       const result = await sandbox.run({
         argv: [build.binary, 'format', '--colors=off', `--stdin-file-path=${request.path}`],

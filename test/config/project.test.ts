@@ -113,7 +113,7 @@ test('Biome: extends files inside the root are merged in order (overrides concat
   assert.match(refused(['../up.json']), /^biome\.json: extends "\.\.\/up\.json" is not followed: a path outside the project root$/);
   assert.match(refused(['x/../../up.json']), /outside the project root/);
   assert.match(refused(['/etc/biome.json']), /an absolute path/);
-  assert.match(refused(['@org/biome-config']), /a package name/);
+  assert.match(refused(['@org/biome-config']), /no package\.json in the project root/);
   assert.match(refused(['./missing.json']), /missing\.json does not exist in the project/);
   assert.match(refused(['./big.json'], { 'big.json': null as unknown as string }), /big\.json was not read/);
   assert.match(refused(['//', './a.json'], { 'a.json': '{}' }), /Failed to resolve the configuration from \/\//);

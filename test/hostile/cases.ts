@@ -92,7 +92,7 @@ export const CASES: HostileCase[] = [
     files: { 'root/package.json': '{ "name": "victim", "prettier": "./shared-config.cjs" }', 'root/shared-config.cjs': CJS },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['refused'], reason: /names a module \(code\); untrusted mode never runs repository code/, ignored: [/"prettier": "\.\/shared-config\.cjs".*module/] },
+    expect: { status: ['refused'], reason: /names a module \(code\): require resolves it to .*; untrusted mode never runs repository code/, ignored: [/"prettier": "\.\/shared-config\.cjs".*module/] },
     prettierControl: true,
   },
   {
@@ -105,7 +105,7 @@ export const CASES: HostileCase[] = [
     },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['refused'], reason: /names a module \(code\); untrusted mode never runs repository code/, ignored: [/@evil\/prettier-config.*module/] },
+    expect: { status: ['refused'], reason: /names a module \(code\): require resolves it to .*; untrusted mode never runs repository code/, ignored: [/@evil\/prettier-config.*module/] },
     prettierControl: true,
   },
   {
@@ -114,7 +114,7 @@ export const CASES: HostileCase[] = [
     files: { 'root/package.yaml': 'name: victim\nprettier: ./shared-config.cjs\n', 'root/shared-config.cjs': CJS },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['refused'], reason: /names a module \(code\); untrusted mode never runs repository code/, ignored: [/shared-config\.cjs.*module/] },
+    expect: { status: ['refused'], reason: /names a module \(code\): require resolves it to .*; untrusted mode never runs repository code/, ignored: [/shared-config\.cjs.*module/] },
     prettierControl: true,
   },
   pluginCase('relative path', './plugin.mjs', { 'root/plugin.mjs': PLUGIN_ESM }),
@@ -232,7 +232,7 @@ export const CASES: HostileCase[] = [
     expect: { status: ['formatted'], content: TS_BIOME_SPACES },
   },
   {
-    name: 'Biome extends a package name in a list',
+    name: 'Biome extends a package name in a project without a package.json (Biome would look above the root)',
     covers: 'Biome extends, plugins, maxSize and includes',
     files: {
       'root/node_modules/evil-biome/package.json': '{ "name": "evil-biome", "exports": { ".": "./biome.json" } }',
@@ -241,7 +241,32 @@ export const CASES: HostileCase[] = [
     },
     target: 'src/a.ts',
     content: TS_IN,
-    expect: { status: ['failed'], reason: /biome\.json: extends "evil-biome" is not followed: a package name/ },
+    expect: { status: ['failed'], reason: /biome\.json: extends "evil-biome" is not followed: no package\.json in the project root/ },
+  },
+  {
+    name: 'Biome extends a package whose node_modules entry is a symlink out of the root',
+    covers: 'Biome extends, plugins, maxSize and includes',
+    files: {
+      'evil-pkg/package.json': '{ "name": "evil-biome", "exports": { ".": "./biome.json" } }',
+      'evil-pkg/biome.json': '{ "formatter": { "indentWidth": 8 } }',
+      'root/package.json': '{ "name": "app" }',
+      'root/node_modules/evil-biome': { symlink: '../../evil-pkg' },
+      'root/biome.json': '{ "extends": ["evil-biome"] }',
+    },
+    target: 'src/a.ts',
+    content: TS_IN,
+    expect: { status: ['failed'], reason: /biome\.json: extends "evil-biome" is not followed: node_modules\/evil-biome\/package\.json was not read/ },
+  },
+  {
+    name: 'Prettier string config naming a package whose exports leave it',
+    covers: 'package.json string configs',
+    files: {
+      'root/package.json': '{ "name": "app", "prettier": "evil-prettier" }',
+      'root/node_modules/evil-prettier/package.json': '{ "name": "evil-prettier", "exports": "./../../../../etc/passwd.json" }',
+    },
+    target: 'src/a.ts',
+    content: TS_IN,
+    expect: { status: ['refused', 'failed'], reason: /"prettier": "evil-prettier" names a shared config formatbox does not read: .*not a plain path inside the package/ },
   },
   {
     name: 'Biome extends a symlink inside the root that points at a file outside it',

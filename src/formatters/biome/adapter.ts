@@ -15,12 +15,23 @@ import { BUILTIN_WASM_IDENTITY } from '../wasm-identity.js';
 import { BIOME_LANGUAGES } from './index.js';
 import { firstLine, isPlainObject, lineColumnAt } from '../shared.js';
 import { byteToUtf16Offset, utf16ToByteOffset } from '../../core/text.js';
+import { BIOME_PACKAGE_EXTENDS_VERSIONS } from './resolve.js';
 
 /**
  * The version of `@biomejs/wasm-web` this adapter is built and tested against. The wasm exposes no
  * version call; a test checks this constant against the installed package so it cannot drift.
  */
 export const BIOME_VERSION = '2.4.15';
+
+/**
+ * A config that needed package resolution (`extends` naming a package) is formatted only by a Biome
+ * whose resolution formatbox follows (resolve.ts): another version might resolve it to another file.
+ */
+export function packageExtendsRefusal(version: string, sources: readonly ConfigSource[] | undefined): string | undefined {
+  const resolved = sources?.find((source) => source.package !== undefined);
+  if (!resolved || BIOME_PACKAGE_EXTENDS_VERSIONS.includes(version)) return undefined;
+  return `extends ${JSON.stringify(resolved.package)} names a package, resolved to ${resolved.file} the way Biome ${BIOME_PACKAGE_EXTENDS_VERSIONS.join(', ')} resolves it; Biome ${version}'s resolution is not verified, so formatbox does not format with it`;
+}
 
 export interface BiomeFormatterOptions {
   /** The `biome_wasm_bg.wasm` of `@biomejs/wasm-web` (a compiled Module, bytes, a URL, or a loader). */
@@ -200,6 +211,8 @@ export function biomeFormatter(options: BiomeFormatterOptions): FormatterAdapter
 
     async format(request: AdapterRequest): Promise<AdapterResult> {
       const current = await state.get();
+      const unverified = packageExtendsRefusal(version, request.configSources);
+      if (unverified) return { kind: 'error', message: unverified, config: true };
       // Biome's own loader reads the config files first: what it rejects, formatbox refuses.
       for (const source of request.configSources ?? []) {
         const rejected = configErrorOf(current, source);

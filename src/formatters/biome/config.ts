@@ -1,7 +1,8 @@
 /**
  * biome.json / biome.jsonc (and `.biome.json[c]`) read as JSONC data and sanitised: `extends`
- * files inside the root are merged (extends.ts), `"//"` merges the root config, anything else
- * in `extends` refuses the config; `plugins` are stripped, `files.maxSize` is clamped to Biome's default. `files.includes`/`formatter.includes` (and Biome 1's
+ * files inside the root, and shared configs resolved from the project's node_modules as data, are
+ * merged (extends.ts, resolve.ts), `"//"` merges the root config, anything else in `extends`
+ * refuses the config; `plugins` are stripped, `files.maxSize` is clamped to Biome's default. `files.includes`/`formatter.includes` (and Biome 1's
  * `ignore`/`include`) are evaluated here, since the wasm `formatFile` does not honour them.
  */
 import type { ConfigSource, IgnoredItem } from '../../core/types.js';
@@ -110,7 +111,7 @@ function sanitise(config: Record<string, unknown>, entry: BiomeConfigFile): void
  * config file; `extends` inside it is not followed, as in Biome. Their texts join `sources`.
  */
 function mergeExtended(extendsValue: unknown, entry: BiomeConfigFile, files: Record<string, string | null>): void {
-  const read = readBiomeExtends(entry.file, extendsValue, files);
+  const read = readBiomeExtends(entry.file, extendsValue, files, entry.isRoot);
   if ('error' in read) {
     entry.error = read.error;
     return;
@@ -126,7 +127,7 @@ function mergeExtended(extendsValue: unknown, entry: BiomeConfigFile, files: Rec
     merged = mergeBiomeConfiguration(merged, part.configuration);
   }
   entry.configuration = mergeBiomeConfiguration(merged, entry.configuration);
-  entry.extended = read.extended.map((e) => ({ file: e.file, text: e.text }));
+  entry.extended = read.extended.map((e) => ({ file: e.file, text: e.text, ...(e.package ? { package: e.package } : {}) }));
 }
 
 export interface BiomeConfigForPath {

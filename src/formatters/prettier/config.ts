@@ -1,7 +1,10 @@
 /**
  * Prettier config read as data: `.prettierrc` (JSON or YAML), `.prettierrc.{json,yaml,yml,json5,toml}`,
- * `package.json`/`package.yaml` "prettier" objects. JS/TS config files and string (module) configs are
- * refused in untrusted mode; `plugins` are stripped everywhere; plugin-only parsers are dropped.
+ * `package.json`/`package.yaml` "prettier" objects. A string config (a shared config by package name,
+ * or a path) is resolved as Node's `require` resolves it (config/require-resolve.ts, as Prettier
+ * loads it) and read when it is a `.json` file, as Node's JSON loader reads it. JS/TS config files,
+ * and string configs that resolve to anything else, are code and are refused in untrusted mode;
+ * `plugins` are stripped everywhere; plugin-only parsers are dropped.
  * Search order per directory is Prettier's own (config-searcher.js); the nearest directory wins.
  */
 import type { IgnoredItem } from '../../core/types.js';
@@ -11,6 +14,8 @@ import { compileGlob, type GlobBudget } from '../../config/glob.js';
 import { isRecord, parseData, truncate, type DataFormat } from '../../config/data.js';
 import { baseOf, dirOf, isUnder, relativeTo } from '../../config/paths.js';
 import { NOT_READ_REASON, locateKey, positionAt, type ConfigError, type SettingOrigin } from '../../config/config-error.js';
+import { resolveRequire } from '../../config/require-resolve.js';
+import type { FileLookup } from '../../config/package-resolve.js';
 
 export type { Trust } from '../../config/project.js';
 export { PRETTIER_PLUGIN_ALLOWLIST };
@@ -108,6 +113,8 @@ export interface PrettierConfigFile {
   ignored: IgnoredItem[];
   /** The file exists but is code (or points at a module): declared, never loaded in untrusted mode. */
   code: boolean;
+  /** A string config read as data: the specifier and the `.json` file it resolved to. */
+  shared?: { specifier: string; file: string };
   /** Where each of `options` is written. */
   origins: Record<string, SettingOrigin>;
   /** Prettier would reject this file: formatbox refuses to format with it. */
@@ -123,7 +130,8 @@ export interface PrettierConfigFile {
  * Reads every Prettier config among `files`, keeping per directory only the one Prettier would use.
  * Unusable files are reported in `ignored`.
  */
-export function loadPrettierConfigs(files: Record<string, string | null>, trust: Trust, ignored: IgnoredItem[], budget?: GlobBudget): PrettierConfigFile[] {
+export function loadPrettierConfigs(files: Record<string, string | null>, trust: Trust, ignored: IgnoredItem[], budget?: GlobBudget, all: Record<string, string | null> = files): PrettierConfigFile[] {
+  const lookup: FileLookup = (path) => (Object.hasOwn(all, path) ? all[path] : undefined);
   const byDir = new Map<string, string[]>();
   for (const path of Object.keys(files)) {
     if ((PRETTIER_CONFIG_NAMES as readonly string[]).includes(baseOf(path))) {
@@ -135,7 +143,7 @@ export function loadPrettierConfigs(files: Record<string, string | null>, trust:
   for (const [dir, paths] of byDir) {
     const ordered = [...paths].sort((a, b) => rank(a) - rank(b));
     for (const file of ordered) {
-      const entry = readOne(file, dir, files[file] ?? null, trust, budget);
+      const entry = readOne(file, dir, files[file] ?? null, trust, budget, lookup);
       if (!entry) continue; // package.json without "prettier": Prettier keeps looking in the same directory.
       if (entry.skippedByPrettier) {
         // Prettier skips it and keeps looking in the same directory: so does the search, but the file is remembered.
@@ -156,7 +164,7 @@ function rank(path: string): number {
   return (PRETTIER_CONFIG_NAMES as readonly string[]).indexOf(baseOf(path));
 }
 
-function readOne(file: string, dir: string, text: string | null, trust: Trust, budget?: GlobBudget): PrettierConfigFile | undefined {
+function readOne(file: string, dir: string, text: string | null, trust: Trust, budget: GlobBudget | undefined, lookup: FileLookup): PrettierConfigFile | undefined {
   const base = baseOf(file);
   const entry: PrettierConfigFile = { dir, file, options: {}, overrides: [], ignored: [], code: false, origins: {} };
   if (PRETTIER_CODE_CONFIG_NAMES.includes(base)) {
@@ -179,22 +187,40 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
     return entry;
   }
   let config: unknown = parsed.value;
-  if (base === 'package.json' || base === 'package.yaml') {
+  if (isPackage) {
     if (!isRecord(config) || !config.prettier) return undefined;
     config = config.prettier;
-    if (typeof config === 'string') {
+  }
+  /** Where the options are written: the config file, or the shared config a string names. */
+  let source = { file, text };
+  if (typeof config === 'string') {
+    const specifier = config;
+    const item = isPackage ? `"prettier": ${JSON.stringify(truncate(config))}` : truncate(config);
+    if (trust === 'trusted') {
       entry.code = true;
-      const item = `"prettier": ${JSON.stringify(truncate(config as string))}`;
-      entry.ignored.push({ file, item, reason: trust === 'trusted' ? TRUSTED_REASON : MODULE_CONFIG_IGNORED });
-      if (trust === 'untrusted') entry.error = codeConfigRefusal(file, `${item} names a module (code)`);
+      entry.ignored.push({ file, item, reason: TRUSTED_REASON });
       return entry;
     }
-  }
-  if (typeof config === 'string') {
-    entry.code = true;
-    entry.ignored.push({ file, item: truncate(config), reason: trust === 'trusted' ? TRUSTED_REASON : MODULE_CONFIG_IGNORED });
-    if (trust === 'untrusted') entry.error = codeConfigRefusal(file, `${JSON.stringify(truncate(config))} names a module (code)`);
-    return entry;
+    const shared = readSharedConfig(config, file, lookup);
+    const named = isPackage ? item : JSON.stringify(truncate(specifier));
+    if ('code' in shared) {
+      entry.code = true;
+      entry.ignored.push({ file, item, reason: MODULE_CONFIG_IGNORED });
+      entry.error = codeConfigRefusal(file, `${named} ${shared.code}`);
+      return entry;
+    }
+    if ('refused' in shared) {
+      entry.ignored.push({ file, item, reason: `not followed: ${shared.refused}` });
+      entry.error = { file, message: `${named} names a shared config formatbox does not read: ${shared.refused}`, refusal: true };
+      return entry;
+    }
+    if ('error' in shared) {
+      entry.error = shared.error;
+      return entry;
+    }
+    config = shared.value;
+    source = { file: shared.file, text: shared.text };
+    entry.shared = { specifier, file: shared.file };
   }
   if (!isRecord(config)) {
     // An empty .prettierrc (or `false`) gives Prettier's defaults; anything else is Prettier's TypeError.
@@ -206,11 +232,11 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
   const { overrides, ...options } = config;
   const plugins = listedPlugins(config);
   const notRun: string[] = [];
-  entry.options = sanitiseOptions(options, file, '', entry.ignored, trust, plugins, notRun);
-  if (notRun.length > 0) entry.error ??= pluginRefusal(file, notRun);
-  entry.origins = originsOf(entry.options, file, text);
+  entry.options = sanitiseOptions(options, source.file, '', entry.ignored, trust, plugins, notRun);
+  if (notRun.length > 0) entry.error ??= pluginRefusal(source.file, notRun);
+  entry.origins = originsOf(entry.options, source.file, source.text);
   if (overrides !== undefined && overrides !== null) {
-    if (!Array.isArray(overrides)) entry.error = { file, ...locateKey(text, 'overrides'), message: 'overrides is not an array (Prettier fails on it)' };
+    if (!Array.isArray(overrides)) entry.error = { file: source.file, ...locateKey(source.text, 'overrides'), message: 'overrides is not an array (Prettier fails on it)' };
     else {
       overrides.forEach((override: unknown, index) => {
         const where = `overrides[${index}]`;
@@ -218,7 +244,7 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
         const files = isRecord(override) ? override.files : undefined;
         const filesOk = typeof files === 'string' || (Array.isArray(files) && files.length > 0 && files.every((f) => typeof f === 'string'));
         if (!isRecord(override) || !filesOk) {
-          entry.error ??= { file, ...locateKey(text, 'overrides'), message: `${where}${isRecord(override) ? '.files' : ''} is not ${isRecord(override) ? 'a glob or a list of globs' : 'an object'} (Prettier fails on it)` };
+          entry.error ??= { file: source.file, ...locateKey(source.text, 'overrides'), message: `${where}${isRecord(override) ? '.files' : ''} is not ${isRecord(override) ? 'a glob or a list of globs' : 'an object'} (Prettier fails on it)` };
           return;
         }
         const matchers = (value: unknown, what: string): Array<((path: string) => boolean) & { slash?: boolean }> | undefined => {
@@ -226,12 +252,12 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
           const out: Array<((path: string) => boolean) & { slash?: boolean }> = [];
           for (const [k, pattern] of list.entries()) {
             if (typeof pattern !== 'string') {
-              entry.ignored.push({ file, item: `${where}.${what}[${k}]`, reason: 'not a string' });
+              entry.ignored.push({ file: source.file, item: `${where}.${what}[${k}]`, reason: 'not a string' });
               return undefined;
             }
             const m = prettierGlob(pattern, budget);
             if (!m.ok) {
-              entry.ignored.push({ file, item: `${where}.${what}: ${truncate(pattern)}`, reason: m.reason });
+              entry.ignored.push({ file: source.file, item: `${where}.${what}: ${truncate(pattern)}`, reason: m.reason });
               return undefined;
             }
             out.push(Object.assign(m.test, { slash: pattern.includes('/') }));
@@ -242,19 +268,52 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
         const excludeMatchers = matchers(override.excludeFiles, 'excludeFiles');
         if (!filesMatchers || !excludeMatchers) return;
         const overrideNotRun: string[] = [];
-        const overrideOptions = isRecord(override.options) ? sanitiseOptions(override.options, file, `${where}.options.`, entry.ignored, trust, plugins, overrideNotRun) : {};
+        const overrideOptions = isRecord(override.options) ? sanitiseOptions(override.options, source.file, `${where}.options.`, entry.ignored, trust, plugins, overrideNotRun) : {};
         entry.overrides.push({
-          ...(overrideNotRun.length > 0 ? { refusal: pluginRefusal(file, overrideNotRun, where) } : {}),
+          ...(overrideNotRun.length > 0 ? { refusal: pluginRefusal(source.file, overrideNotRun, where) } : {}),
           basenameFiles: filesMatchers.filter((m) => !m.slash),
           pathFiles: filesMatchers.filter((m) => m.slash),
           excludeFiles: excludeMatchers,
           options: overrideOptions,
-          origins: originsOf(overrideOptions, file, text),
+          origins: originsOf(overrideOptions, source.file, source.text),
         });
       });
     }
   }
   return entry;
+}
+
+/**
+ * The shared config a string config names, when `require` from the config file resolves it to a
+ * `.json` file (config/require-resolve.ts): parsed as Node's JSON loader parses it (JSON.parse, BOM
+ * stripped). `code`: it resolves to code; `refused`: it cannot be followed (not installed, a
+ * resolution formatbox does not follow).
+ */
+function readSharedConfig(specifier: string, configFile: string, lookup: FileLookup): { file: string; text: string; value: unknown } | { code: string } | { refused: string } | { error: ConfigError } {
+  const resolved = resolveRequire(specifier, dirOf(configFile), lookup);
+  if ('error' in resolved) return { refused: resolved.error };
+  if (!resolved.file.endsWith('.json')) return { code: `names a module (code): require resolves it to ${resolved.file}, which Prettier would run` };
+  const text = lookup(resolved.file);
+  if (typeof text !== 'string') return { refused: `${resolved.file} was not read` };
+  const parsed = parsePrettierConfig(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, 'strict-json');
+  if (!parsed.ok) return { error: { file: resolved.file, message: `${parsed.reason} (the shared config ${JSON.stringify(truncate(specifier))} of ${configFile})`, ...(parsed.line !== undefined ? { line: parsed.line } : {}), ...(parsed.column !== undefined ? { column: parsed.column } : {}) } };
+  if (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
+    // Prettier's check after loading a string config ("Config is only allowed to be an object").
+    return { error: { file: configFile, message: `Config is only allowed to be an object, but received ${parsed.value === null || Array.isArray(parsed.value) ? 'object' : typeof parsed.value} (from ${resolved.file})` } };
+  }
+  // Prettier takes `.default` of what require returned when it says `__esModule` and Node can require ESM: it depends on the Node version.
+  if ((parsed.value as Record<string, unknown>).__esModule) return { refused: `${resolved.file} sets "__esModule", and whether Prettier then reads its "default" depends on the Node version` };
+  return { file: resolved.file, text, value: parsed.value };
+}
+
+/** The string a Prettier config file holds instead of options (a shared config to load), if it does. */
+export function prettierStringConfig(file: string, text: string): string | undefined {
+  const base = baseOf(file);
+  if (!(PRETTIER_CONFIG_NAMES as readonly string[]).includes(base) || PRETTIER_CODE_CONFIG_NAMES.includes(base)) return undefined;
+  const parsed = parsePrettierConfig(text, formatOf(base));
+  if (!parsed.ok) return undefined;
+  const value = base === 'package.json' || base === 'package.yaml' ? (isRecord(parsed.value) ? parsed.value.prettier : undefined) : parsed.value;
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** A glob from `overrides`, negation (`!x`) handled as micromatch does for a single pattern. */

@@ -67,7 +67,7 @@ export const prettier: FormatterModule<PrettierPart> = {
   wasm: [],
   project: {
     empty: () => ({ prettier: [] }),
-    load: (part, files, { trust, ignored, budget }) => part.prettier.push(...loadPrettierConfigs(files, trust, ignored, budget)),
+    load: (part, files, { trust, ignored, budget, all }) => part.prettier.push(...loadPrettierConfigs(files, trust, ignored, budget, all)),
     clamp: (part, ignored) =>
       clampEach(
         part.prettier,
@@ -92,7 +92,8 @@ export const prettier: FormatterModule<PrettierPart> = {
     const config = nearestPrettierConfig(project.prettier, path);
     if (!config) return undefined;
     if (isCoreLanguage(language)) {
-      return { formatter: 'prettier', because: `${config.file} declares Prettier${config.code && project.trust === 'untrusted' ? ' (its config is code: untrusted mode refuses these files)' : ''}` };
+      const shared = config.shared ? ` (the shared config ${config.shared.specifier}, read from ${config.shared.file})` : '';
+      return { formatter: 'prettier', because: `${config.file} declares Prettier${shared}${config.code && project.trust === 'untrusted' ? ' (its config is code: untrusted mode refuses these files)' : ''}` };
     }
     const plugin = pluginForLanguage(language);
     if (plugin && listsPlugin(config, plugin)) return { formatter: 'prettier', because: `${config.file} lists the Prettier plugin for ${language}; formatbox runs its own copy` };

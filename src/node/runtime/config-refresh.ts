@@ -25,7 +25,7 @@ export async function readProjectConfig(state: RuntimeState): Promise<{ files: P
   const pins = readPinFiles(state.rootReal);
   state.discovered = { files: discovered.files, ignored: discovered.ignored };
   state.pinIgnored = pins.ignored;
-  state.configWatch.reset(discovered.files, pins);
+  state.configWatch.reset(discovered.files, pins, discovered.absent);
   return { files: discovered.files, unread: unreadByDiscovery(discovered.ignored), pinFiles: pins.files };
 }
 
