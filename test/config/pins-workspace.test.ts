@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_PIN_PACKAGE_DIRS, projectPins, type VersionPin } from '../../src/config/pins.js';
 import { readPinFiles } from '../../src/node/pin-files.js';
+import { nativeBiomeCandidates } from '../../src/node/project/native-biome-pass.js';
 
 const repo = new URL('../../', import.meta.url);
 const shipped = JSON.parse(readFileSync(new URL('node_modules/prettier/package.json', repo), 'utf8')).version as string;
@@ -196,4 +197,19 @@ test('readPinFiles reads each package’s installed formatters, at most MAX_PIN_
   assert.ok(read.ignored.some((item) => item.item === 'package versions' && item.reason.includes(`${count} package directories`)), JSON.stringify(read.ignored));
   assert.ok(read.nestedCandidates.length <= MAX_PIN_PACKAGE_DIRS * 2);
   assert.ok(!read.nestedCandidates.some((file) => file.startsWith(`packages/p${MAX_PIN_PACKAGE_DIRS + 5}`)));
+});
+
+test('project-wide: native Biome is handed only the files whose pin allows its version', () => {
+  const biome = JSON.parse(readFileSync(new URL('node_modules/@biomejs/biome/package.json', repo), 'utf8')).version as string;
+  const projectFiles = {
+    'biome.json': '{}\n',
+    'package.json': manifest({ '@biomejs/biome': biome }),
+    'packages/old/package.json': manifest({ '@biomejs/biome': '2.5.14' }),
+    'packages/same/package.json': manifest({ '@biomejs/biome': `^${biome}` }),
+  };
+  const files = ['src/a.ts', 'packages/old/src/a.ts', 'packages/same/src/a.ts'];
+  assert.deepEqual(nativeBiomeCandidates(files, { projectFiles, trust: 'untrusted' }), ['src/a.ts', 'packages/same/src/a.ts']);
+  // Its own install decides over its package.json.
+  const pinFiles = { 'packages/same/node_modules/@biomejs/biome/package.json': installed('@biomejs/biome', '2.5.14') };
+  assert.deepEqual(nativeBiomeCandidates(files, { projectFiles, pinFiles, trust: 'untrusted' }), ['src/a.ts']);
 });
