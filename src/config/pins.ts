@@ -22,6 +22,11 @@ export interface VersionPin {
   informational?: boolean;
   /** The sha256 the project gives for the build's file (dprint's `<url>@<sha256>`): a fetched build must match it. */
   sha256?: string;
+  /**
+   * The formatter's own CLI refuses the files this pin applies to (a nested Ruff config requires
+   * another version than the one the project locks), in words: they are refused, saying so.
+   */
+  refusal?: string;
 }
 
 /** Project-relative path → text (null: present, not read). */
@@ -52,6 +57,12 @@ export interface PinReader {
    * the root only.
    */
   readNested?(files: PinFiles, dir: string): VersionPin | undefined;
+  /**
+   * A nested pin is a requirement the version pinned above must meet, not a version of its own
+   * (Ruff's `required-version`: Ruff checks the nearest config's, and exits when it is not met). It
+   * gives the version only where nothing above locks one (`locks`: whether a pin decides what runs).
+   */
+  readonly nestedRequires?: { locks(pin: VersionPin): boolean };
 }
 
 const PINNED = MODULES.flatMap((module) => (module.pin ? [{ id: module.id, pin: module.pin }] : []));
@@ -123,9 +134,16 @@ export function projectPins(files: PinFiles): ProjectPins {
     let pins = above;
     for (const pin of own) {
       const inherited = pins.find((p) => p.formatter === pin.formatter);
-      // A range the pin above already meets keeps the pin above: that is the version that runs there.
-      if (inherited && !pin.exact && inherited.exact && pinAllows(pin, inherited.spec)) continue;
-      pins = [...pins.filter((p) => p.formatter !== pin.formatter), pin];
+      const requires = readerOf(pin)?.nestedRequires;
+      let applies: VersionPin = pin;
+      if (inherited && inherited.exact && (requires ? requires.locks(inherited) : !pin.exact)) {
+        // The version above is what runs there: a requirement it meets keeps it (as a range it meets
+        // does), and one it does not is what the formatter's own CLI refuses.
+        if (pinAllows(pin, inherited.spec)) continue;
+        if (!requires) applies = pin;
+        else applies = { ...inherited, refusal: `${pin.source} is ${pin.spec}, and the project pins ${inherited.spec} (${inherited.source}): ${pin.formatter} refuses to run on these files` };
+      }
+      pins = [...pins.filter((p) => p.formatter !== pin.formatter), applies];
     }
     if (byDir.size >= 4 * MAX_PIN_PACKAGE_DIRS) byDir.clear(); // bounded: one entry per directory of a formatted file
     byDir.set(dir, pins);

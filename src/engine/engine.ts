@@ -158,6 +158,11 @@ export function createEngine(options: EngineOptions): Engine {
       const name = typeof selection.formatter === 'string' ? selection.formatter : describeChoice(selection.formatter);
       return done(withIgnored({ status: 'skipped', content: text, reason: `formatter ${name} is not available here`, line: `not formatted (formatter ${name} is not available here): ${shownPath(path)}` }));
     }
+    const refusing = filePins.find((p) => p.refusal !== undefined && p.formatter === shippedAdapter.name);
+    if (refusing) {
+      const shipped = await infoOf(shippedAdapter);
+      return done(withIgnored({ status: 'refused', formatter: shipped, content: text, reason: refusing.refusal!, line: `formatter refused (${refusing.refusal}): ${shownPath(path)}` }));
+    }
     const { adapter, info, differs, why } = await versionFor(shippedAdapter, filePins);
     if (differs && user.versions === 'pinned') {
       const reason = `the project pins ${info.name} ${describePin(differs)} and formatbox has ${info.version} here${why ? ` (${why})` : ''}; the user config's "versions": "pinned" refuses another version`;

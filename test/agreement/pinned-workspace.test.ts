@@ -145,3 +145,30 @@ test(`without the package's pinned build the receipt says the package pins it, "
     await Promise.all([runtime.close(), strict.close()]);
   }
 });
+
+test('Ruff: a nested config requiring another version than the project locks is refused, as Ruff refuses it; the rest is formatted', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'fb-pin-workspace-ruff-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const shippedRuff = JSON.parse(readFileSync(join(repo, 'node_modules/@astral-sh/ruff-wasm-nodejs/package.json'), 'utf8')).version as string;
+  const unformatted = 'x = {"a":1}\n';
+  threeCopies(root, {
+    '.git/': '',
+    'pyproject.toml': '[tool.ruff]\nline-length = 88\n',
+    'uv.lock': `version = 1\n\n[[package]]\nname = "ruff"\nversion = "${shippedRuff}"\n`,
+    'svc/pyproject.toml': '[tool.ruff]\nrequired-version = "==0.8.0"\n',
+    'svc/a.py': unformatted,
+    'a.py': unformatted,
+  });
+  const project = createRuntime({ root: join(root, 'ours'), pinned: false });
+  try {
+    const inSvc = await project.format({ path: 'svc/a.py' });
+    assert.equal(inSvc.status, 'refused', inSvc.line);
+    assert.match(inSvc.line, /svc\/pyproject\.toml required-version is 0\.8\.0, and the project pins .* \(uv\.lock\): ruff refuses to run on these files/);
+    assert.equal(readFileSync(join(root, 'ours', 'svc/a.py'), 'utf8'), unformatted);
+    const atRoot = await project.format({ path: 'a.py' });
+    assert.equal(atRoot.status, 'formatted', atRoot.line);
+    assert.equal(atRoot.formatter?.version, shippedRuff);
+  } finally {
+    await project.close();
+  }
+});

@@ -155,10 +155,18 @@ test('Ruff: the nearest Ruff config’s required-version pins its files; a pypro
   };
   const pins = projectPins(files);
   assert.equal(pinOf(pins.root, 'ruff')?.spec, '0.6.9');
-  assert.deepEqual(pinOf(pins.forPath('svc/inner/x.py'), 'ruff'), { formatter: 'ruff', spec: '0.8.0', exact: true, source: 'svc/pyproject.toml required-version' });
+  // The lock decides which Ruff runs; a nested requirement it does not meet is what Ruff exits on.
+  const refused = pinOf(pins.forPath('svc/inner/x.py'), 'ruff');
+  assert.equal(refused?.spec, '0.6.9');
+  assert.equal(refused?.refusal, 'svc/pyproject.toml required-version is 0.8.0, and the project pins 0.6.9 (uv.lock): ruff refuses to run on these files');
   // A range the root's lock meets: the locked Ruff is what runs there.
-  assert.equal(pinOf(pins.forPath('lib/x.py'), 'ruff')?.source, 'uv.lock');
+  assert.deepEqual(pinOf(pins.forPath('lib/x.py'), 'ruff'), { formatter: 'ruff', spec: '0.6.9', exact: true, source: 'uv.lock' });
   assert.equal(pinOf(pins.forPath('other/x.py'), 'ruff')?.source, 'uv.lock');
+  // Nothing locks Ruff (the root's own required-version does not reach a nested config's files): the nested requirement is the pin.
+  for (const root of [{}, { 'ruff.toml': 'required-version = "==0.6.9"\n' }]) {
+    const unlocked = projectPins({ ...root, 'svc/pyproject.toml': files['svc/pyproject.toml'] });
+    assert.deepEqual(pinOf(unlocked.forPath('svc/x.py'), 'ruff'), { formatter: 'ruff', spec: '0.8.0', exact: true, source: 'svc/pyproject.toml required-version' });
+  }
 });
 
 test('bounded: 100,000 package.json files cost only the directories asked for, and at most MAX_PIN_PACKAGE_DIRS are read', () => {

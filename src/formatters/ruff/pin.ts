@@ -18,6 +18,8 @@ export const ruffPin: PinReader = {
   allows: (pin, version) => pep440Allows(pin.spec, version),
   nestedMarkers: RUFF_CONFIGS.map(([name]) => name),
   readNested: requiredVersionPin,
+  // A lock, a requirements pin or a pre-commit rev decides which Ruff runs; a root required-version does not reach a nested config's files.
+  nestedRequires: { locks: (pin) => !pin.source.endsWith('required-version') },
   buildNeeded: (version) => `@astral-sh/ruff-wasm-web or -nodejs ${version} (ruffFormatter({bindings}))`,
 };
 
