@@ -320,7 +320,8 @@ export function createEngine(options: EngineOptions): Engine {
         const where = { formatter: pin.formatter, pinned: pin.spec, pinnedIn: pin.source, ...(dir !== '' ? { forFilesUnder: dir } : {}), ...(running ? { willRun: running.version } : {}), matches };
         const why = version?.why ? ` (${version.why})` : '';
         let detail: string;
-        if (!running) detail = `formatbox has no ${pin.formatter} here`;
+        if (pin.refusal) detail = `files${dir !== '' ? ` under ${dir}/` : ''} are refused: ${pin.refusal}`;
+        else if (!running) detail = `formatbox has no ${pin.formatter} here`;
         else if (pin.informational) detail = `${pin.source} names Go ${pin.spec}, a language version; formatbox runs @wasm-fmt/gofmt ${running.version}`;
         else if (matches) detail = pin.implied ? `no version pinned; ${pin.source} means any ${pin.formatter} ${pin.spec}.x, and ${running.version} is one` : `${running.version}, the pinned version${adapter && version && version.adapter !== adapter ? ', from the verified store' : ''}`;
         else if (user.versions === 'pinned') detail = `files are refused: ${running.version} is not the pinned version${why}, and the user config says "versions": "pinned"`;
