@@ -9,6 +9,7 @@ import semverValid from 'semver/functions/valid.js';
 import semverValidRange from 'semver/ranges/valid.js';
 import semverCompare from 'semver/functions/compare.js';
 import { isRecord } from './data.js';
+import { dirOf } from './paths.js';
 import type { PinFiles, PinReader, VersionPin } from './pins.js';
 
 interface Manifest {
@@ -89,7 +90,7 @@ export function npmNestedPin(files: PinFiles, dir: string, pinned: Pick<NpmPinne
   if (installed) return exact(installed, ownInstall);
   if (range === undefined) return undefined;
   const allowed = (version: string): boolean => !semverValidRange(range) || semverSatisfies(version, range);
-  for (let up = parentDirOf(dir); ; up = parentDirOf(up)) {
+  for (let up = dirOf(dir); ; up = dirOf(up)) {
     const file = `${up === '' ? '' : `${up}/`}node_modules/${name}/package.json`;
     const version = installedVersion(files, file, name);
     if (version && allowed(version)) return exact(version, file);
@@ -102,18 +103,13 @@ export function npmNestedPin(files: PinFiles, dir: string, pinned: Pick<NpmPinne
   return undefined;
 }
 
-function parentDirOf(dir: string): string {
-  const slash = dir.lastIndexOf('/');
-  return slash < 0 ? '' : dir.slice(0, slash);
-}
-
 /** A lockfile's version of `name` for the workspace at `dir` (see npmNestedPin). bun.lock is not read per workspace. */
 function workspaceLockedVersion(files: PinFiles, dir: string, name: string, range: string, allowed: (version: string) => boolean): { version: string; source: string } | undefined {
   for (const file of ['package-lock.json', 'npm-shrinkwrap.json']) {
     const lock = parsedLock(files[file]);
     const packages = isRecord(lock) && isRecord(lock.packages) ? lock.packages : undefined;
     if (!packages) continue;
-    for (let up = dir; ; up = parentDirOf(up)) {
+    for (let up = dir; ; up = dirOf(up)) {
       const entry = packages[`${up === '' ? '' : `${up}/`}node_modules/${name}`];
       const version = isRecord(entry) && typeof entry.version === 'string' ? semverValid(entry.version) : null;
       if (version && (up === dir || allowed(version))) return { version, source: `${file} ${up === '' ? '' : `${up}/`}node_modules/${name}` };

@@ -7,6 +7,7 @@
  * from its directory up to the root, as the formatter's own resolution finds it (`pinsForPath`).
  */
 import { MODULES } from '../formatters/derived.js';
+import { dirOf } from './paths.js';
 
 export interface VersionPin {
   /** The pinned formatter's id (its folder's name). */
@@ -129,7 +130,7 @@ export function projectPins(files: PinFiles): ProjectPins {
     if (dir === '') return root;
     const known = byDir.get(dir);
     if (known) return known;
-    const above = pinsAt(parentDir(dir));
+    const above = pinsAt(dirOf(dir));
     const own = kept.has(dir) ? ownPinsOf(dir) : [];
     let pins = above;
     for (const pin of own) {
@@ -152,13 +153,13 @@ export function projectPins(files: PinFiles): ProjectPins {
 
   return {
     root,
-    forPath: (path) => pinsAt(parentDir(path)),
+    forPath: (path) => pinsAt(dirOf(path)),
     nested(max) {
       const out: ScopedPin[] = [];
       for (const dir of kept) {
         for (const pin of pinsAt(dir)) {
           if (out.length >= max) return out;
-          const parent = pinsAt(parentDir(dir)).find((p) => p.formatter === pin.formatter);
+          const parent = pinsAt(dirOf(dir)).find((p) => p.formatter === pin.formatter);
           if (pin !== parent) out.push({ dir, pin });
         }
       }
@@ -184,12 +185,6 @@ function depthOf(dir: string): number {
   let depth = 0;
   for (let i = 0; i < dir.length; i++) if (dir.charCodeAt(i) === 47) depth++;
   return depth;
-}
-
-/** `a/b` for `a/b/c`, `''` for `c`. */
-export function parentDir(path: string): string {
-  const slash = path.lastIndexOf('/');
-  return slash < 0 ? '' : path.slice(0, slash);
 }
 
 /** The pin's spec as a user reads it in a receipt: `3.3.3`, or `^3.3.0 (package.json)`. */
