@@ -96,6 +96,25 @@ test(`a workspace package installing prettier ${LEGACY} under a root with pretti
     assert.equal(outcome.receipt.formatter?.version, outcome.path.startsWith('packages/legacy/') ? LEGACY : shipped, outcome.receipt.line);
   }
   for (const path of paths) assert.equal(readFileSync(join(tree, path), 'utf8'), readFileSync(join(copies.theirs, path), 'utf8'), `formatbox format: ${path} differs from its package's Prettier CLI`);
+
+  // The format cache: a check answers every file as formatted; once the package installs the root's
+  // Prettier instead, its cached verdicts are not reused, and the files that version writes differently are named.
+  const check = async (): Promise<Map<string, string>> => {
+    const kinds = new Map<string, string>();
+    for await (const outcome of formatTree({ root: tree, check: true, threads: 1, native: false })) if ('receipt' in outcome) kinds.set(outcome.path, outcome.kind);
+    return kinds;
+  };
+  assert.deepEqual([...(await check()).entries()].filter(([path, kind]) => paths.includes(path) && kind !== 'unchanged'), []);
+  rmSync(join(tree, 'packages/legacy/node_modules/prettier'), { recursive: true });
+  cpSync(join(repo, 'node_modules/prettier'), join(tree, 'packages/legacy/node_modules/prettier'), { recursive: true });
+  const afterInstall = await check();
+  const wouldChange = paths.filter((path) => afterInstall.get(path) === 'formatted');
+  // What the root's Prettier CLI lists as not formatted among the package's files (its 2.8.8 output).
+  const cwd = join(copies.theirs, 'packages/legacy');
+  const listed = spawnSync(process.execPath, [join(copies.theirs, 'node_modules/prettier/bin/prettier.cjs'), '--list-different', 'src'], { cwd, encoding: 'utf8', timeout: 120_000 });
+  const expected = listed.stdout.split('\n').filter(Boolean).map((line) => `packages/legacy/${line.trim()}`).sort();
+  assert.ok(expected.length > 0, `prettier ${shipped} --list-different: ${listed.stderr}`);
+  assert.deepEqual(wouldChange.sort(), expected);
 });
 
 test(`without the package's pinned build the receipt says the package pins it, "versions": "pinned" refuses, and a change to its install is seen at once`, async (t) => {
