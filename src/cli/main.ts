@@ -212,7 +212,7 @@ function doctorLines(report: DoctorReport): string[] {
   }
   lines.push('', report.versions.length === 0 ? 'versions: the project pins no formatter version' : 'versions (pinned / where read / will run):');
   // Versions and sources are read from the repo: shown escaped.
-  for (const v of report.versions) lines.push(`  ${v.formatter}: ${shownPath(v.pinned)} / ${shownPath(v.pinnedIn)} / ${v.willRun ?? 'none'}${v.matches ? '' : ' (NOT the pinned version)'} — ${shownPath(v.detail)}`);
+  for (const v of report.versions) lines.push(`  ${v.formatter}${v.forFilesUnder !== undefined ? ` (files under ${shownPath(v.forFilesUnder)}/)` : ''}: ${shownPath(v.pinned)} / ${shownPath(v.pinnedIn)} / ${v.willRun ?? 'none'}${v.matches ? '' : ' (NOT the pinned version)'} — ${shownPath(v.detail)}`);
   lines.push('', `sandbox: ${report.sandbox.available ? 'available' : 'NOT available'} (${report.sandbox.kind}): ${report.sandbox.detail}`);
   for (const s of report.subprocess) lines.push(`  ${s.name}: ${s.available ? '' : 'unavailable: '}${s.detail}`);
   lines.push('', report.ignored.length === 0 ? 'ignored project config: none' : 'ignored project config:');

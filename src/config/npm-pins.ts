@@ -9,14 +9,19 @@ import semverValid from 'semver/functions/valid.js';
 import semverValidRange from 'semver/ranges/valid.js';
 import semverCompare from 'semver/functions/compare.js';
 import { isRecord } from './data.js';
-import type { PinFiles, VersionPin } from './pins.js';
+import { dirOf } from './paths.js';
+import type { PinFiles, PinReader, VersionPin } from './pins.js';
 
 interface Manifest {
   ranges: Record<string, string>;
 }
 
 export function rootManifest(files: PinFiles): Manifest | undefined {
-  const json = parseJson(files['package.json']);
+  return manifestAt(files, 'package.json');
+}
+
+function manifestAt(files: PinFiles, file: string): Manifest | undefined {
+  const json = parseJson(files[file]);
   if (!isRecord(json)) return undefined;
   const ranges: Record<string, string> = {};
   // npm's order of precedence when a name appears twice: dependencies win over devDependencies.
@@ -61,11 +66,121 @@ export function npmPin(files: PinFiles, pinned: NpmPinned): VersionPin | undefin
   return pinned.implied?.(files);
 }
 
-/** npm semver: equal to an exact pin, inside a range. A version that is not semver satisfies nothing. */
+/** The version of `name` installed at `file` (a `node_modules/<name>/package.json`), when it is that package. */
+function installedVersion(files: PinFiles, file: string, name: string): string | undefined {
+  const installed = parseJson(files[file]);
+  return isRecord(installed) && installed.name === name && typeof installed.version === 'string' ? (semverValid(installed.version) ?? undefined) : undefined;
+}
+
+/**
+ * The pin a package directory below the root gives its files, as the formatter's own resolution
+ * finds it (prettier-vscode's, and a package script's `node_modules/.bin`): the directory counts
+ * when its package.json lists the package or it has its own install. Then, in order: its own
+ * install; the nearest install above it (Node's resolution) that its range allows; the lockfile's
+ * entry for that workspace (package-lock.json `packages["<dir>/node_modules/<name>"]`, then the
+ * hoisted one its range allows; pnpm-lock.yaml `importers["<dir>"]`; a yarn.lock entry whose header
+ * names its range); an exact version in its package.json; its range.
+ */
+export function npmNestedPin(files: PinFiles, dir: string, pinned: Pick<NpmPinned, 'formatter' | 'packageName'>): VersionPin | undefined {
+  const { formatter, packageName: name } = pinned;
+  const exact = (spec: string, source: string): VersionPin => ({ formatter, spec, exact: true, source });
+  const ownInstall = `${dir}/node_modules/${name}/package.json`;
+  const range = manifestAt(files, `${dir}/package.json`)?.ranges[name];
+  const installed = installedVersion(files, ownInstall, name);
+  if (installed) return exact(installed, ownInstall);
+  if (range === undefined) return undefined;
+  const allowed = (version: string): boolean => !semverValidRange(range) || semverSatisfies(version, range);
+  for (let up = dirOf(dir); ; up = dirOf(up)) {
+    const file = `${up === '' ? '' : `${up}/`}node_modules/${name}/package.json`;
+    const version = installedVersion(files, file, name);
+    if (version && allowed(version)) return exact(version, file);
+    if (up === '') break;
+  }
+  const locked = workspaceLockedVersion(files, dir, name, range, allowed);
+  if (locked) return exact(locked.version, locked.source);
+  if (semverValid(range)) return exact(semverValid(range)!, `${dir}/package.json`);
+  if (isShowableSpec(range) && semverValidRange(range)) return { formatter, spec: range, exact: false, source: `${dir}/package.json` };
+  return undefined;
+}
+
+/** A lockfile's version of `name` for the workspace at `dir` (see npmNestedPin). bun.lock is not read per workspace. */
+function workspaceLockedVersion(files: PinFiles, dir: string, name: string, range: string, allowed: (version: string) => boolean): { version: string; source: string } | undefined {
+  for (const file of ['package-lock.json', 'npm-shrinkwrap.json']) {
+    const lock = parsedLock(files[file]);
+    const packages = isRecord(lock) && isRecord(lock.packages) ? lock.packages : undefined;
+    if (!packages) continue;
+    for (let up = dir; ; up = dirOf(up)) {
+      const entry = packages[`${up === '' ? '' : `${up}/`}node_modules/${name}`];
+      const version = isRecord(entry) && typeof entry.version === 'string' ? semverValid(entry.version) : null;
+      if (version && (up === dir || allowed(version))) return { version, source: `${file} ${up === '' ? '' : `${up}/`}node_modules/${name}` };
+      if (up === '') break;
+    }
+  }
+  const pnpm = files['pnpm-lock.yaml'];
+  if (typeof pnpm === 'string') {
+    const block = pnpmImporters(pnpm).get(dir);
+    const version = block === undefined ? null : semverValid(pnpmLockVersion(block, name) ?? '');
+    if (version) return { version, source: `pnpm-lock.yaml importers["${dir}"]` };
+  }
+  const yarn = files['yarn.lock'];
+  if (typeof yarn === 'string') {
+    const version = semverValid(yarnEntries(yarn, name).find((entry) => entry.ranges.includes(range))?.version ?? '');
+    if (version) return { version, source: 'yarn.lock' };
+  }
+  return undefined;
+}
+
+const parsedLockText = lastOf(parseJson);
+function parsedLock(text: string | null | undefined): unknown {
+  return typeof text === 'string' ? parsedLockText(text) : undefined;
+}
+
+/** The last lockfile text indexed, and its index: every workspace asks the same lockfile. */
+function lastOf<T>(build: (text: string) => T): (text: string) => T {
+  let last: { text: string; value: T } | undefined;
+  return (text) => {
+    if (last?.text !== text) last = { text, value: build(text) };
+    return last.value;
+  };
+}
+
+/** pnpm-lock.yaml's `importers:` section: each importer's directory → its block of lines (v5–v9). One linear pass. */
+const pnpmImporters = lastOf((text: string): Map<string, string> => {
+  const blocks = new Map<string, string>();
+  const lines = text.split('\n');
+  let i = lines.findIndex((line) => /^importers:\s*$/.test(line));
+  if (i < 0) return blocks;
+  let dir: string | undefined;
+  let body: string[] = [];
+  const close = (): void => {
+    if (dir !== undefined && !blocks.has(dir)) blocks.set(dir, body.join('\n'));
+  };
+  for (i++; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    if (!line.startsWith(' ')) break; // the next top-level key
+    const header = /^ {2}(?:'([^']*)'|"([^"]*)"|([^\s'"][^:]*)):\s*$/.exec(line);
+    if (header) {
+      close();
+      dir = header[1] ?? header[2] ?? header[3]!;
+      body = [];
+    } else body.push(line);
+  }
+  close();
+  return blocks;
+});
+
+/** npm semver: equal to an exact pin/** npm semver: equal to an exact pin, inside a range. A version that is not semver satisfies nothing. */
 export function semverAllows(pin: VersionPin, version: string): boolean {
   if (!semverValid(version)) return false;
   if (pin.exact) return semverValid(pin.spec) !== null && semverCompare(pin.spec, version) === 0;
   return semverSatisfies(version, pin.spec);
+}
+
+/** What an npm-installed formatter's PinReader gives for per-package pins (npmNestedPin). */
+export function npmNestedReader(pinned: Pick<NpmPinned, 'formatter' | 'packageName'>): Pick<PinReader, 'nestedSourceFiles' | 'nestedMarkers' | 'readNested'> {
+  const installed = `node_modules/${pinned.packageName}/package.json`;
+  return { nestedSourceFiles: [installed], nestedMarkers: ['package.json'], readNested: (files, dir) => npmNestedPin(files, dir, pinned) };
 }
 
 /** The files an npm-installed formatter's pin is read from: its installed package.json and every lockfile. */
@@ -140,8 +255,24 @@ function pnpmLockVersion(text: string, name: string): string | undefined {
  * package.json range wins.
  */
 function yarnLockVersion(text: string, name: string, range?: string): string | undefined {
+  const entries = yarnEntries(text, name);
+  return (range !== undefined ? entries.find((entry) => entry.ranges.includes(range)) : undefined)?.version ?? entries[0]?.version;
+}
+
+/** yarn.lock's entries for `name`: the ranges each header names, and its version. One linear pass per lockfile and name. */
+const yarnEntriesOf = new Map<string, (text: string) => Array<{ ranges: string[]; version: string }>>();
+function yarnEntries(text: string, name: string): Array<{ ranges: string[]; version: string }> {
+  let scan = yarnEntriesOf.get(name);
+  if (!scan) {
+    scan = lastOf((lock: string) => scanYarnEntries(lock, name));
+    yarnEntriesOf.set(name, scan);
+  }
+  return scan(text);
+}
+
+function scanYarnEntries(text: string, name: string): Array<{ ranges: string[]; version: string }> {
   const lines = text.split('\n');
-  let first: string | undefined;
+  const entries: Array<{ ranges: string[]; version: string }> = [];
   for (let i = 0; i < lines.length; i++) {
     const header = lines[i]!;
     if (header.startsWith(' ') || header.startsWith('#') || !header.trimEnd().endsWith(':')) continue;
@@ -156,12 +287,9 @@ function yarnLockVersion(text: string, name: string, range?: string): string | u
         break;
       }
     }
-    if (!version) continue;
-    const ranges = mine.map((spec) => spec.slice(name.length + 1).replace(/^npm:/, ''));
-    if (range !== undefined && ranges.includes(range)) return version;
-    first ??= version;
+    if (version) entries.push({ ranges: mine.map((spec) => spec.slice(name.length + 1).replace(/^npm:/, '')), version });
   }
-  return first;
+  return entries;
 }
 
 /** bun.lock (JSONC): `"packages": { "prettier": ["prettier@3.3.3", …] }`. */

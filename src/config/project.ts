@@ -34,6 +34,8 @@ export interface ProjectBase {
   overBudget?: string;
   /** The versions the project pins (config/pins.ts, set by the engine), for rules that differ by version. */
   pins?: readonly VersionPin[];
+  /** The pins that apply to one file: per formatter, the nearest package's own, else the root's (set by the engine). */
+  pinsFor?: (path: string) => readonly VersionPin[];
 }
 
 /** The project's config: the shared files, and each registered formatter's part (its `project` in its folder). */

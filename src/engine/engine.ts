@@ -13,7 +13,7 @@ import { outputOverCap } from '../core/output-cap.js';
 import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { describeConfigError } from '../config/config-error.js';
-import { describePin, detectPins, pinAdapterName, pinAllows, pinBuildNeeded, type VersionPin } from '../config/pins.js';
+import { describePin, pinAdapterName, pinAllows, pinBuildNeeded, projectPins, type ProjectPins, type VersionPin } from '../config/pins.js';
 import { isCommonjsScript } from '../config/module-type.js';
 import { resolveLimits } from '../config/limits.js';
 import { afterEdit as reconcileAfterEdit } from '../reconcile/index.js';
@@ -23,6 +23,13 @@ import { describeChoice, failedLine, label, notFullyRead, overBudget, shownOutco
 
 export { DEFAULT_LIMITS } from '../config/limits.js';
 export type { AfterEditRequest, Engine, EngineOptions, FormatRequest, PinnedAnswer, VersionReport } from './types.js';
+
+/** Rows of `versions()` for package directories below the root, at most (a monorepo may have hundreds). */
+const MAX_PACKAGE_VERSION_ROWS = 100;
+
+function withPins(project: ProjectConfig, pins: ProjectPins): ProjectConfig {
+  return { ...project, pins: pins.root, pinsFor: (path) => pins.forPath(path) };
+}
 
 /** Creates the universal engine. Pure: no I/O beyond what the given adapters do. */
 export function createEngine(options: EngineOptions): Engine {
@@ -35,8 +42,9 @@ export function createEngine(options: EngineOptions): Engine {
   const loadConfig = (files: ProjectFiles): ProjectConfig => loadProjectConfig(files, { trust, budget: { maxMs: Math.min(CONFIG_BUDGET.maxMs, limits.timeoutMs / 4) } });
   let unread: IgnoredItem[] = options.unread ?? [];
   let pinFiles: ProjectFiles = options.pinFiles ?? {};
-  let pins: VersionPin[] = detectPins({ ...pinFiles, ...(options.projectFiles ?? {}) });
-  let project: ProjectConfig = { ...loadConfig(options.projectFiles ?? {}), pins };
+  // The root's pins, and each package's below it (a workspace's own Prettier): a file gets the nearest.
+  let pins: ProjectPins = projectPins({ ...pinFiles, ...(options.projectFiles ?? {}) });
+  let project: ProjectConfig = withPins(loadConfig(options.projectFiles ?? {}), pins);
   const adaptersByName = new Map(options.formatters.map((adapter) => [adapter.name, adapter]));
   const choiceAdapters = new Map<string, FormatterAdapter | undefined>();
   const infoCache = new Map<FormatterAdapter, Promise<FormatterInfo>>();
@@ -83,9 +91,9 @@ export function createEngine(options: EngineOptions): Engine {
     return info;
   }
 
-  /** The project's pin for this formatter when `info`'s version is not one it allows. */
-  function otherThanPinned(info: FormatterInfo): VersionPin | undefined {
-    const pin = pins.find((p) => p.formatter === info.name && !p.informational);
+  /** The pin of `filePins` (the pins that apply to one file) for this formatter when `info`'s version is not one it allows. */
+  function otherThanPinned(info: FormatterInfo, filePins: readonly VersionPin[]): VersionPin | undefined {
+    const pin = filePins.find((p) => p.formatter === info.name && !p.informational);
     return pin && !pinAllows(pin, info.version) ? pin : undefined;
   }
 
@@ -93,9 +101,9 @@ export function createEngine(options: EngineOptions): Engine {
    * The adapter at the version the project pins when the host has it (else the registered one), its
    * info (naming the pin when they differ), the pin it differs from, and why the pinned one did not run.
    */
-  async function versionFor(shippedAdapter: FormatterAdapter): Promise<{ adapter: FormatterAdapter; info: FormatterInfo; differs?: VersionPin; why?: string }> {
+  async function versionFor(shippedAdapter: FormatterAdapter, filePins: readonly VersionPin[]): Promise<{ adapter: FormatterAdapter; info: FormatterInfo; differs?: VersionPin; why?: string }> {
     const shipped = await infoOf(shippedAdapter);
-    const shippedDiffers = otherThanPinned(shipped);
+    const shippedDiffers = otherThanPinned(shipped, filePins);
     if (!shippedDiffers) return { adapter: shippedAdapter, info: shipped };
     let adapter = shippedAdapter;
     let why: string | undefined;
@@ -105,7 +113,7 @@ export function createEngine(options: EngineOptions): Engine {
       else why = 'waiting' in answer ? answer.waiting : answer.unavailable;
     } else if (user.versions === 'shipped') why = `the user config says "versions": "shipped"`;
     const running = adapter === shippedAdapter ? shipped : await infoOf(adapter);
-    const differs = otherThanPinned(running);
+    const differs = otherThanPinned(running, filePins);
     return { adapter, info: differs ? withPin(running, differs, why) : running, ...(differs ? { differs } : {}), ...(why ? { why } : {}) };
   }
 
@@ -133,7 +141,8 @@ export function createEngine(options: EngineOptions): Engine {
     if (project.overBudget) return done(overBudget(path, text, project));
     const selection = selectionFor(path);
     if (selection.kind === 'skip') return done(selection.reason === 'no formatter declared' && unread.length > 0 ? notFullyRead(path, text, unread) : skipped(path, selection.reason, text, selection.detail));
-    if (selection.kind === 'invalid-config') return done(await invalidConfig(selection, path, text));
+    const filePins = pins.forPath(path);
+    if (selection.kind === 'invalid-config') return done(await invalidConfig(selection, path, text, filePins));
     const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
     const withIgnored = <T extends object>(outcome: T): T => (ignored ? { ...outcome, ignored } : outcome);
 
@@ -149,7 +158,12 @@ export function createEngine(options: EngineOptions): Engine {
       const name = typeof selection.formatter === 'string' ? selection.formatter : describeChoice(selection.formatter);
       return done(withIgnored({ status: 'skipped', content: text, reason: `formatter ${name} is not available here`, line: `not formatted (formatter ${name} is not available here): ${shownPath(path)}` }));
     }
-    const { adapter, info, differs, why } = await versionFor(shippedAdapter);
+    const refusing = filePins.find((p) => p.refusal !== undefined && p.formatter === shippedAdapter.name);
+    if (refusing) {
+      const shipped = await infoOf(shippedAdapter);
+      return done(withIgnored({ status: 'refused', formatter: shipped, content: text, reason: refusing.refusal!, line: `formatter refused (${refusing.refusal}): ${shownPath(path)}` }));
+    }
+    const { adapter, info, differs, why } = await versionFor(shippedAdapter, filePins);
     if (differs && user.versions === 'pinned') {
       const reason = `the project pins ${info.name} ${describePin(differs)} and formatbox has ${info.version} here${why ? ` (${why})` : ''}; the user config's "versions": "pinned" refuses another version`;
       return done(withIgnored({ status: 'refused', formatter: info, content: text, reason, line: `formatter refused (the project pins ${info.name} ${describePin(differs)}; ${info.name} ${info.version} is not that version${why ? `: ${why}` : ''}): ${shownPath(path)}` }));
@@ -182,7 +196,7 @@ export function createEngine(options: EngineOptions): Engine {
     switch (result.kind) {
       case 'ok': {
         const produced = result.formatter ?? info;
-        const producerDiffers = result.formatter ? otherThanPinned(result.formatter) : differs;
+        const producerDiffers = result.formatter ? otherThanPinned(result.formatter, filePins) : differs;
         const producer = producerDiffers && !produced.pinned ? withPin(produced, producerDiffers) : produced;
         const overCap = outputOverCap(prepared.text, result.text);
         if (overCap) return done({ status: 'failed', formatter: producer, content: text, reason: overCap, line: failedLine(producer, path, overCap), ...extra });
@@ -218,10 +232,10 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   /** A `failed` outcome for a config the project's formatter would reject: the file stays as written. */
-  async function invalidConfig(selection: Extract<Selection, { kind: 'invalid-config' }>, path: string, text: string): Promise<Omit<FormatOutcome, 'ms' | 'path'>> {
+  async function invalidConfig(selection: Extract<Selection, { kind: 'invalid-config' }>, path: string, text: string, filePins: readonly VersionPin[]): Promise<Omit<FormatOutcome, 'ms' | 'path'>> {
     const adapter = adaptersByName.get(selection.formatter);
     const shipped = adapter ? await infoOf(adapter) : undefined;
-    const differs = shipped ? otherThanPinned(shipped) : undefined;
+    const differs = shipped ? otherThanPinned(shipped, filePins) : undefined;
     const info = shipped && differs ? withPin(shipped, differs) : shipped;
     const ignoredExtra = selection.ignored.length > 0 ? { ignored: selection.ignored } : {};
     if (info && differs && !selection.error.refusal && UNKNOWN_TO_THIS_VERSION.test(selection.error.message)) {
@@ -282,7 +296,7 @@ export function createEngine(options: EngineOptions): Engine {
       const selection = selectionFor(path);
       if (selection.kind !== 'format') return undefined;
       const adapter = adapterForSelection(selection);
-      return adapter ? { info: (await versionFor(adapter)).info, selection } : undefined;
+      return adapter ? { info: (await versionFor(adapter, pins.forPath(path))).info, selection } : undefined;
     },
     get ignored() {
       return project.ignored;
@@ -292,19 +306,22 @@ export function createEngine(options: EngineOptions): Engine {
     },
     limits,
     get pins() {
-      return pins;
+      return pins.root;
     },
+    pinsFor: (path) => pins.forPath(path),
     async versions() {
       const rows: VersionReport[] = [];
-      for (const pin of pins) {
+      const scoped = [...pins.root.map((pin) => ({ dir: '', pin })), ...pins.nested(MAX_PACKAGE_VERSION_ROWS)];
+      for (const { dir, pin } of scoped) {
         const adapter = adaptersByName.get(pinAdapterName(pin));
-        const version = adapter && !pin.informational ? await versionFor(adapter) : undefined;
+        const version = adapter && !pin.informational ? await versionFor(adapter, [pin]) : undefined;
         const running = version?.info ?? (adapter ? await infoOf(adapter) : undefined);
         const matches = running !== undefined && (pin.informational || pinAllows(pin, running.version));
-        const where = { formatter: pin.formatter, pinned: pin.spec, pinnedIn: pin.source, ...(running ? { willRun: running.version } : {}), matches };
+        const where = { formatter: pin.formatter, pinned: pin.spec, pinnedIn: pin.source, ...(dir !== '' ? { forFilesUnder: dir } : {}), ...(running ? { willRun: running.version } : {}), matches };
         const why = version?.why ? ` (${version.why})` : '';
         let detail: string;
-        if (!running) detail = `formatbox has no ${pin.formatter} here`;
+        if (pin.refusal) detail = `files${dir !== '' ? ` under ${dir}/` : ''} are refused: ${pin.refusal}`;
+        else if (!running) detail = `formatbox has no ${pin.formatter} here`;
         else if (pin.informational) detail = `${pin.source} names Go ${pin.spec}, a language version; formatbox runs @wasm-fmt/gofmt ${running.version}`;
         else if (matches) detail = pin.implied ? `no version pinned; ${pin.source} means any ${pin.formatter} ${pin.spec}.x, and ${running.version} is one` : `${running.version}, the pinned version${adapter && version && version.adapter !== adapter ? ', from the verified store' : ''}`;
         else if (user.versions === 'pinned') detail = `files are refused: ${running.version} is not the pinned version${why}, and the user config says "versions": "pinned"`;
@@ -317,8 +334,8 @@ export function createEngine(options: EngineOptions): Engine {
     setProjectFiles(files, reread = {}) {
       unread = reread.unread ?? [];
       if (reread.pinFiles) pinFiles = reread.pinFiles;
-      pins = detectPins({ ...pinFiles, ...files });
-      project = { ...loadConfig(files), pins };
+      pins = projectPins({ ...pinFiles, ...files });
+      project = withPins(loadConfig(files), pins);
       lastOutput.clear();
       selections.clear();
     },

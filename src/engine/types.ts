@@ -99,6 +99,8 @@ export interface Engine {
   setProjectFiles(files: ProjectFiles, reread?: { unread?: IgnoredItem[]; pinFiles?: ProjectFiles }): void;
   /** The version each formatter is pinned to by the project (src/config/pins.ts). */
   readonly pins: readonly VersionPin[];
+  /** The pins that apply to `path`: per formatter, the nearest package directory's own (a workspace's Prettier), else the root's. */
+  pinsFor(path: string): readonly VersionPin[];
   /** Per pinned formatter: the pin, where it was read, and the version this engine would run (for `doctor()`). */
   versions(): Promise<VersionReport[]>;
   dispose(): Promise<void>;
@@ -110,6 +112,8 @@ export interface VersionReport {
   /** The pinned version or range, and where it was read. */
   pinned: string;
   pinnedIn: string;
+  /** Set when the pin is a package's below the root: the directory whose files it applies to. */
+  forFilesUnder?: string;
   /** The version formatbox will run, or undefined when this host has no such formatter. */
   willRun?: string;
   /** True when `willRun` is a version the pin allows. */

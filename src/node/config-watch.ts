@@ -5,7 +5,7 @@
  * with stale config or with the version the project no longer pins.
  *
  * Cheap per call: one `stat` per directory from the root to the file and one per config file in
- * them. A directory whose stat changed is listed again (a config file appeared or went); a file
+ * them, and one per per-package pin file (a package's installed formatter) in those directories. A directory whose stat changed is listed again (a config file appeared or went); a file
  * whose stat changed is read and hashed (the content decides, not the time). Anything modified in the
  * last `RACY_MS` is re-verified on every call, because file times are coarse (a write within the same
  * tick as the last look keeps the same mtime): the same rule git applies to its index. The pin files
@@ -74,6 +74,8 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
   let pins = new Map<string, FileState>();
   let presentPins: string[] = [];
   let missingPins: string[] = [];
+  /** Per package directory, the per-package pin files looked for there (readPinFiles' `nestedCandidates`). */
+  let nestedPins = new Map<string, string[]>();
 
   function statOf(abs: string): BigIntStats | undefined {
     try {
@@ -163,6 +165,8 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
         for (const name of dirs.get(dir)?.names ?? []) {
           if (fileChanged(dir === '' ? name : `${dir}/${name}`)) return true;
         }
+        // A package's own install of a formatter along the path: installed, upgraded or removed.
+        for (const file of nestedPins.get(dir) ?? []) if (pins.has(file) ? pinChanged(file) : appeared(file)) return true;
         const next = segments[i];
         if (next === undefined || SKIPPED_DIRS.has(next)) break;
         dir = dir === '' ? next : `${dir}/${next}`;
@@ -189,6 +193,14 @@ export function createConfigWatch(rootReal: string): ConfigWatch {
       }
       presentPins = [...pins.keys()];
       missingPins = PIN_SOURCE_FILES.filter((file) => !pins.has(file));
+      nestedPins = new Map();
+      for (const file of pinFiles.nestedCandidates) {
+        const text = pinFiles.files[file];
+        if (typeof text === 'string') pins.set(file, { mtimeMs: 0, discovered: text });
+        else if (unread.has(file)) pins.set(file, { mtimeMs: 0, discovered: null });
+        const dir = nestedDirOf(file);
+        nestedPins.set(dir, [...(nestedPins.get(dir) ?? []), file]);
+      }
     },
   };
 }
@@ -223,6 +235,11 @@ function readSafely(rootReal: string, abs: string): Buffer | undefined {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** `packages/a` for `packages/a/node_modules/prettier/package.json`. */
+function nestedDirOf(file: string): string {
+  return file.slice(0, file.lastIndexOf('/node_modules/'));
 }
 
 function parentOf(file: string): string {

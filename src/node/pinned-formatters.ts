@@ -207,8 +207,10 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
     const build = BUILDS[formatter];
     if (!build) return { unavailable: `formatbox cannot fetch ${formatter} builds yet` };
     if (call.trusted && call.root && formatter === 'prettier' && pin.exact) {
-      const own = projectPrettier(call.root, pin.spec);
-      if (own) return { adapter: await adapterOf(formatter, `project:${call.root}:prettier`, pin.spec, own), version: pin.spec };
+      // The copy the pin was read from: the root's, or a workspace package's own install.
+      const installed = pin.source.endsWith('node_modules/prettier/package.json') ? pin.source.slice(0, -'/package.json'.length) : 'node_modules/prettier';
+      const own = projectPrettier(call.root, installed, pin.spec);
+      if (own) return { adapter: await adapterOf(formatter, `project:${own}`, pin.spec, own), version: pin.spec };
     }
     let version: string;
     try {
@@ -276,9 +278,9 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
   }
 }
 
-/** The project's own installed Prettier when it is `version` and a Prettier 3 build (trusted mode only). */
-function projectPrettier(root: string, version: string): string | undefined {
-  const dir = join(root, 'node_modules', 'prettier');
+/** The project's own installed Prettier at `installed` (project-relative) when it is `version` and a Prettier 3 build (trusted mode only). */
+function projectPrettier(root: string, installed: string, version: string): string | undefined {
+  const dir = join(root, ...installed.split('/'));
   try {
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
     if (manifest.name !== 'prettier' || manifest.version !== version || semverMajor(version) !== 3) return undefined;

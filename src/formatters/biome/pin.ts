@@ -1,6 +1,6 @@
 /** Where a project pins Biome: as an npm package, else the `$schema` URL of its root config. */
 import semverValid from 'semver/functions/valid.js';
-import { npmPin, npmPinSourceFiles, semverAllows } from '../../config/npm-pins.js';
+import { npmNestedReader, npmPin, npmPinSourceFiles, semverAllows } from '../../config/npm-pins.js';
 import type { PinFiles, PinReader } from '../../config/pins.js';
 import { BIOME_CONFIG_NAMES } from './config.js';
 
@@ -15,6 +15,10 @@ export const biomePin: PinReader = {
         return schema && { version: schema.version, source: `${schema.file} $schema` };
       },
     }),
+  // A workspace package that lists or installs its own @biomejs/biome: the binary its scripts run.
+  // A nested biome.json (`"root": false`) alone pins nothing: Biome runs the root's binary over it,
+  // and its `$schema` only names a schema for editors.
+  ...npmNestedReader({ formatter: 'biome', packageName: '@biomejs/biome' }),
   allows: semverAllows,
   buildNeeded: (version) => `@biomejs/wasm-web or @biomejs/wasm-nodejs ${version} (biomeFormatter({bindings})), or its native CLI in a sandbox`,
 };

@@ -115,7 +115,7 @@ export const prettier: FormatterModule<PrettierPart> = {
   leavesAlone(project, path) {
     if (insideNodeModules(path)) return 'inside node_modules (Prettier leaves dependencies alone)';
     const rootGitignore = project.gitignore.find((g) => g.dir === '');
-    if (rootGitignore && !pinsPrettier2(project.pins) && isIgnoredBy([rootGitignore], path)) return 'listed in .gitignore (Prettier 3 reads the root .gitignore)';
+    if (rootGitignore && !pinsPrettier2(project.pinsFor?.(path) ?? project.pins) && isIgnoredBy([rootGitignore], path)) return 'listed in .gitignore (Prettier 3 reads the root .gitignore)';
     if (project.prettierignore && isIgnoredBy([project.prettierignore], path)) return 'listed in .prettierignore';
     return undefined;
   },

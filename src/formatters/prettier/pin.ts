@@ -1,5 +1,5 @@
 /** Where a project pins Prettier: as an npm package; a Prettier config alone means any Prettier 3. */
-import { npmPin, npmPinSourceFiles, parseJson, semverAllows } from '../../config/npm-pins.js';
+import { npmNestedReader, npmPin, npmPinSourceFiles, parseJson, semverAllows } from '../../config/npm-pins.js';
 import { isRecord } from '../../config/data.js';
 import type { PinReader } from '../../config/pins.js';
 import { PRETTIER_CONFIG_NAMES } from './config.js';
@@ -19,6 +19,8 @@ export const prettierPin: PinReader = {
         return config ? { formatter: 'prettier', spec: '3', exact: false, source: config, implied: true } : undefined;
       },
     }),
+  // A workspace package with its own Prettier: the one prettier-vscode resolves from the file's directory.
+  ...npmNestedReader({ formatter: 'prettier', packageName: 'prettier' }),
   allows: semverAllows,
   buildNeeded: (version) => `prettier ${version}: its standalone.mjs and plugins/*.mjs (prettierFormatter({modules}))`,
 };

@@ -1,7 +1,7 @@
 /**
  * Where a project pins Ruff: uv.lock, poetry.lock, a `ruff==` requirements pin, the `rev:` of
- * ruff-pre-commit in `.pre-commit-config.yaml`, else `required-version` ([tool.ruff] or ruff.toml).
- * Versions are PEP 440.
+ * ruff-pre-commit in `.pre-commit-config.yaml`, else `required-version` ([tool.ruff] or ruff.toml);
+ * below the root, the `required-version` of the Ruff config nearest a file. Versions are PEP 440.
  */
 import { isRecord, parseData } from '../../config/data.js';
 import { isShowableSpec } from '../../config/npm-pins.js';
@@ -9,10 +9,17 @@ import type { PinFiles, PinReader, VersionPin } from '../../config/pins.js';
 
 const REQUIREMENTS_FILES = ['requirements.txt', 'requirements-dev.txt', 'dev-requirements.txt', 'requirements/dev.txt'];
 
+/** Ruff's config files in one directory, in the order Ruff prefers them, and the table its settings are in. */
+const RUFF_CONFIGS = [['ruff.toml', []], ['.ruff.toml', []], ['pyproject.toml', ['tool', 'ruff']]] as const;
+
 export const ruffPin: PinReader = {
   sourceFiles: ['uv.lock', 'poetry.lock', ...REQUIREMENTS_FILES, '.pre-commit-config.yaml'],
   read: readRuffPin,
   allows: (pin, version) => pep440Allows(pin.spec, version),
+  nestedMarkers: RUFF_CONFIGS.map(([name]) => name),
+  readNested: requiredVersionPin,
+  // A lock, a requirements pin or a pre-commit rev decides which Ruff runs; a root required-version does not reach a nested config's files.
+  nestedRequires: { locks: (pin) => !pin.source.endsWith('required-version') },
   buildNeeded: (version) => `@astral-sh/ruff-wasm-web or -nodejs ${version} (ruffFormatter({bindings}))`,
 };
 
@@ -37,19 +44,31 @@ function readRuffPin(files: PinFiles): VersionPin | undefined {
     const rev = preCommitRev(preCommit);
     if (rev) return exact(rev, '.pre-commit-config.yaml ruff-pre-commit rev');
   }
-  for (const [file, table] of [['ruff.toml', []], ['.ruff.toml', []], ['pyproject.toml', ['tool', 'ruff']]] as const) {
+  return requiredVersionPin(files, '');
+}
+
+/**
+ * The `required-version` of the Ruff config in `dir` (`''`: the root) that Ruff would use for the
+ * files there: the first of ruff.toml, .ruff.toml, a pyproject.toml with [tool.ruff]. Ruff checks the
+ * nearest config's `required-version` for each file, so a nested config's pin is for the files under it.
+ */
+function requiredVersionPin(files: PinFiles, dir: string): VersionPin | undefined {
+  for (const [name, table] of RUFF_CONFIGS) {
+    const file = dir === '' ? name : `${dir}/${name}`;
     const text = files[file];
     if (typeof text !== 'string') continue;
     const parsed = parseData(text, 'toml');
     if (!parsed.ok) continue;
     let value: unknown = parsed.value;
     for (const key of table) value = isRecord(value) ? value[key] : undefined;
-    const required = isRecord(value) ? value['required-version'] : undefined;
-    if (typeof required !== 'string' || required.trim() === '') continue;
+    if (!isRecord(value)) continue; // a pyproject.toml without [tool.ruff] is not Ruff's config
+    const required = value['required-version'];
+    if (typeof required !== 'string' || required.trim() === '') return undefined;
     const spec = required.trim();
     const bare = spec.replace(/^==\s*/, '');
-    if (isPep440Release(bare)) return exact(bare, `${file} required-version`);
+    if (isPep440Release(bare)) return { formatter: 'ruff', spec: bare, exact: true, source: `${file} required-version` };
     if (isShowableSpec(spec) && parsePep440(spec)) return { formatter: 'ruff', spec, exact: false, source: `${file} required-version` };
+    return undefined;
   }
   return undefined;
 }

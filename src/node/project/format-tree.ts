@@ -134,8 +134,10 @@ async function* runTree(options: FormatTreeOptions, report: TreeReport): AsyncGe
     guessed?.stop.abort();
     throw error;
   }) : undefined;
+  // The root's and each package's pins: native Biome answers only for files whose pin allows it, and the cache's tree key covers them.
+  const pinFiles = discovered ? readPinFiles(rootReal, discovered.files).files : undefined;
   const nativeOptions: NativePassOptions | undefined = useNative && discovered
-    ? { projectFiles: discovered.files, pinFiles: readPinFiles(rootReal).files, trust, ...(options.config ? { config: options.config } : {}), ...ports }
+    ? { projectFiles: discovered.files, ...(pinFiles ? { pinFiles } : {}), trust, ...(options.config ? { config: options.config } : {}), ...ports }
     : undefined;
   // A guess is either adopted or stopped here (nativeOptions exists whenever native Biome may run).
   const early = earlyTried && nativeOptions ? startNativeBiomePass(rootReal, nativeOptions, (project) => earlyTargets(rootReal, namedRel, project.gitignore), guessed) : undefined;
@@ -145,7 +147,7 @@ async function* runTree(options: FormatTreeOptions, report: TreeReport): AsyncGe
   report.walk = listing.walk;
   options.onListed?.(listing.files.length);
 
-  const precheck = cache && discovered ? openPrecheck(rootReal, cache, discovered, { build: formatterBuild(), ...(options.config ? { config: options.config } : {}) }) : undefined;
+  const precheck = cache && discovered ? openPrecheck(rootReal, cache, discovered, { build: formatterBuild(), ...(pinFiles ? { pinFiles } : {}), ...(options.config ? { config: options.config } : {}) }) : undefined;
   const treeCache = openTreeCache(precheck, listing.files, check);
   const left = treeCache.left;
   let native: NativeOutcome;

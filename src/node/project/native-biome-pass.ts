@@ -9,7 +9,7 @@
  * nothing formatbox left out of the config (plugins, a clamped `files.maxSize`). The choice is made by
  * the same functions the engine uses (`selectFormatter` on the same discovered config files).
  */
-import { describePin, detectPins, pinAllows } from '../../config/pins.js';
+import { describePin, pinAllows, projectPins } from '../../config/pins.js';
 import { BIOME_VERSION } from '../../formatters/biome/adapter.js';
 import { BIOME_CONFIG_NAMES } from '../../formatters/biome/config.js';
 import type { ProjectFiles, UserConfig } from '../../core/types.js';
@@ -66,10 +66,12 @@ const ENGINE_ADAPTER_NAMES = [...new Set([...Object.values(DEFAULT_FORMATTER), '
 
 /** The project's config as the engine loads it, when native Biome may answer for it; else why not (`undefined`: no Biome config). */
 function nativeBiomeProject(options: Pick<NativePassOptions, 'projectFiles' | 'pinFiles' | 'trust' | 'config'>): { project: ProjectConfig; user: NormalisedUserConfig } | { reason: string } | undefined {
-  const project = loadProjectConfig(options.projectFiles, { trust: options.trust });
-  const biome = project.biome;
+  const loaded = loadProjectConfig(options.projectFiles, { trust: options.trust });
+  const biome = loaded.biome;
   if (biome.length === 0) return undefined;
-  const pin = detectPins({ ...(options.pinFiles ?? {}), ...options.projectFiles }).find((p) => p.formatter === 'biome');
+  const pins = projectPins({ ...(options.pinFiles ?? {}), ...options.projectFiles });
+  const project: ProjectConfig = { ...loaded, pins: pins.root, pinsFor: (path) => pins.forPath(path) };
+  const pin = pins.root.find((p) => p.formatter === 'biome');
   if (pin && !pinAllows(pin, BIOME_VERSION)) return { reason: `the project pins Biome ${describePin(pin)}; the native build is ${BIOME_VERSION}` };
   if (project.overBudget) return { reason: 'the project config is over budget' };
   let user: NormalisedUserConfig;
@@ -94,8 +96,14 @@ function biomeLanguageFiles(files: readonly string[], user: NormalisedUserConfig
 function selectedForBiome(files: readonly string[], project: ProjectConfig, user: NormalisedUserConfig): string[] {
   return files.filter((path) => {
     const selection = selectFormatter(project, user, path);
-    return selection.kind === 'format' && selection.formatter === 'biome' && (selection.settingsDir ?? '') === '';
+    return selection.kind === 'format' && selection.formatter === 'biome' && (selection.settingsDir ?? '') === '' && nativeVersionAllowed(project, path);
   });
+}
+
+/** A file in a package that pins its own Biome (another version than the native build) goes through the per-file path. */
+function nativeVersionAllowed(project: ProjectConfig, path: string): boolean {
+  const pin = project.pinsFor?.(path).find((p) => p.formatter === 'biome');
+  return !pin || pinAllows(pin, BIOME_VERSION);
 }
 
 /** Files selected per turn of the event loop while native Biome starts (the sandbox's start-up needs the loop). */

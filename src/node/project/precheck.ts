@@ -5,7 +5,7 @@
  * The runtime's key (format-cache.ts, `selection` basis) needs the engine: the formatter's version comes from its module,
  * the effective config from the loaded project config. The `tree` basis stands in for both with what
  * decides them and can be read without the engine: every project config file as discovery reads it
- * (and what it refused), the user config, and the build of formatbox and of its formatters (the
+ * (and what it refused), the files formatter versions are pinned in (the root's and each package's), the user config, and the build of formatbox and of its formatters (the
  * formatters are pinned by formatbox's build). It is added only next to a full-key confirmation,
  * only for built-in formatters (`js`, `wasm`: a host's rustfmt or a command may change under the
  * same build), and only when the runtime saw the very bytes this run hashed.
@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, type BigIntStats } from 'node:fs';
-import type { UserConfig } from '../../core/types.js';
+import type { ProjectFiles, UserConfig } from '../../core/types.js';
 import type { Discovered } from '../discover.js';
 import { readUpTo } from '../fs/read.js';
 import { nodeSha256 } from '../hash.js';
@@ -75,6 +75,8 @@ export interface PrecheckOptions {
   /** formatbox's and its formatters' build (see `formatterBuild` in src/node/version.ts). */
   build: string;
   config?: UserConfig;
+  /** The pin files as read (pin-files.ts): a lockfile or a package's install decides the version that formats. */
+  pinFiles?: ProjectFiles;
 }
 
 /** Margin between a file's last change and the first read of it, beyond the file system clock's tick. */
@@ -87,7 +89,11 @@ export function openPrecheck(rootReal: string, cache: FormatCache, discovered: D
     const text = discovered.files[name];
     hash.update(JSON.stringify([name, typeof text === 'string' ? nodeSha256(text) : null]));
   }
-  hash.update(JSON.stringify([discovered.ignored, discovered.truncated]));
+  hash.update(JSON.stringify([discovered.ignored, discovered.truncated])).update('\0');
+  for (const name of Object.keys(options.pinFiles ?? {}).sort()) {
+    const text = options.pinFiles![name];
+    hash.update(JSON.stringify([name, typeof text === 'string' ? nodeSha256(text) : null]));
+  }
   const fingerprint = hash.digest('hex');
   const root = rootReal.endsWith('/') ? rootReal : `${rootReal}/`;
   return {

@@ -22,7 +22,7 @@ export function isConfigFile(path: string): boolean {
  */
 export async function readProjectConfig(state: RuntimeState): Promise<{ files: ProjectFiles; unread: IgnoredItem[]; pinFiles: ProjectFiles }> {
   const discovered = await discoverProjectFiles(state.rootReal, { refuseHardLinks: state.trust === 'untrusted' });
-  const pins = readPinFiles(state.rootReal);
+  const pins = readPinFiles(state.rootReal, discovered.files);
   state.discovered = { files: discovered.files, ignored: discovered.ignored };
   state.pinIgnored = pins.ignored;
   state.configWatch.reset(discovered.files, pins, discovered.absent);
