@@ -206,9 +206,12 @@ function formatDoctor(report: DoctorReport): string {
 
 function doctorLines(report: DoctorReport): string[] {
   const lines = [`formatbox doctor — ${report.root}${report.dir ? ` (for files in ${shownPath(report.dir)}/)` : ''} (trust: ${report.trust})`, '', 'languages:'];
-  const width = Math.max(...report.languages.map((l) => l.language.length));
+  // A row asked with a first line (a script without an extension) is named by it: `shell (#!/bin/sh)`.
+  const labelOf = (l: DoctorReport['languages'][number]) => (l.firstLine ? `${l.language} (${l.firstLine})` : l.language);
+  const width = Math.max(...report.languages.map((l) => labelOf(l).length));
   for (const l of report.languages) {
-    lines.push(`  ${l.language.padEnd(width)}  ${l.formatter ? `${l.formatter} — ${l.because ?? ''}` : `not formatted (${l.skipped ?? 'unknown'})`}`);
+    const why = l.languageFrom ? `; ${l.languageFrom}` : '';
+    lines.push(`  ${labelOf(l).padEnd(width)}  ${l.formatter ? `${l.formatter} — ${l.because ?? ''}${why}` : `not formatted (${l.skipped ?? 'unknown'}${why})`}`);
   }
   lines.push('', report.versions.length === 0 ? 'versions: the project pins no formatter version' : 'versions (pinned / where read / will run):');
   // Versions and sources are read from the repo: shown escaped.

@@ -57,6 +57,7 @@ function fileReply(receipt: Receipt, sent: SingleFileInput | undefined, options:
     record: receipt.record,
     ...(receipt.ignored ? { ignored: receipt.ignored } : {}),
     ...(receipt.scopeFallback ? { scopeFallback: receipt.scopeFallback } : {}),
+    ...(receipt.languageFrom ? { languageFrom: receipt.languageFrom } : {}),
     ms: receipt.ms,
   };
   const parts: string[] = [];
