@@ -22,7 +22,7 @@ import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, Wa
 export const SH_SYNTAX_PACKAGE_VERSION = '0.7.0';
 
 /** mvdan/sh's LangVariant values, as sh-syntax passes them. */
-const VARIANT = { bash: 1, posix: 2, mksh: 4, bats: 8 } as const;
+const VARIANT = { bash: 1, posix: 2, mksh: 4, bats: 8, zsh: 16 } as const;
 type Variant = keyof typeof VARIANT;
 
 export interface ShfmtOptions {
@@ -36,7 +36,7 @@ export interface ShfmtOptions {
 }
 
 function variantNamed(name: unknown): Variant | undefined {
-  if (name === 'bash' || name === 'mksh' || name === 'bats') return name;
+  if (name === 'bash' || name === 'mksh' || name === 'bats' || name === 'zsh') return name;
   if (name === 'posix' || name === 'sh') return 'posix';
   return undefined;
 }

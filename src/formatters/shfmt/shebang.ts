@@ -12,8 +12,9 @@
  *   `[\t\n\f\r ]`) or the end of the bytes read (so a longer line is cut at 32): SHELL_SHEBANG.
  *
  * `env -S bash`, `/usr/local/bin/bash`, `dash` and `ksh` are not matched (shfmt 3.13 does not match
- * them either). Debian's shfmt 3.6 differs only in the space after `#!` (at most one, of any
- * whitespace) and after `env` (any whitespace).
+ * them either). A zsh script is parsed as zsh (mvdan/sh has a zsh parser since 3.13). Debian's
+ * shfmt 3.6 differs in the space after `#!` (at most one, of any whitespace) and after `env` (any
+ * whitespace), and parses a zsh script as bash.
  */
 
 /** The bytes of a file's start shfmt's walk reads to find a shebang. */
