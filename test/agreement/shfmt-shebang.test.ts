@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createEngine } from '../../src/engine/engine.js';
+import type { UserConfig } from '../../src/core/types.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
 import { createRuntime } from '../../src/node/index.js';
 import { listFiles } from '../../src/node/project/list.js';
@@ -241,7 +242,8 @@ test('an edit: not shell without a shell shebang, off when the user turns shell 
   // A name with an extension is decided by its name: a shebang does not make notes.txt shell.
   assert.equal((await engine.format({ path: 'notes.txt', text: '#!/bin/sh\necho  a\n' })).content, '#!/bin/sh\necho  a\n');
 
-  for (const config of [{ mode: 'always' as const, formatters: { shell: false as const } }, { mode: 'always' as const, formatters: { 'bin/**': false as const } }, { enabled: false }]) {
+  const turnedOff: UserConfig[] = [{ mode: 'always', formatters: { shell: false } }, { mode: 'always', formatters: { 'bin/**': false } }, { enabled: false }];
+  for (const config of turnedOff) {
     const off = createEngine({ formatters: createBuiltinAdapters(), config });
     const outcome = await off.format({ path: 'bin/tool', text: '#!/bin/sh\necho  a\n' });
     assert.equal(outcome.status, 'skipped', JSON.stringify(config));
