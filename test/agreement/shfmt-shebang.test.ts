@@ -134,7 +134,7 @@ test('walk: formatbox lists the shell scripts shfmt -f lists, and would change t
   assert.deepEqual(ours.wouldChange.filter((path) => path !== 's/y.ksh' && !path.startsWith('v/')), changedByShfmt);
 });
 
-test('walk: a FIFO, a huge script and an unreadable name are handled with only the first bytes read', { skip: process.platform === 'win32' ? 'no FIFOs' : false }, async () => {
+test('walk: a FIFO is no candidate, and a huge script is listed with only its first bytes read', { skip: process.platform === 'win32' ? 'no FIFOs' : false }, async () => {
   const base = tempTree('fb-shebang-fifo-', { 'root/bin/tool': '#!/bin/sh\necho a\n' });
   const root = join(base, 'root');
   // shfmt 3.6 opens (and blocks on) a FIFO without an extension; 3.13 leaves non-regular files alone, as formatbox does.
