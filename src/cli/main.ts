@@ -15,6 +15,7 @@ import { connectHandler, serveSocket } from './socket.js';
 import type { DoctorReport } from '../node/index.js';
 import { COMMAND_HELP, USAGE } from './help.js';
 import { formatboxBuildId, formatboxVersion } from '../node/version.js';
+import { doctorLanguageLabel } from './doctor-label.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
 import { DEFAULT_IDLE_MS, runDaemon } from './daemon-server.js';
 import { daemonPaths } from './daemon-paths.js';
@@ -206,9 +207,10 @@ function formatDoctor(report: DoctorReport): string {
 
 function doctorLines(report: DoctorReport): string[] {
   const lines = [`formatbox doctor — ${report.root}${report.dir ? ` (for files in ${shownPath(report.dir)}/)` : ''} (trust: ${report.trust})`, '', 'languages:'];
-  const width = Math.max(...report.languages.map((l) => l.language.length));
+  const width = Math.max(...report.languages.map((l) => doctorLanguageLabel(l).length));
   for (const l of report.languages) {
-    lines.push(`  ${l.language.padEnd(width)}  ${l.formatter ? `${l.formatter} — ${l.because ?? ''}` : `not formatted (${l.skipped ?? 'unknown'})`}`);
+    const why = l.languageFrom ? `; ${l.languageFrom}` : '';
+    lines.push(`  ${doctorLanguageLabel(l).padEnd(width)}  ${l.formatter ? `${l.formatter} — ${l.because ?? ''}${why}` : `not formatted (${l.skipped ?? 'unknown'}${why})`}`);
   }
   lines.push('', report.versions.length === 0 ? 'versions: the project pins no formatter version' : 'versions (pinned / where read / will run):');
   // Versions and sources are read from the repo: shown escaped.

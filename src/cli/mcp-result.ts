@@ -12,6 +12,7 @@ import { unifiedDiff } from '../core/diff.js';
 import { shownPath } from '../core/shown.js';
 import type { Receipt, SingleFileInput, ToolInput } from '../core/types.js';
 import type { DoctorReport } from '../node/index.js';
+import { doctorLanguageLabel } from './doctor-label.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { rereadHint } from '../reconcile/index.js';
 import { changedEdits, clip, editBlock, editsHint, MAX_LINE_CHARS } from './agent-context.js';
@@ -32,7 +33,7 @@ interface McpReply {
 export function mcpReply(tool: string, sent: ToolInput | undefined, result: Receipt | PatchReceipt | DoctorReport, options: McpReplyOptions): McpReply {
   if (tool === 'doctor') {
     const report = result as DoctorReport;
-    const text = report.languages.map((l) => `${l.language}: ${l.formatter ? `${l.formatter} (${l.because ?? ''})` : `not formatted (${l.skipped ?? ''})`}`).join('\n');
+    const text = report.languages.map((l) => `${doctorLanguageLabel(l)}: ${l.formatter ? `${l.formatter} (${l.because ?? ''}${l.languageFrom ? `; ${l.languageFrom}` : ''})` : `not formatted (${l.skipped ?? ''})`}`).join('\n');
     return { text, structured: report as unknown as Record<string, unknown> };
   }
   if ('receipts' in result) return patchReply(result, sent, options);
@@ -57,6 +58,7 @@ function fileReply(receipt: Receipt, sent: SingleFileInput | undefined, options:
     record: receipt.record,
     ...(receipt.ignored ? { ignored: receipt.ignored } : {}),
     ...(receipt.scopeFallback ? { scopeFallback: receipt.scopeFallback } : {}),
+    ...(receipt.languageFrom ? { languageFrom: receipt.languageFrom } : {}),
     ms: receipt.ms,
   };
   const parts: string[] = [];

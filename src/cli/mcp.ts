@@ -50,6 +50,7 @@ const RECEIPT_OUTPUT = {
     record: RECORD,
     ignored: { type: 'array' },
     scopeFallback: { type: 'string' },
+    languageFrom: { type: 'string', description: 'Why the file is of its language when its name does not say (a shell shebang).' },
     content: { type: 'string', description: 'The file on disk, only with includeContent.' },
     ms: { type: 'number' },
   },

@@ -150,7 +150,7 @@ export function shellSectionFor(files: EditorconfigFile[], path: string): { file
     const relative = f.dir === '' ? path : path.slice(f.dir.length + 1);
     for (const section of [...f.sections].reverse()) {
       if (!section.test(relative)) continue;
-      if (/\b(sh|bash|bats|mksh|ksh)\b/.test(section.glob) || SHFMT_KEYS.some((key) => key in section.properties)) return { file: f.file, glob: section.glob };
+      if (/\b(sh|bash|bats|mksh|ksh|zsh)\b/.test(section.glob) || SHFMT_KEYS.some((key) => key in section.properties)) return { file: f.file, glob: section.glob };
     }
   }
   return undefined;

@@ -4,7 +4,7 @@
  */
 export { loadProjectConfig, MAX_CONFIG_FILES } from './project.js';
 export type { ProjectConfig, LoadOptions } from './project.js';
-export { selectFormatter, settingsFor, languageOfPath } from './select.js';
+export { selectFormatter, settingsFor, languageOfPath, languageOfFirstLine } from './select.js';
 export { DEFAULT_FORMATTER } from '../formatters/derived.js';
 export type { Selection } from './select.js';
 export { normaliseUserConfig, splitCommand, isGlobKey, BUILT_IN_NAMES } from './user.js';

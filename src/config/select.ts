@@ -1,7 +1,9 @@
 /**
  * `selectFormatter`: which formatter formats a path, with which settings, and why.
  * Order: user rules (globs, then language ids) → what the project declares (Biome before Prettier,
- * Ruff before black) → with `mode: 'always'`, the language default → skip.
+ * Ruff before black) → with `mode: 'always'`, the language default → skip. The language comes from
+ * the path; for a name the path gives none and without an extension, from the file's first line as
+ * its formatter's CLI reads it (a shell shebang), and the selection says so (`languageFrom`).
  */
 import type { ConfigSource, FormatterChoice, IgnoredItem, SkipReason } from '../core/types.js';
 import type { ConfigError, SettingOrigin } from './config-error.js';
@@ -12,7 +14,7 @@ import { normalisePath } from './paths.js';
 import type { ProjectConfig } from './project.js';
 import type { NormalisedUserConfig, UserRule } from './user.js';
 import type { Declared, ResolvedSettings } from '../formatters/module.js';
-import { DEFAULT_FORMATTER, displayNameOf, FORMATTER_EXTENSIONS, MODULES, moduleOfAdapter } from '../formatters/derived.js';
+import { DEFAULT_FORMATTER, displayNameOf, FIRST_LINE_RULES, FORMATTER_EXTENSIONS, MODULES, moduleOfAdapter } from '../formatters/derived.js';
 
 export type { ResolvedSettings };
 
@@ -33,20 +35,46 @@ export type Selection =
       configSources?: ConfigSource[];
       /** Where each setting is written, to name a value the formatter rejects. */
       settingOrigins?: Record<string, SettingOrigin>;
+      /** Set when the language came from the file's first line rather than its path: why. */
+      languageFrom?: string;
     }
   /** The project's formatter would reject its config (or skip it silently): formatbox refuses. */
-  | { kind: 'invalid-config'; formatter: string; language: string; error: ConfigError; because: string; ignored: IgnoredItem[] }
-  | { kind: 'skip'; reason: SkipReason; detail?: string; language?: string };
+  | { kind: 'invalid-config'; formatter: string; language: string; error: ConfigError; because: string; ignored: IgnoredItem[]; languageFrom?: string }
+  | { kind: 'skip'; reason: SkipReason; detail?: string; language?: string; languageFrom?: string };
 
 /** A path's language: core's tables, the languages registered formatters add, and the user's own extensions (these win). */
 export function languageOfPath(path: string, userLanguages: Record<string, string[]> = {}): string | undefined {
   return languageOf(path, { ...FORMATTER_EXTENSIONS, ...userLanguages });
 }
 
-export function selectFormatter(project: ProjectConfig, user: NormalisedUserConfig, rawPath: string): Selection {
+/**
+ * The language a file's first line gives it when its path gives none: the first formatter rule
+ * (shfmt's shebang) that recognises it, and why. Reads only the start of `text`.
+ */
+export function languageOfFirstLine(path: string, text: string): { language: string; from: string; found: string } | undefined {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  for (const rule of FIRST_LINE_RULES) {
+    if (!rule.mayBe(name)) continue;
+    const found = rule.recognise(text);
+    if (found !== undefined) return { language: rule.language, from: rule.describe(found), found };
+  }
+  return undefined;
+}
+
+/**
+ * `text` is the file's content (only its start is read), for a path that gives no language: a
+ * selection that depends on it carries `languageFrom`. Without it, the path alone decides.
+ */
+export function selectFormatter(project: ProjectConfig, user: NormalisedUserConfig, rawPath: string, text?: string): Selection {
   const path = normalisePath(rawPath);
   if (!user.enabled) return { kind: 'skip', reason: 'disabled' };
-  const language = languageOfPath(path, user.languages);
+  const byPath = languageOfPath(path, user.languages);
+  const byFirstLine = byPath === undefined && text !== undefined ? languageOfFirstLine(path, text) : undefined;
+  if (!byFirstLine) return selectForLanguage(project, user, path, byPath);
+  return { ...selectForLanguage(project, user, path, byFirstLine.language), languageFrom: byFirstLine.from };
+}
+
+function selectForLanguage(project: ProjectConfig, user: NormalisedUserConfig, path: string, language: string | undefined): Selection {
   const rule = userRuleFor(user, path, language);
   if (rule) {
     const lang = language ?? (extensionOf(path) || 'text');

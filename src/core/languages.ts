@@ -21,7 +21,7 @@ export const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = {
   toml: 'toml',
   c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp', hxx: 'cpp',
   java: 'java', proto: 'proto', cs: 'csharp',
-  sh: 'shell', bash: 'shell', bats: 'shell', ksh: 'shell', mksh: 'shell',
+  sh: 'shell', bash: 'shell', bats: 'shell', ksh: 'shell', mksh: 'shell', zsh: 'shell',
   lua: 'lua', sql: 'sql', php: 'php', phtml: 'php',
   xml: 'xml', svg: 'xml', xsd: 'xml', xsl: 'xml', xslt: 'xml', wsdl: 'xml', rss: 'xml', atom: 'xml',
   dockerfile: 'dockerfile',

@@ -276,6 +276,8 @@ export interface FormatOutcome {
   unstable?: boolean;
   /** Project config items that were ignored for this file. */
   ignored?: IgnoredItem[];
+  /** The language came from the file's first line, not its path (a shell shebang): why. */
+  languageFrom?: string;
   line: string;
   ms: number;
 }
@@ -310,5 +312,7 @@ export interface Receipt {
   ignored?: IgnoredItem[];
   /** `scope: 'edit'` was asked for but the formatter has no range support: it formatted the whole file. */
   scopeFallback?: string;
+  /** The language came from the file's first line, not its path (a shell shebang): why. */
+  languageFrom?: string;
   ms: number;
 }

@@ -10,7 +10,7 @@ import { FormatboxError, messageOf } from '../core/errors.js';
 import { problemsOf } from '../core/wasm.js';
 import { applyLineEnding, normaliseForFormatter, rangeToNormalised, utf8ByteLength } from '../core/text.js';
 import { outputOverCap } from '../core/output-cap.js';
-import { CONFIG_BUDGET, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
+import { CONFIG_BUDGET, languageOfFirstLine, loadProjectConfig, normaliseUserConfig, selectFormatter } from '../config/index.js';
 import type { NormalisedUserConfig, ProjectConfig, Selection } from '../config/index.js';
 import { describeConfigError } from '../config/config-error.js';
 import { describePin, pinAdapterName, pinAllows, pinBuildNeeded, projectPins, type ProjectPins, type VersionPin } from '../config/pins.js';
@@ -53,11 +53,15 @@ export function createEngine(options: EngineOptions): Engine {
   /** Selection per path until the project config changes: matching its globs is the config work of each edit. */
   const selections = new Map<string, Selection>();
 
-  function selectionFor(path: string): Selection {
-    let selection = selections.get(path);
+  /** `text`, when given, is the file's content: a name without an extension may get its language from its first line. */
+  function selectionFor(path: string, text?: string): Selection {
+    // What the first line says is part of the key: the same path with another shebang selects anew.
+    const firstLine = text === undefined ? undefined : languageOfFirstLine(path, text)?.found;
+    const key = firstLine === undefined ? path : `${path}\0${firstLine}`;
+    let selection = selections.get(key);
     if (!selection) {
-      selection = selectFormatter(project, user, path);
-      remember(selections, path, selection);
+      selection = selectFormatter(project, user, path, text);
+      remember(selections, key, selection);
     }
     return selection;
   }
@@ -122,7 +126,9 @@ export function createEngine(options: EngineOptions): Engine {
     const { path } = request;
     // The one boundary for a receipt's text: whatever the source (a formatter's message quoting the
     // file, a config value), the line and reason are shown escaped.
-    const done = (outcome: Omit<FormatOutcome, 'ms' | 'path'>): FormatOutcome => ({ path, ...shownOutcome(outcome, unread), ms: round(now() - started) });
+    // Set once the selection is known: a language read from the first line is said in every outcome.
+    let languageFrom: string | undefined;
+    const done = (outcome: Omit<FormatOutcome, 'ms' | 'path'>): FormatOutcome => ({ path, ...shownOutcome(outcome, unread), ...(languageFrom ? { languageFrom } : {}), ms: round(now() - started) });
 
     let text: string;
     if (request.text !== undefined) {
@@ -139,7 +145,8 @@ export function createEngine(options: EngineOptions): Engine {
 
     if (!user.enabled) return done(skipped(path, 'disabled', text));
     if (project.overBudget) return done(overBudget(path, text, project));
-    const selection = selectionFor(path);
+    const selection = selectionFor(path, text);
+    languageFrom = selection.languageFrom;
     if (selection.kind === 'skip') return done(selection.reason === 'no formatter declared' && unread.length > 0 ? notFullyRead(path, text, unread) : skipped(path, selection.reason, text, selection.detail));
     const filePins = pins.forPath(path);
     if (selection.kind === 'invalid-config') return done(await invalidConfig(selection, path, text, filePins));
@@ -285,15 +292,15 @@ export function createEngine(options: EngineOptions): Engine {
       ).flat();
       return { ok: problems.length === 0, problems };
     },
-    explain: (path) => {
+    explain: (path, text) => {
       if (!user.enabled) return { kind: 'skip', reason: 'disabled' };
       if (project.overBudget) return { kind: 'skip', reason: 'ignored by project config', detail: `refused: the project config is ${project.overBudget}` };
-      return selectionFor(path);
+      return selectionFor(path, text);
     },
-    async formatterFor(path) {
+    async formatterFor(path, text) {
       // A project config over its budget is refused for every file: nothing to key on.
       if (!user.enabled || project.overBudget) return undefined;
-      const selection = selectionFor(path);
+      const selection = selectionFor(path, text);
       if (selection.kind !== 'format') return undefined;
       const adapter = adapterForSelection(selection);
       return adapter ? { info: (await versionFor(adapter, pins.forPath(path))).info, selection } : undefined;

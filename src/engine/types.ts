@@ -80,13 +80,13 @@ export interface Engine {
   preload(languages?: readonly string[]): Promise<void>;
   /** Loads every formatter and names each wasm that is missing, unloadable or not the shipped build. */
   check(): Promise<WasmCheck>;
-  /** Which formatter a path would use, and why (for `doctor()`). */
-  explain(path: string): Selection;
+  /** Which formatter a path would use, and why (for `doctor()`); `text` for a name without an extension (its first line may give the language). */
+  explain(path: string, text?: string): Selection;
   /**
    * The formatter (name, version, build) and the selection a path would be formatted with, or
    * undefined when it would not be formatted. What a cache of formatted files keys on.
    */
-  formatterFor(path: string): Promise<{ info: FormatterInfo; selection: Extract<Selection, { kind: 'format' }> } | undefined>;
+  formatterFor(path: string, text?: string): Promise<{ info: FormatterInfo; selection: Extract<Selection, { kind: 'format' }> } | undefined>;
   /** Every project config item that was ignored or refused. */
   readonly ignored: IgnoredItem[];
   /** What the project's config used of its budget (see src/config/budget.ts). */

@@ -3,7 +3,7 @@
  * adapter name, the `mode: 'always'` defaults, the extensions of languages formatters add, and the
  * wasm files. Universal (selection and the engine read it).
  */
-import type { FormatterModule, WasmAsset } from './module.js';
+import type { FirstLineRule, FormatterModule, WasmAsset } from './module.js';
 import { FORMATTERS } from './registry.js';
 
 type AnyModule = FormatterModule<object, object, string>;
@@ -50,3 +50,6 @@ export const WASM_ASSETS: readonly WasmAsset<BuiltinWasmName>[] = MODULES.flatMa
 
 /** The wasm modules the built-ins load, and the file each is published as (see wasm/manifest.json). */
 export const BUILTIN_WASM_FILES = Object.fromEntries(WASM_ASSETS.map((asset) => [asset.name, asset.file])) as Readonly<Record<BuiltinWasmName, string>>;
+
+/** The formatters' rules for files recognised by their first line (shfmt's shebang), in registry order. */
+export const FIRST_LINE_RULES: readonly FirstLineRule[] = MODULES.flatMap((module) => (module.byFirstLine ? [module.byFirstLine] : []));

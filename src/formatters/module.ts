@@ -73,6 +73,26 @@ export type BuiltinFactory = (wasm: Readonly<Partial<Record<string, WasmSource>>
  * `Part` is the slice of `ProjectConfig` this formatter loads and owns; `Reads` a slice another
  * formatter owns that its rule also reads (TOML reads dprint's configs).
  */
+/** How a formatter's CLI recognises a file by its first bytes (the walk reads only those). */
+export interface FirstLineRule {
+  readonly language: string;
+  /** Whether an edited or named file of this name (no directory) is asked. */
+  mayBe(name: string): boolean;
+  /** Whether the project-wide walk reads the start of a regular file of this name. */
+  walkReads(name: string): boolean;
+  /** The bytes the walk reads; a file shorter than `minBytes` is not one. */
+  readonly headBytes: number;
+  readonly minBytes: number;
+  /** What the start of the file says: e.g. the shell its shebang names; undefined when not one. */
+  recognise(text: string): string | undefined;
+  /** For receipts and doctor: why the file is of this language (`found` is what `recognise` gave). */
+  describe(found: string): string;
+  /** Its CLI's walk leaves every hidden file of this language alone, whatever its extension (shfmt: `.x.sh`). */
+  readonly walkLeavesHiddenFiles: boolean;
+  /** A first line it recognises, for doctor's example (`#!/bin/sh`). */
+  readonly example: string;
+}
+
 export interface FormatterModule<Part extends object = object, Reads extends object = object, WasmName extends string = string> {
   /** The folder's name; also the package subpath of its universal entry (`formatbox/<id>`). */
   readonly id: string;
@@ -94,6 +114,11 @@ export interface FormatterModule<Part extends object = object, Reads extends obj
    * directories are left out, as formatbox does not model that CLI's walk.
    */
   readonly walksEveryDirectory?: true;
+  /**
+   * Files its CLI recognises by their first line rather than their name (shfmt: a name without an
+   * extension and a shell shebang). Asked only when the path gives no language.
+   */
+  readonly byFirstLine?: FirstLineRule;
   /** Where a project pins its version (read as data), and which versions a pin allows. */
   readonly pin?: PinReader;
   /** The wasm modules its built-in adapters load. */

@@ -13,6 +13,9 @@
  *   (deeper files after shallower ones, last match wins, an excluded directory is not entered),
  *   and extra ignore files (`--ignore-path`) whose patterns are relative to the root and win over all.
  * - Entries are visited in sorted order (by UTF-16 code unit), so output is stable.
+ * - Optionally, a regular file whose name is not wanted but may be by its content (a script without
+ *   an extension) has its first bytes read (a few dozen, without following a symlink or blocking on
+ *   a FIFO) and is reported when they say so; nothing else is read.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -40,6 +43,13 @@ interface WalkOptions {
   extraIgnores?: Array<{ file: string; text: string }>;
   /** Bytes read per ignore file. Default 1 MiB. */
   maxIgnoreBytes?: number;
+  /** Files `wantFile` passes over that may be wanted by their first bytes (read only for regular files whose name `reads` accepts). */
+  byFirstBytes?: {
+    reads: (name: string) => boolean;
+    maxBytes: number;
+    /** `head` is the bytes read (at most maxBytes), one character per byte (latin1). */
+    wants: (head: string) => boolean;
+  };
 }
 
 /** A file the walk found. */
@@ -50,6 +60,8 @@ interface WalkedFile {
   abs: string;
   /** For a symlink: the real path of its target (a regular file inside the root). */
   linkTarget?: string;
+  /** For a file wanted by its first bytes: those bytes, one character per byte (latin1). */
+  firstBytes?: string;
 }
 
 export interface WalkResult {
@@ -126,7 +138,18 @@ export async function walkTree(rootReal: string, startRel: string, options: Walk
         queue.push({ abs, rel, depth: frame.depth + 1, ignores });
         continue;
       }
-      if (options.wantFile && !options.wantFile(entry.name, rel)) continue;
+      if (options.wantFile && !options.wantFile(entry.name, rel)) {
+        const byFirstBytes = options.byFirstBytes;
+        if (!byFirstBytes || !entry.isFile() || !byFirstBytes.reads(entry.name)) continue;
+        if (active.length > 0 && excluded(active, rel, entry.name, false)) {
+          result.ignoredCount++;
+          continue;
+        }
+        const head = readFirstBytes(abs, byFirstBytes.maxBytes);
+        if (typeof head !== 'string') result.skipped.push({ rel, kind: 'file', reason: head.refused });
+        else if (byFirstBytes.wants(head)) result.files.push({ rel, abs, firstBytes: head });
+        continue;
+      }
       if (active.length > 0 && excluded(active, rel, entry.name, false)) {
         result.ignoredCount++;
         continue;
@@ -250,6 +273,34 @@ export function readSmallFile(path: string, maxBytes: number): string | { refuse
     return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } catch (error) {
     return { refused: `could not be read (${codeOf(error)})` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The first `maxBytes` bytes of a regular file, one character per byte, opened as readSmallFile does
+ * (no final symlink followed, no blocking on a FIFO); the reason when not read.
+ */
+function readFirstBytes(path: string, maxBytes: number): string | { refused: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return { refused: `first bytes could not be read (${codeOf(error)})` };
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return { refused: 'not a regular file' };
+    const buffer = Buffer.alloc(maxBytes);
+    let total = 0;
+    while (total < maxBytes) {
+      const bytesRead = readSync(fd, buffer, total, maxBytes - total, total);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+    }
+    return buffer.toString('latin1', 0, total);
+  } catch (error) {
+    return { refused: `first bytes could not be read (${codeOf(error)})` };
   } finally {
     closeSync(fd);
   }

@@ -139,6 +139,7 @@ async function afterSingle(deps: AfterEditDeps, request: AfterEditRequest & { in
     record: await fileRecord(final, deps.sha256),
     ...(outcome.ignored && outcome.ignored.length > 0 ? { ignored: outcome.ignored } : {}),
     ...(outcome.scopeFallback ? { scopeFallback: outcome.scopeFallback } : {}),
+    ...(outcome.languageFrom ? { languageFrom: outcome.languageFrom } : {}),
     ms: Math.round((now() - started) * 10) / 10,
   };
   return receipt;
@@ -208,6 +209,7 @@ async function afterPatch(deps: AfterEditDeps, request: AfterEditRequest & { inp
       note,
       record: await fileRecord(final, deps.sha256),
       ...(outcome.ignored && outcome.ignored.length > 0 ? { ignored: outcome.ignored } : {}),
+      ...(outcome.languageFrom ? { languageFrom: outcome.languageFrom } : {}),
       ms: Math.round((now() - fileStarted) * 10) / 10,
     });
   }

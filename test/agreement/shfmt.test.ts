@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../src/engine/engine.js';
 import { createBuiltinAdapters } from '../../src/node/builtins.js';
+import { joinCaseTerminators, onlyBackquoteUnescaping } from './shfmt-versions.js';
 
 const LONG = process.env.FORMATBOX_LONG === '1';
 const LIMIT = LONG ? 5000 : 150;
@@ -46,19 +47,6 @@ function scripts(): string[] {
   }
   for (const dir of ['/usr/lib/go-1.19/src', '/usr/share', '/usr/lib', '/etc']) walk(dir, 0);
   return [...new Set(out)].slice(0, LIMIT);
-}
-
-/** mvdan/sh 3.7+ puts a case clause's `;;` on its own line: the same layout either way once joined. */
-function joinCaseTerminators(text: string): string {
-  return text.replace(/\n[ \t]*;;(?=[ \t]*(\n|$))/g, ' ;;');
-}
-
-/** mvdan/sh 3.7+ unescapes backslashes when it rewrites `…` as $(…); 3.6 kept them doubled. */
-function onlyBackquoteUnescaping(a: string, b: string, original: string): boolean {
-  if (!original.includes('`')) return false;
-  const left = a.split('\n');
-  const right = b.split('\n');
-  return left.length === right.length && left.every((line, i) => line === right[i] || line.replace(/\\/g, '') === right[i]!.replace(/\\/g, ''));
 }
 
 async function compare(files: string[], settingsDir: string | undefined, editorconfig: string | undefined) {

@@ -10,18 +10,19 @@
  * `indent_size`, `shell_variant`, `binary_next_line`, `switch_case_indent`, `space_redirects`,
  * `keep_padding`, `function_next_line`); without them, shfmt's defaults (tabs, no flags). The shell
  * variant is chosen as `shfmt` chooses it: `shell_variant`, else the extension, and for `.sh` or an
- * unknown extension the shebang, else bash. No range formatting.
+ * unknown extension (or none) the shebang (shebang.ts), else bash. No range formatting.
  */
 import { compileWasm, lazy } from '../../core/wasm.js';
 import { BUILTIN_WASM_IDENTITY } from '../wasm-identity.js';
 import { messageOf } from '../../core/errors.js';
+import { shellOfShebang } from './shebang.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../../core/types.js';
 
 /** The `sh-syntax` package version this adapter is built against (a test checks the installed one). */
 export const SH_SYNTAX_PACKAGE_VERSION = '0.7.0';
 
 /** mvdan/sh's LangVariant values, as sh-syntax passes them. */
-const VARIANT = { bash: 1, posix: 2, mksh: 4, bats: 8 } as const;
+const VARIANT = { bash: 1, posix: 2, mksh: 4, bats: 8, zsh: 16 } as const;
 type Variant = keyof typeof VARIANT;
 
 export interface ShfmtOptions {
@@ -35,14 +36,9 @@ export interface ShfmtOptions {
 }
 
 function variantNamed(name: unknown): Variant | undefined {
-  if (name === 'bash' || name === 'mksh' || name === 'bats') return name;
+  if (name === 'bash' || name === 'mksh' || name === 'bats' || name === 'zsh') return name;
   if (name === 'posix' || name === 'sh') return 'posix';
   return undefined;
-}
-
-/** `#!/bin/sh`, `#!/usr/bin/env bash`, … → the interpreter shfmt's fileutil.Shebang finds. */
-function shebangOf(text: string): string | undefined {
-  return /^#!\s?\/(?:usr\/)?bin\/(?:env\s+)?(sh|bash|mksh|bats|zsh)(?:\s|$)/.exec(text)?.[1];
 }
 
 /** shfmt's options for a file, from its EditorConfig properties (shfmt's propsOptions and language detection). */
@@ -57,7 +53,7 @@ export function shfmtOptions(properties: Record<string, unknown>, path: string, 
   if (!variant) {
     const extension = /\.([^./]+)$/.exec(path)?.[1];
     const fromExtension = variantNamed(extension);
-    variant = fromExtension && fromExtension !== 'posix' ? fromExtension : (variantNamed(shebangOf(text)) ?? 'bash');
+    variant = fromExtension && fromExtension !== 'posix' ? fromExtension : (variantNamed(shellOfShebang(text)) ?? 'bash');
   }
   return {
     indent,

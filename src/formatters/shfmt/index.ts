@@ -1,6 +1,11 @@
-/** Shell through sh-syntax (mvdan/sh's shfmt): declared by an `.editorconfig` section for shell files, which shfmt reads. */
+/**
+ * Shell through sh-syntax (mvdan/sh's shfmt): declared by an `.editorconfig` section for shell files,
+ * which shfmt reads. A file without an extension is shell when its shebang names a shell (shebang.ts);
+ * shfmt's walk enters every directory but `.git`, `.svn` and `.hg`.
+ */
 import { editorconfigFor, shellSectionFor } from '../../config/editorconfig.js';
 import type { FormatterModule } from '../module.js';
+import { mayBeScriptByShebang, SHEBANG_HEAD_BYTES, SHEBANG_MIN_BYTES, shellOfShebang, walkReadsShebangOf } from './shebang.js';
 
 export const shfmt: FormatterModule<object, object, 'sh-syntax'> = {
   id: 'shfmt',
@@ -8,6 +13,18 @@ export const shfmt: FormatterModule<object, object, 'sh-syntax'> = {
   adapterNames: ['shfmt'],
   languages: ['shell'],
   configFiles: ['.editorconfig'],
+  walksEveryDirectory: true,
+  byFirstLine: {
+    language: 'shell',
+    mayBe: mayBeScriptByShebang,
+    walkReads: walkReadsShebangOf,
+    headBytes: SHEBANG_HEAD_BYTES,
+    minBytes: SHEBANG_MIN_BYTES,
+    recognise: shellOfShebang,
+    describe: (shell) => `shell: the name has no extension and its shebang names ${shell}`,
+    walkLeavesHiddenFiles: true,
+    example: '#!/bin/sh',
+  },
   defaults: { shell: 'shfmt' },
   wasm: [{ name: 'sh-syntax', package: 'sh-syntax', source: 'main.wasm', file: 'sh-syntax.wasm' }],
   declares(project, path, language) {

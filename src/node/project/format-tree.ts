@@ -302,7 +302,7 @@ async function withFilesItsFormatterWalksInto(rootReal: string, listing: Listing
   const user = normaliseUserConfig(config);
   const seen = new Map<string, boolean>();
   const kept = listing.belowSkippedDirs.filter((path) => {
-    const selection = selectFormatter(project, user, path);
+    const selection = selectFormatter(project, user, path, listing.firstBytes.get(path));
     const module = selection.kind === 'format' && typeof selection.formatter === 'string' ? moduleOfAdapter(selection.formatter) : undefined;
     return module?.walksEveryDirectory === true && !unreadConfigOnTheWay(rootReal, path, module.configFiles, seen);
   });

@@ -6,12 +6,17 @@
  * entry is reported and the run goes on. Files below a dot-directory or a conventional dependency,
  * build or cache directory (`vendor`, `target`, `.venv`, …) are listed apart: Prettier's and Biome's
  * own walks format them, the others' are not modelled, so the caller keeps them only for a formatter
- * whose walk enters them (`walksEveryDirectory` in its declaration).
+ * whose walk enters them (`walksEveryDirectory` in its declaration). A file whose name gives no
+ * language is listed when its formatter's CLI would take it by its first bytes, read as that CLI's
+ * walk reads them (`byFirstLine`: shfmt reads the first 32 bytes of a name without a `.` that does not
+ * start with one, and keeps it when they hold a shell shebang); a hidden file of such a formatter's
+ * language (`.x.sh`) is left out of the walk, as shfmt's walk leaves it (named, it is formatted).
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { FormatboxError } from '../../core/errors.js';
 import { languageOfPath } from '../../config/select.js';
+import { FIRST_LINE_RULES } from '../../formatters/derived.js';
 import { shownPath } from '../../core/shown.js';
 import { SKIPPED_DIRS } from '../discover.js';
 import { isInside } from '../fs/paths.js';
@@ -36,6 +41,8 @@ export interface Listing {
   files: string[];
   /** Found below a dot-directory or a directory in SKIPPED_DIRS (not named): for the caller to keep or drop by formatter. */
   belowSkippedDirs: string[];
+  /** Files listed by their first bytes (no language by name): those bytes, for selecting their formatter. */
+  firstBytes: Map<string, string>;
   errors: ListingError[];
   walk: WalkResult;
 }
@@ -54,6 +61,7 @@ export async function listFiles(rootReal: string, named: string[], ignorePaths: 
   const out = new Set<string>();
   const below = new Set<string>();
   const errors: ListingError[] = [];
+  const firstBytes = new Map<string, string>();
   const walk: WalkResult = { files: [], skipped: [], ignoredCount: 0, ignoreProblems: [] };
   for (const path of named) {
     // The parent resolved (a project reached through a symlinked path), the last name as given (a
@@ -80,13 +88,15 @@ export async function listFiles(rootReal: string, named: string[], ignorePaths: 
       skipDirNames: VCS_AND_DEPENDENCY_DIRS,
       gitignore: true,
       extraIgnores,
-      wantFile: (name) => languageOfPath(name) !== undefined,
+      wantFile: wantedByName,
+      byFirstBytes: BY_FIRST_BYTES,
     });
     // Symlinked files are not formatted in a walk: the target is formatted under its own name.
     for (const file of found.files) {
       if (file.linkTarget) walk.skipped.push({ rel: file.rel, kind: 'file', reason: 'a symlink; its target is formatted under its own path' });
       else if (belowSkippedDir(file.rel, rel)) below.add(file.rel);
       else out.add(file.rel);
+      if (file.firstBytes !== undefined && !file.linkTarget) firstBytes.set(file.rel, file.firstBytes);
     }
     walk.skipped.push(...found.skipped);
     walk.ignoredCount += found.ignoredCount;
@@ -94,8 +104,23 @@ export async function listFiles(rootReal: string, named: string[], ignorePaths: 
     if (out.size + below.size > MAX_FILES) throw new FormatboxError('INVALID_REQUEST', `more than ${MAX_FILES} files; name fewer paths`);
   }
   for (const rel of out) below.delete(rel);
-  return { files: [...out].sort(), belowSkippedDirs: [...below].sort(), errors, walk };
+  return { files: [...out].sort(), belowSkippedDirs: [...below].sort(), firstBytes, errors, walk };
 }
+
+/** Languages whose formatter's walk leaves hidden files alone (shfmt's `fileutil.CouldBeScript2`). */
+const HIDDEN_FILES_LEFT: ReadonlySet<string> = new Set(FIRST_LINE_RULES.filter((rule) => rule.walkLeavesHiddenFiles).map((rule) => rule.language));
+
+function wantedByName(name: string): boolean {
+  const language = languageOfPath(name);
+  return language !== undefined && !(name.startsWith('.') && HIDDEN_FILES_LEFT.has(language));
+}
+
+/** A name that gives no language is read when a formatter's walk would read it, and kept when its first bytes say so. */
+const BY_FIRST_BYTES = {
+  reads: (name: string) => FIRST_LINE_RULES.some((rule) => rule.walkReads(name)),
+  maxBytes: Math.max(0, ...FIRST_LINE_RULES.map((rule) => rule.headBytes)),
+  wants: (head: string) => FIRST_LINE_RULES.some((rule) => head.length >= rule.minBytes && rule.recognise(head.slice(0, rule.headBytes)) !== undefined),
+};
 
 /** What every formatter's own walk leaves alone: version control and installed npm dependencies. */
 export const VCS_AND_DEPENDENCY_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', '.sl', '.jj', 'node_modules']);

@@ -11,9 +11,13 @@ interface CachedIdentity {
   ignored?: IgnoredItem[];
 }
 
-/** The cache key of a file for the formatter and config it would get now (format-cache.ts); undefined when it would not be formatted. */
-export async function cacheKeyOf(eng: Engine, cache: FormatCache, path: string): Promise<CachedIdentity | undefined> {
-  const found = await eng.formatterFor(path);
+/**
+ * The cache key of a file for the formatter and config it would get now (format-cache.ts); undefined
+ * when it would not be formatted. `text` is the file's content (a name without an extension may be
+ * shell by its shebang).
+ */
+export async function cacheKeyOf(eng: Engine, cache: FormatCache, path: string, text: string): Promise<CachedIdentity | undefined> {
+  const found = await eng.formatterFor(path, text);
   if (!found || found.info.version === 'unknown') return undefined;
   const { selection, info } = found;
   const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;

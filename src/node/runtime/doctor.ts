@@ -11,6 +11,7 @@ import type { IgnoredItem, ProjectFiles } from '../../core/types.js';
 import type { Sandbox } from '../../core/sandbox.js';
 import { shownPath } from '../../core/shown.js';
 import { PRETTIER_CODE_CONFIG_NAMES } from '../../config/index.js';
+import { FIRST_LINE_RULES } from '../../formatters/derived.js';
 import { findNativeBiome } from '../biome-native.js';
 import { isInside } from '../fs/paths.js';
 import { doctorDprintPlugins, doctorWasmModules } from '../project-wasm.js';
@@ -29,18 +30,24 @@ export async function doctor(state: RuntimeState, request: { path?: string } = {
   await refreshConfigIfNeeded(state, eng, [`${dir === '' ? '' : `${dir}/`}example`]);
   const languages: DoctorLanguage[] = [];
   const seen = new Set<string>();
+  const asked: Array<{ language: string; path: string; firstLine?: string }> = [];
   for (const [extension, language] of Object.entries(LANGUAGE_BY_EXTENSION)) {
     if (seen.has(language)) continue;
     seen.add(language);
-    const path = `${dir === '' ? '' : `${dir}/`}example.${extension}`;
-    const selection = eng.explain(path);
+    asked.push({ language, path: `${dir === '' ? '' : `${dir}/`}example.${extension}` });
+  }
+  // A file recognised by its first line (a script without an extension): asked with an example of it.
+  for (const rule of FIRST_LINE_RULES) asked.push({ language: rule.language, path: `${dir === '' ? '' : `${dir}/`}example`, firstLine: rule.example });
+  for (const { language, path, firstLine } of asked) {
+    const selection = eng.explain(path, firstLine === undefined ? undefined : `${firstLine}\n`);
+    const from = firstLine !== undefined && selection.languageFrom ? { firstLine, languageFrom: selection.languageFrom } : {};
     if (selection.kind === 'format') {
       const formatter = typeof selection.formatter === 'string' ? selection.formatter : JSON.stringify(selection.formatter);
-      languages.push({ language, path, formatter, because: selection.because });
+      languages.push({ language, path, ...from, formatter, because: selection.because });
     } else if (selection.kind === 'invalid-config') {
-      languages.push({ language, path, formatter: selection.formatter, because: selection.because, skipped: `${selection.error.refusal ? 'refused' : 'invalid project config'}: ${selection.error.file}: ${selection.error.message}` });
+      languages.push({ language, path, ...from, formatter: selection.formatter, because: selection.because, skipped: `${selection.error.refusal ? 'refused' : 'invalid project config'}: ${selection.error.file}: ${selection.error.message}` });
     } else {
-      languages.push({ language, path, skipped: selection.detail ? `${selection.reason}: ${selection.detail}` : selection.reason });
+      languages.push({ language, path, ...from, skipped: selection.detail ? `${selection.reason}: ${selection.detail}` : selection.reason });
     }
   }
   const sandbox = detectSandbox();

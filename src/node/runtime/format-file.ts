@@ -36,7 +36,7 @@ export async function format(state: RuntimeState, request: FormatFileRequest): P
     const input: WriteInput = { content: prior };
     await refreshConfigIfNeeded(state, eng, [target.realRel]);
     // Keyed after the config refresh: the key covers the config this file gets now.
-    const cached = request.cache ? await cacheKeyOf(eng, request.cache, target.realRel) : undefined;
+    const cached = request.cache ? await cacheKeyOf(eng, request.cache, target.realRel, prior) : undefined;
     if (cached && request.cache!.has(cached.key(snapshot.bytes))) {
       const line = `already formatted (cached; ${cached.label}): ${target.shown}`;
       // The bytes are valid UTF-8 (decoded above), so they are the encoding of `prior`: hash them as they are.

@@ -136,6 +136,9 @@ export interface DoctorLanguage {
   language: string;
   /** The representative path that was asked about. */
   path: string;
+  /** For a path without an extension: the first line it was asked with (a shebang), and why it gave the language. */
+  firstLine?: string;
+  languageFrom?: string;
   formatter?: string;
   because?: string;
   skipped?: string;
