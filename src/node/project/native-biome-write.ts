@@ -9,7 +9,7 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isFormatboxError, messageOf } from '../../core/errors.js';
-import { flushDirectorySyncs, sameBytes, stageWrite, type StagedWrite } from '../fs/staged-write.js';
+import { sameBytes, stageWrite, type StagedWrite } from '../fs/staged-write.js';
 import { syncFileSystem } from '../fs/sync-fs.js';
 import { readOpenFile, readSnapshot, type FileSnapshot } from '../fs/read.js';
 import { openPinnedDir, type PinnedDir } from '../pinned-dir.js';
@@ -104,7 +104,6 @@ export async function writeNatively(rootReal: string, files: readonly string[], 
       });
     }
     await committing;
-    await flushDirectorySyncs();
   } finally {
     // A copy made for a batch that did not run (after a run that could not be used) goes with the base.
     await next?.catch(() => undefined);
@@ -239,8 +238,9 @@ async function commitBatch(rootReal: string, { scratch, priors }: CopiedBatch, o
       }
     }
     if (renamed.length > 0 && !(await syncFileSystems(devices))) {
+      // Each directory the batch holds is fsync'ed through its pinned handle (and closed), the others by path.
       const dirs = new Set(renamed.map((path) => dirname(join(rootReal, path))));
-      await Promise.all([...dirs].map((dir) => flushFile(dir)));
+      await Promise.all([...dirs].map((dir) => directories.get(dir)?.syncAndClose() ?? flushDirectory(dir)));
     }
     for (const path of renamed) out.written.add(path);
   } finally {
@@ -278,8 +278,8 @@ async function syncFileSystems(dirs: readonly string[] | undefined): Promise<boo
   return (await Promise.all(dirs.map((dir) => syncFileSystem(dir)))).every(Boolean);
 }
 
-/** fdatasync of `abs` (a file or directory), never through a symlink in its last component; errors ignored. */
-async function flushFile(abs: string): Promise<void> {
+/** fdatasync of the directory `abs`, never through a symlink in its last component; errors ignored. */
+async function flushDirectory(abs: string): Promise<void> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
