@@ -23,6 +23,20 @@ import { rewrittenInput } from '../shared/before-write.js';
 import { changedEdits, clip, contextFor, MAX_LINE_CHARS } from '../shared/context.js';
 import type { ClaudeCodeHookInput } from './hook.js';
 
+/** Files rewritten before their write, and the F each should now hold (the PostToolUse hook's shortcut). */
+const rewrittenFinals = new Map<string, string>();
+const MAX_REMEMBERED = 64;
+
+/**
+ * Whether `written` is the F this process rewrote `absolute`'s edit to, a moment ago: then the
+ * PostToolUse hook that follows has nothing to format or say. Forgotten once asked.
+ */
+export function wasWrittenAsRewritten(absolute: string, written: string): boolean {
+  const final = rewrittenFinals.get(absolute);
+  rewrittenFinals.delete(absolute);
+  return final !== undefined && final === written;
+}
+
 /** The permission modes in which Claude Code writes an edit without asking the user. */
 const MODES_THAT_ALLOW_EDITS = new Set(['acceptEdits', 'bypassPermissions']);
 
@@ -44,7 +58,8 @@ export async function claudeCodeBeforeWrite(event: ClaudeCodeHookInput & { permi
   } catch {
     return undefined; // The PostToolUse hook says why.
   }
-  const prior = readPrior(join(root, ...path.split('/')));
+  const absolute = join(root, ...path.split('/'));
+  const prior = readPrior(absolute);
   if (prior === undefined || (prior === null && !('content' in input))) return undefined;
   if (prior !== null && (prior.includes('\r') || prior.startsWith('\uFEFF'))) return undefined;
   let receipt: Receipt;
@@ -57,6 +72,9 @@ export async function claudeCodeBeforeWrite(event: ClaudeCodeHookInput & { permi
   const rewritten = rewrittenInput(prior, input, receipt);
   if (!rewritten) return undefined;
   const updatedInput = claudeCodeShape(raw, rewritten);
+  rewrittenFinals.delete(absolute);
+  rewrittenFinals.set(absolute, receipt.content);
+  while (rewrittenFinals.size > MAX_REMEMBERED) rewrittenFinals.delete(rewrittenFinals.keys().next().value as string);
   const written = applyInput(prior ?? '', input);
   const told = shortContext(receipt, input, rewritten, context.maxDiffChars) ?? contextFor(receipt, input, written, prior, path, context.maxDiffChars);
   return {
