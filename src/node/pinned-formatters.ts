@@ -227,6 +227,9 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
     if ('unavailable' in chosen) return { ...chosen, version };
     const { packageName } = chosen;
     const key = `${packageName}@${version}`;
+    // The per-repository budget: a repository pinning many versions gets the first few, then the shipped one.
+    const overBudget = call.root ? store.admit(call.root, packageName, version) : undefined;
+    if (overBudget) return { unavailable: overBudget, version };
     let stored;
     try {
       stored = store.lookup(packageName, version);
