@@ -31,9 +31,9 @@ export function readBoundedNoFollow(path: string, maxBytes: number): BoundedRead
   } catch (error) {
     const code = codeOf(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    if (code === 'ELOOP') throw refusal(path, 'it is a symlink', 'symlink');
-    if (code === 'EISDIR') throw refusal(path, 'it is a directory, not a regular file', 'not-regular');
-    throw refusal(path, `it cannot be opened: ${describeErrno(error)}`, 'unreadable');
+    if (code === 'ELOOP') throw refusal(path, 'it is a symlink', 'symlink', code);
+    if (code === 'EISDIR') throw refusal(path, 'it is a directory, not a regular file', 'not-regular', code);
+    throw refusal(path, `it cannot be opened: ${describeErrno(error)}`, 'unreadable', code);
   }
   try {
     const stats = fstatSync(fd);
@@ -58,7 +58,7 @@ export function readBoundedNoFollow(path: string, maxBytes: number): BoundedRead
     return { bytes: buffer.subarray(0, Math.min(filled, maxBytes)), size: stats.size, truncated };
   } catch (error) {
     if (error instanceof FormatboxError) throw error;
-    throw refusal(path, `it cannot be read: ${describeErrno(error)}`, 'unreadable');
+    throw refusal(path, `it cannot be read: ${describeErrno(error)}`, 'unreadable', codeOf(error));
   } finally {
     closeSync(fd);
   }
@@ -71,6 +71,12 @@ export function readBoundedText(path: string, maxBytes: number): { text: string;
   return { text: new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(read.bytes), size: read.size, truncated: read.truncated };
 }
 
-function refusal(path: string, why: string, reason: string): FormatboxError {
-  return new FormatboxError('PATH_REFUSED', `refused ${shownPath(path)}: ${why}`, { path, reason });
+function refusal(path: string, why: string, reason: string, errno?: string): FormatboxError {
+  return new FormatboxError('PATH_REFUSED', `refused ${shownPath(path)}: ${why}`, { path, reason, ...(errno ? { errno } : {}) });
+}
+
+/** The refusal's kind (`symlink`, `not-regular`, `unreadable`) and errno code, when `error` is one of readBoundedNoFollow's. */
+export function boundedReadRefusal(error: unknown): { reason: string; errno?: string } | undefined {
+  if (!(error instanceof FormatboxError) || error.code !== 'PATH_REFUSED' || typeof error.details?.reason !== 'string') return undefined;
+  return { reason: error.details.reason, ...(typeof error.details.errno === 'string' ? { errno: error.details.errno } : {}) };
 }
