@@ -54,7 +54,6 @@ export function openLedger(storeDir: string, limits: BudgetLimits, now: () => nu
   const load = (): LedgerData => readLedger(path);
   const save = (data: LedgerData): void => writeLedger(storeDir, path, data);
   const today = (): string => new Date(now()).toISOString().slice(0, 10);
-  const mib = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MiB`;
 
   return {
     admit(repository, name, version) {
@@ -77,7 +76,7 @@ export function openLedger(storeDir: string, limits: BudgetLimits, now: () => nu
     downloadAllowance() {
       const spent = load().days[today()] ?? 0;
       const left = limits.maxBytesPerDay - spent;
-      if (left <= 0) return { refusal: `the download budget: ${mib(spent)} of formatters were fetched today, the most formatbox fetches a day (${mib(limits.maxBytesPerDay)}); it fetches again tomorrow (UTC)`, bytes: 0 };
+      if (left <= 0) return { refusal: `the download budget: ${byteSize(spent)} of formatters were fetched today, the most formatbox fetches a day (${byteSize(limits.maxBytesPerDay)}); it fetches again tomorrow (UTC)`, bytes: 0 };
       return { bytes: left };
     },
     recordDownload(bytes) {
@@ -118,6 +117,11 @@ export function openLedger(storeDir: string, limits: BudgetLimits, now: () => nu
       save(data);
     },
   };
+}
+
+/** `1024 MiB`, `37 KiB`: a byte count as a budget line says it. */
+export function byteSize(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
 function readLedger(path: string): LedgerData {

@@ -32,7 +32,7 @@ import { readOrCreateSecretFile } from '../fs/secret-file.js';
 import { processAlive } from '../process-alive.js';
 import { readPackageTarball, TAR_LIMITS, type TarLimits } from './tar.js';
 import { userRegistryFor, type RegistryChoice } from './registry.js';
-import { BUDGET_LIMITS, openLedger, type BudgetLimits, type Ledger } from './ledger.js';
+import { BUDGET_LIMITS, byteSize, openLedger, type BudgetLimits, type Ledger } from './ledger.js';
 
 /** The packages the store fetches: the builds formatbox can run at another version. */
 const STORE_PACKAGES: ReadonlySet<string> = new Set([
@@ -249,7 +249,7 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
     } catch (error) {
       if (overBudget && isFormatboxError(error) && / over the \d+-byte cap$/.test(error.message)) {
         ledger().recordDownload(left.bytes);
-        throw new FormatboxError('FORMATTER_FETCH', `${name}@${version} is not fetched: the download budget: it is larger than the ${Math.round(left.bytes / (1024 * 1024))} MiB left of today's budget (${Math.round(limits.maxBytesPerDay / (1024 * 1024))} MiB a day)`, { budget: 'bytes-per-day' });
+        throw new FormatboxError('FORMATTER_FETCH', `${name}@${version} is not fetched: the download budget: it is larger than the ${byteSize(left.bytes)} left of today's budget (${byteSize(limits.maxBytesPerDay)} a day)`, { budget: 'bytes-per-day' });
       }
       throw error;
     }
