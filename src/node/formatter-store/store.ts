@@ -156,6 +156,7 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
   let key: Buffer | undefined;
   let ledgerOpened: Ledger | undefined;
   const ledger = (): Ledger => (ledgerOpened ??= openLedger(dir, limits));
+  const admitted = new Set<string>();
 
   /**
    * Checks the store's directories (creating them first when `create`) and returns the store's key;
@@ -351,12 +352,17 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
     registryFor,
     admit(repository, name, version) {
       check(name, version);
+      // Once admitted, a version stays admitted for this process: no ledger read or write per edit.
+      const admittedKey = `${repository}\0${name}@${version}`;
+      if (admitted.has(admittedKey)) return undefined;
       try {
         prepare(true);
       } catch (error) {
         return messageOf(error);
       }
-      return ledger().admit(repository, name, version);
+      const refusal = ledger().admit(repository, name, version);
+      if (refusal === undefined) admitted.add(admittedKey);
+      return refusal;
     },
   };
 }
