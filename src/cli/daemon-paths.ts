@@ -4,10 +4,11 @@
  * directory (not a symlink), owned by this user, with no access for group or others (0700).
  * Anything else is refused: a socket another user can create or replace would see every edit.
  */
-import { lstatSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
+import { checkOwnedDir, currentUid } from '../node/fs/owned.js';
 
 export interface DaemonPaths {
   dir: string;
@@ -39,16 +40,5 @@ export function preparePrivateDir(dir: string, uid: number = currentUid()): void
 
 /** Throws PATH_REFUSED unless `dir` is a directory (not a symlink) owned by `uid` with mode 0700 or stricter. */
 export function checkPrivateDir(dir: string, uid: number = currentUid()): void {
-  const stats = lstatSync(dir, { throwIfNoEntry: false });
-  if (!stats) throw new FormatboxError('PATH_REFUSED', `the daemon directory ${dir} does not exist`);
-  if (stats.isSymbolicLink()) throw new FormatboxError('PATH_REFUSED', `the daemon directory ${dir} is a symlink; refusing it`);
-  if (!stats.isDirectory()) throw new FormatboxError('PATH_REFUSED', `the daemon directory ${dir} is not a directory`);
-  if (stats.uid !== uid) throw new FormatboxError('PATH_REFUSED', `the daemon directory ${dir} belongs to uid ${stats.uid}, not to you (uid ${uid}); refusing it`);
-  if ((stats.mode & 0o077) !== 0) {
-    throw new FormatboxError('PATH_REFUSED', `the daemon directory ${dir} has mode ${(stats.mode & 0o777).toString(8)}; it must be 0700 (chmod 700 ${dir})`);
-  }
-}
-
-function currentUid(): number {
-  return process.getuid?.() ?? -1;
+  checkOwnedDir(dir, { what: 'the daemon directory', private: true, uid });
 }

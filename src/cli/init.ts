@@ -75,7 +75,7 @@ export function runInit(args: string[], out: (text: string) => void = (t) => pro
     } else throw new FormatboxError('INVALID_REQUEST', `unknown option ${arg}\n\n${INIT_USAGE}`);
   }
   const changes = init.changes(options);
-  const shown = applyChanges(changes, write);
+  const shown = applyChanges(changes, write, options.scope === 'project' ? options.root : undefined);
   const changed = changes.filter((c) => c.before !== c.after);
   if (shown.length > 0) out(`${shown.join('\n')}\n`);
   out(changed.length === 0

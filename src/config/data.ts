@@ -81,7 +81,7 @@ function parseUnchecked(text: string, format: DataFormat, limits: DataLimits): u
  * Deepest `[`/`{` nesting outside quoted strings: a cheap check before handing text to a
  * recursive parser. Conservative: comments are not recognised, so brackets in them count too.
  */
-function bracketDepth(text: string, singleQuotes: boolean): number {
+export function bracketDepth(text: string, singleQuotes = false): number {
   let depth = 0;
   let deepest = 0;
   let quote = '';

@@ -18,7 +18,8 @@
  * caller says why.
  */
 import { createRequire } from 'node:module';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readBoundedText } from './fs/read-bounded.js';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { Sandbox } from '../core/sandbox.js';
 import { messageOf } from '../core/errors.js';
@@ -103,7 +104,9 @@ export async function fetchNativeBiomeIfAbsent(options: { from?: string; store?:
     const reason = messageOf(error);
     try {
       mkdirSync(store.dir, { recursive: true, mode: 0o700 });
-      writeFileSync(failedFile, JSON.stringify({ at: new Date().toISOString(), reason: reason.slice(0, 500) }));
+      // A new file (O_CREAT|O_EXCL: never written through a name already there, a link included).
+      rmSync(failedFile, { force: true });
+      writeFileSync(failedFile, JSON.stringify({ at: new Date().toISOString(), reason: reason.slice(0, 500) }), { flag: 'wx', mode: 0o600 });
     } catch {
       // A read-only cache: the next run tries again.
     }
@@ -147,8 +150,12 @@ function nativeBiomeIn(packageDir: string): NativeBiome {
 
 function lastFailure(file: string): { at: string; reason: string } | undefined {
   try {
-    if (Date.now() - statSync(file).mtimeMs > RETRY_AFTER_MS) return undefined;
-    const { at, reason } = JSON.parse(readFileSync(file, 'utf8')) as { at?: unknown; reason?: unknown };
+    // The store's own record (this user's regular file, small), or none.
+    const stats = lstatSync(file);
+    if (!stats.isFile() || stats.uid !== (process.getuid?.() ?? stats.uid) || Date.now() - stats.mtimeMs > RETRY_AFTER_MS) return undefined;
+    const read = readBoundedText(file, 4096);
+    if (!read || read.truncated) return undefined;
+    const { at, reason } = JSON.parse(read.text) as { at?: unknown; reason?: unknown };
     return typeof at === 'string' && typeof reason === 'string' ? { at, reason } : undefined;
   } catch {
     return undefined;

@@ -16,6 +16,7 @@
  */
 import { createHmac, createHash, randomBytes } from 'node:crypto';
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { checkOwnedChain } from './fs/owned.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { FormatterInfo } from '../core/types.js';
@@ -108,10 +109,21 @@ export interface OpenCacheOptions {
 /** Opens (or starts) the cache of the project at `rootReal`. */
 export function openFormatCache(rootReal: string, options: OpenCacheOptions): FormatCache {
   const env = options.env ?? process.env;
-  const userCacheDir = join(env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache'), 'formatbox');
-  const secret = userSecret(userCacheDir);
+  const cacheRoot = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  const userCacheDir = join(cacheRoot, 'formatbox');
+  // The user's cache, like the formatter store, is the user's own or not used (owned.ts): a secret or
+  // verdicts another user could plant would make files pass as formatted. Then this run's own
+  // secret (no hits) and nothing read or written there.
+  let refusal: string | undefined;
+  try {
+    checkOwnedChain(cacheRoot, join(userCacheDir, 'projects'), { what: "the format cache's directory" }, { create: true });
+  } catch (error) {
+    refusal = (error as Error).message;
+  }
+  const secret = refusal === undefined ? userSecret(userCacheDir) : randomBytes(32);
   const file = cacheFileFor(rootReal, userCacheDir);
-  const keys = readEntries(file);
+  const unusable = refusal !== undefined && !file.startsWith(join(rootReal, 'node_modules'));
+  const keys = unusable ? new Map<string, string>() : readEntries(file);
   const stats = { hits: 0, misses: 0, added: 0 };
   let dirty = false;
   const prefix = `${CACHE_FORMAT}\0${options.version}\0`;
@@ -148,6 +160,7 @@ export function openFormatCache(rootReal: string, options: OpenCacheOptions): Fo
     },
     save() {
       if (!dirty) return undefined;
+      if (unusable) return `the cache was not written: ${refusal}`;
       try {
         // Another run may have saved meanwhile: keep its entries too (older first, ours win).
         const merged = readEntries(file);
@@ -177,7 +190,6 @@ function cacheFileFor(rootReal: string, userCacheDir: string): string {
     if (ensureRealDirectory(join(nodeModules, '.cache')) && ensureRealDirectory(dir)) return join(dir, 'format-cache.json');
   }
   const dir = join(userCacheDir, 'projects');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   return join(dir, `${createHash('sha256').update(rootReal).digest('hex').slice(0, 24)}.json`);
 }
 

@@ -25,6 +25,7 @@ import { detectSandbox } from './sandbox/index.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
+import { readBoundedText } from './fs/read-bounded.js';
 import { createHash } from 'node:crypto';
 
 interface PinnedFormattersOptions {
@@ -227,6 +228,9 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
     if ('unavailable' in chosen) return { ...chosen, version };
     const { packageName } = chosen;
     const key = `${packageName}@${version}`;
+    // The per-repository budget: a repository pinning many versions gets the first few, then the shipped one.
+    const overBudget = call.root ? store.admit(call.root, packageName, version) : undefined;
+    if (overBudget) return { unavailable: overBudget, version };
     let stored;
     try {
       stored = store.lookup(packageName, version);
@@ -282,7 +286,9 @@ export function createPinnedFormatters(options: PinnedFormattersOptions): Pinned
 function projectPrettier(root: string, installed: string, version: string): string | undefined {
   const dir = join(root, ...installed.split('/'));
   try {
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+    const read = readBoundedText(join(dir, 'package.json'), 1024 * 1024);
+    if (!read || read.truncated) return undefined;
+    const manifest = JSON.parse(read.text) as { name?: unknown; version?: unknown };
     if (manifest.name !== 'prettier' || manifest.version !== version || semverMajor(version) !== 3) return undefined;
     return existsSync(join(dir, 'standalone.mjs')) ? dir : undefined;
   } catch {

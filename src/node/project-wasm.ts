@@ -13,7 +13,7 @@
  * module by path, sha256 and size.
  */
 import { nodeSha256 } from './hash.js';
-import { readFileSync, statSync } from 'node:fs';
+import { readBoundedNoFollow } from './fs/read-bounded.js';
 import { isFormatboxError, messageOf } from '../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterChoice, FormatterInfo } from '../core/types.js';
 import { createFromWasmModule, type Formatter } from '@dprint/formatter';
@@ -44,14 +44,24 @@ interface WasiFileSettings {
   memoryMaxBytes: number;
 }
 
+/** A module's bytes again, as readProjectWasm read them (a changed file is caught by its sha256; a refused one reads as empty). */
+function readLoadedModule(file: ProjectWasmFile): Uint8Array {
+  try {
+    return readBoundedNoFollow(file.abs, MAX_PROJECT_WASM_BYTES)?.bytes ?? new Uint8Array(0);
+  } catch {
+    return new Uint8Array(0);
+  }
+}
+
 /** Reads a module named by config: inside the root, a regular file, at most `maxBytes`. A refusal is a string. */
 function readProjectWasm(rootReal: string, path: string, maxBytes = MAX_PROJECT_WASM_BYTES): { file: ProjectWasmFile; data: Uint8Array } | { refused: string } {
   try {
     const target = resolveInside(rootReal, path);
-    const size = statSync(target.abs, { throwIfNoEntry: false })?.size;
-    if (size === undefined) return { refused: `${path} does not exist` };
-    if (size > maxBytes) return { refused: `${path} is ${size} bytes, over the ${maxBytes}-byte limit for a wasm module` };
-    const data = new Uint8Array(readFileSync(target.abs));
+    // Its real path (resolveInside followed the links inside the root): read with no link followed, a regular file only, bounded.
+    const read = readBoundedNoFollow(target.abs, maxBytes);
+    if (read === null) return { refused: `${path} does not exist` };
+    if (read.truncated) return { refused: `${path} is ${read.size} bytes, over the ${maxBytes}-byte limit for a wasm module` };
+    const data = read.bytes;
     return { file: { path, abs: target.abs, sha256: nodeSha256(data), bytes: data.length }, data };
   } catch (error) {
     return { refused: isFormatboxError(error) ? error.message : `${path} cannot be read: ${messageOf(error)}` };
@@ -276,7 +286,7 @@ const dprintInstances = new Map<string, { formatter: Formatter } | { refused: st
 async function dprintPluginFor(file: ProjectWasmFile, memoryMaxBytes: number): Promise<{ formatter: Formatter } | { refused: string }> {
   const cached = dprintInstances.get(file.sha256);
   if (cached) return cached;
-  const data = new Uint8Array(readFileSync(file.abs));
+  const data = readLoadedModule(file);
   let result: { formatter: Formatter } | { refused: string };
   if (nodeSha256(data) !== file.sha256) {
     result = { refused: `${file.path} changed while it was being loaded` };
@@ -301,7 +311,7 @@ async function moduleFor(file: ProjectWasmFile, memoryMaxBytes: number): Promise
   const key = `${file.sha256}:${memoryMaxBytes}`;
   const cached = compiled.get(key);
   if (cached) return cached;
-  const data = new Uint8Array(readFileSync(file.abs));
+  const data = readLoadedModule(file);
   const sha256 = nodeSha256(data);
   if (sha256 !== file.sha256) return { refused: `${file.path} changed while it was being loaded` };
   const loaded = await loadCapped(data, memoryMaxBytes, file.path);

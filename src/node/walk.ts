@@ -23,6 +23,7 @@ import type { IgnoredItem } from '../core/types.js';
 import { parseIgnoreFile, type IgnoreFile } from '../config/ignore-file.js';
 import { relativeTo } from '../config/paths.js';
 import { isInside } from './fs/paths.js';
+import { boundedReadRefusal, readBoundedNoFollow } from './fs/read-bounded.js';
 
 interface WalkOptions {
   /** Directories entered. */
@@ -251,31 +252,16 @@ function ancestorIgnores(rootReal: string, startRel: string, options: WalkOption
  * blocking on a FIFO; a leading BOM is dropped. Returns the reason when it is not read.
  */
 export function readSmallFile(path: string, maxBytes: number): string | { refused: string } {
-  let fd: number;
+  let read;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    read = readBoundedNoFollow(path, maxBytes);
   } catch (error) {
-    return { refused: `could not be opened (${codeOf(error)})` };
+    return { refused: refusalText(error, 'could not be opened') };
   }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { refused: 'not a regular file' };
-    if (stat.size > maxBytes) return { refused: `larger than ${maxBytes} bytes (${stat.size})` };
-    const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
-    let total = 0;
-    while (total < buffer.length) {
-      const bytesRead = readSync(fd, buffer, total, buffer.length - total, total);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-    }
-    if (total > maxBytes) return { refused: `larger than ${maxBytes} bytes` };
-    const text = new TextDecoder('utf-8', { fatal: false }).decode(buffer.subarray(0, total));
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  } catch (error) {
-    return { refused: `could not be read (${codeOf(error)})` };
-  } finally {
-    closeSync(fd);
-  }
+  if (!read) return { refused: 'could not be opened (ENOENT)' };
+  if (read.truncated) return { refused: read.size > maxBytes ? `larger than ${maxBytes} bytes (${read.size})` : `larger than ${maxBytes} bytes` };
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(read.bytes);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**
@@ -283,27 +269,21 @@ export function readSmallFile(path: string, maxBytes: number): string | { refuse
  * (no final symlink followed, no blocking on a FIFO); the reason when not read.
  */
 function readFirstBytes(path: string, maxBytes: number): string | { refused: string } {
-  let fd: number;
+  let read;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    read = readBoundedNoFollow(path, maxBytes);
   } catch (error) {
-    return { refused: `first bytes could not be read (${codeOf(error)})` };
+    return { refused: refusalText(error, 'first bytes could not be read') };
   }
-  try {
-    if (!fstatSync(fd).isFile()) return { refused: 'not a regular file' };
-    const buffer = Buffer.alloc(maxBytes);
-    let total = 0;
-    while (total < maxBytes) {
-      const bytesRead = readSync(fd, buffer, total, maxBytes - total, total);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-    }
-    return buffer.toString('latin1', 0, total);
-  } catch (error) {
-    return { refused: `first bytes could not be read (${codeOf(error)})` };
-  } finally {
-    closeSync(fd);
-  }
+  if (!read) return { refused: 'first bytes could not be read (ENOENT)' };
+  return Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength).toString('latin1');
+}
+
+/** readBoundedNoFollow's refusal in the words the walk's callers have always shown. */
+function refusalText(error: unknown, cannot: string): string {
+  const refusal = boundedReadRefusal(error);
+  if (refusal?.reason === 'not-regular' && refusal.errno === undefined) return 'not a regular file';
+  return `${cannot} (${refusal?.errno ?? codeOf(error)})`;
 }
 
 function codeOf(error: unknown): string {

@@ -40,7 +40,9 @@ export async function runBounded(command: string, args: string[], options: { env
   const report = join(dir, 'rss');
   const [file, argv] = haveGnuTime() ? [GNU_TIME, ['-f', '%M', '-o', report, command, ...args]] : [command, args];
   const run = await new Promise<BoundedRun>((done) => {
-    const child = spawn(file, argv, { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group: the bound kills GNU time and the command under it together (killing
+    // time alone would leave the command holding the pipes open, and the run would never end).
+    const child = spawn(file, argv, { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -48,7 +50,11 @@ export async function runBounded(command: string, args: string[], options: { env
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
     }, bounds.timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);

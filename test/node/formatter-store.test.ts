@@ -89,7 +89,7 @@ test('prettier 3.3.3 from the real registry: verified, stored, reused; a tampere
   assert.equal(JSON.parse(readFileSync(join(stored.dir, 'package.json'), 'utf8')).version, '3.3.3');
   assert.ok(existsSync(join(stored.dir, 'standalone.mjs')));
   assert.match(stored.integrity, /^sha512-/);
-  assert.deepEqual(readdirSync(dir), ['prettier@3.3.3'], 'no temp directory left behind');
+  assert.deepEqual(readdirSync(dir).filter((name) => !name.startsWith('.')), ['prettier@3.3.3'], 'no temp directory left behind (beside the store key and ledger)');
   assert.deepEqual(store.state('prettier', '3.3.3'), { state: 'ready', stored });
 
   // A second store (another process, another root) reuses the entry after verifying it.
@@ -119,7 +119,7 @@ test('a tarball with a path escape, a link or an absolute path is refused whole,
     const url = await loopbackRegistry(t, tarball(entries as never));
     const store = createFormatterStore({ dir, env: registryEnv(url) });
     await refusal(() => store.fetch('prettier', '3.3.3'), message);
-    assert.deepEqual(existsSync(dir) ? readdirSync(dir) : [], []);
+    assert.deepEqual(existsSync(dir) ? readdirSync(dir).filter((name) => !name.startsWith('.')) : [], []);
     assert.equal(store.state('prettier', '3.3.3').state, 'failed');
   }
 });
@@ -148,11 +148,11 @@ test('an unreachable registry is a refusal that names it', async (t) => {
 test("the registry comes from the user's npm config, never the project's; under npm the environment is not believed", (t) => {
   const home = tempDir(t);
   writeFileSync(join(home, '.npmrc'), 'registry=https://npm.example.com/base\n@biomejs:registry=https://biome.example.com/\n');
-  assert.deepEqual(userRegistryFor('prettier', { HOME: home }), { url: 'https://npm.example.com/base/', source: '~/.npmrc' });
-  assert.deepEqual(userRegistryFor('@biomejs/wasm-nodejs', { HOME: home }), { url: 'https://biome.example.com/', source: '~/.npmrc' });
-  assert.deepEqual(userRegistryFor('prettier', { HOME: home, npm_config_registry: 'https://env.example.com' }), { url: 'https://env.example.com/', source: 'environment' });
+  assert.deepEqual(userRegistryFor('prettier', { HOME: home }), { url: 'https://npm.example.com/base/', source: '~/.npmrc', secrets: [] });
+  assert.deepEqual(userRegistryFor('@biomejs/wasm-nodejs', { HOME: home }), { url: 'https://biome.example.com/', source: '~/.npmrc', secrets: [] });
+  assert.deepEqual(userRegistryFor('prettier', { HOME: home, npm_config_registry: 'https://env.example.com' }), { url: 'https://env.example.com/', source: 'environment', secrets: [] });
   // npx in a repository copies the repository's .npmrc into npm_config_*: not believed.
-  assert.deepEqual(userRegistryFor('prettier', { HOME: home, npm_config_registry: 'https://repo.example.com', npm_command: 'exec' }), { url: 'https://npm.example.com/base/', source: '~/.npmrc' });
+  assert.deepEqual(userRegistryFor('prettier', { HOME: home, npm_config_registry: 'https://repo.example.com', npm_command: 'exec' }), { url: 'https://npm.example.com/base/', source: '~/.npmrc', secrets: [] });
   // The working directory's .npmrc is not read.
   const cwdNpmrc = join(process.cwd(), '.npmrc');
   assert.equal(existsSync(cwdNpmrc), false);

@@ -10,7 +10,6 @@
  * and a bounded diff (or a reread hint) for changes elsewhere. Nothing is printed when the formatter
  * changed nothing. A hook never fails the edit: problems become a short context line, exit code 0.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../../core/errors.js';
 import { shownPath, shownText } from '../../core/shown.js';
@@ -20,6 +19,7 @@ import { applyInput, occurrences } from '../../tools/index.js';
 import type { HookContext } from '../module.js';
 import { clip, contextFor, MAX_LINE_CHARS } from '../shared/context.js';
 import { claudeCodeBeforeWrite, wasWrittenAsRewritten, type BeforeWriteOutput } from './before-write.js';
+import { contentRead, readWritten } from '../shared/written.js';
 
 /** What Claude Code sends on stdin (the fields formatbox reads). */
 export interface ClaudeCodeHookInput {
@@ -69,17 +69,25 @@ export async function claudeCodeHook(raw: unknown, context: HookContext): Promis
 
   const input = toolInput(event.tool_name, event.tool_input);
   if (!input) return undefined;
-  let written: string;
-  try {
-    written = readFileSync(absolute, 'utf8');
-  } catch {
-    return undefined; // Gone already; nothing to format.
+  const read = readWritten(absolute);
+  if (read === null) return undefined; // Gone already; nothing to format.
+  const budget = context.maxDiffChars;
+  const { handler } = context;
+  if (read === undefined) {
+    // Not a regular file at its own name, or too large to read back here: the runtime decides.
+    try {
+      const receipt = (await handler.handle({ root, method: 'format', path })) as Receipt;
+      const asRead = contentRead(receipt);
+      const told = asRead === undefined ? `formatbox: ${receipt.line}` : contextFor(receipt, { content: asRead }, asRead, undefined, path, budget);
+      return told ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: shownText(told, { multiline: true }) } } : undefined;
+    } catch (error) {
+      return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(shownText(`formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}`), MAX_LINE_CHARS) } };
+    }
   }
+  const written = read;
   // Rewritten before the write and written as rewritten: already formatted, and the model told.
   if (wasWrittenAsRewritten(absolute, written)) return undefined;
   const prior = priorOf(event, input, written);
-  const budget = context.maxDiffChars;
-  const { handler } = context;
   try {
     const receipt = (prior === undefined
       ? await handler.handle({ root, method: 'format', path })

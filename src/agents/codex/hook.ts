@@ -8,7 +8,6 @@
  * formatted as it is (W → F), and the model is told what the formatter changed: the receipt line and
  * a bounded diff (or a reread hint), the files of one patch sharing the budget.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { messageOf } from '../../core/errors.js';
 import { shownPath } from '../../core/shown.js';
@@ -17,6 +16,7 @@ import { findProjectRoot } from '../../node/project-root.js';
 import { writtenPathsOfPatch } from '../../tools/patch/paths.js';
 import type { ClaudeCodeHookInput, HookOutput } from '../claude-code/hook.js';
 import type { HookContext } from '../module.js';
+import { contentRead, readWritten } from '../shared/written.js';
 import { contextFor, MAX_LINE_CHARS } from '../shared/context.js';
 
 /**
@@ -42,15 +42,13 @@ export async function codexPatchHook(raw: unknown, context: HookContext): Promis
   for (const path of paths) {
     const found = findProjectRoot(resolve(cwd, path), { cwd, projectDir });
     if (!found) continue; // Outside the session's project: not ours.
-    let written: string;
-    try {
-      written = readFileSync(resolve(found.root, found.path), 'utf8');
-    } catch {
-      continue; // Gone already.
-    }
+    const read = readWritten(resolve(found.root, found.path));
+    if (read === null) continue; // Gone already.
     try {
       const receipt = (await handler.handle({ root: found.root, method: 'format', path: found.path })) as Receipt;
-      const note = contextFor(receipt, { content: written }, written, undefined, found.path, perFile);
+      // A link, FIFO or device is not read back here: the text is the one the runtime read, if it read one.
+      const written = read ?? contentRead(receipt);
+      const note = written === undefined ? `formatbox: ${receipt.line}` : contextFor(receipt, { content: written }, written, undefined, found.path, perFile);
       if (note) notes.push(note);
     } catch (error) {
       const line = `formatbox: ${shownPath(found.path)} was not formatted: ${messageOf(error)}`;

@@ -20,12 +20,12 @@
  *
  * The shapes below are the parts of opencode's `Hooks` these hooks use (@opencode-ai/plugin 1.18).
  */
-import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { resolveLimits } from '../../config/limits.js';
 import { messageOf } from '../../core/errors.js';
 import { shownPath } from '../../core/shown.js';
 import type { EditInput, Receipt, SingleFileInput } from '../../core/types.js';
+import { readBoundedText } from '../../node/fs/read-bounded.js';
 import { findProjectRoot } from '../../node/project-root.js';
 import type { RequestHandler } from '../../node/service/requests.js';
 import { applyInput } from '../../tools/index.js';
@@ -86,13 +86,19 @@ export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks
   const { maxDiffChars: budget, maxInputBytes } = resolveLimits(undefined, { maxDiffChars: options.maxDiffChars, maxInputBytes: options.maxInputBytes });
   const pending = new Map<string, TouchedFile[]>();
 
+  /**
+   * P, read as a repository file is read (read-bounded.ts): a regular file at its own name, at most
+   * maxInputBytes. A link, FIFO or device (`zero.ts -> /dev/zero`) is not recorded: never opened for
+   * reading here, it is left to the runtime's own checks after the tool ran.
+   */
   function readPrior(absolute: string): { prior: string | null | undefined; skip?: string } {
     try {
-      const size = statSync(absolute).size;
-      if (size > maxInputBytes) return { prior: undefined, skip: `${size} bytes > ${maxInputBytes}` };
-      return { prior: readFileSync(absolute, 'utf8') };
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { prior: null } : { prior: undefined };
+      const read = readBoundedText(absolute, maxInputBytes);
+      if (read === null) return { prior: null };
+      if (read.truncated) return { prior: undefined, skip: `${read.size} bytes > ${maxInputBytes}` };
+      return { prior: read.text };
+    } catch {
+      return { prior: undefined };
     }
   }
 
@@ -173,11 +179,24 @@ export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks
     const found = findProjectRoot(file.absolute, { projectDir: options.directory });
     if (!found) return undefined; // Outside opencode's project: not ours to format.
     if (file.skip) return clip(`formatbox: ${shownPath(found.path)} was not formatted: too large (${file.skip})`, MAX_LINE_CHARS);
-    let written: string;
+    let written: string | undefined;
     try {
-      written = readFileSync(join(found.root, ...found.path.split('/')), 'utf8');
+      const read = readBoundedText(join(found.root, ...found.path.split('/')), maxInputBytes);
+      if (read === null) return undefined; // Deleted or moved away by the tool: nothing to format.
+      if (read.truncated) return clip(`formatbox: ${shownPath(found.path)} was not formatted: too large (${read.size} bytes > ${maxInputBytes})`, MAX_LINE_CHARS);
+      written = read.text;
     } catch {
-      return undefined; // Deleted or moved away by the tool: nothing to format.
+      written = undefined; // A link or special file: the runtime's own checks decide (below).
+    }
+    if (written === undefined) {
+      try {
+        const receipt = (await options.handler.handle({ root: found.root, method: 'format', path: found.path })) as Receipt;
+        const asRead = (receipt.input as { content?: unknown }).content;
+        if (typeof asRead !== 'string') return clip(`formatbox: ${receipt.line}`, MAX_LINE_CHARS);
+        return contextFor(receipt, { content: asRead }, asRead, undefined, found.path, fileBudget, 'newString');
+      } catch (error) {
+        return clip(`formatbox: ${shownPath(found.path)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS);
+      }
     }
     // Written as rewritten before the write: the transcript's call already shows this text.
     if (file.final !== undefined && written === file.final) return undefined;

@@ -1,6 +1,5 @@
 /** The options every agent's `formatbox init` plans with (module.ts: AgentInit), and reading an agent's JSON config. */
-import { parse } from 'jsonc-parser';
-import { readText } from './config-files.js';
+import { parseJsonc, readText } from './config-files.js';
 
 export interface InitOptions {
   scope: 'user' | 'project';
@@ -20,10 +19,15 @@ export interface InitOptions {
   secret(): string;
 }
 
-/** A JSON(C) object read for detection; undefined when missing or not an object. */
+/** A JSON(C) object read for detection; undefined when missing, not an object, or not readable as a config (a link, a FIFO, too large or too deep). */
 export function readJson(path: string): Record<string, unknown> | undefined {
-  const text = readText(path);
-  if (text === undefined) return undefined;
-  const value = parse(text, [], { allowTrailingComma: true }) as unknown;
+  let value: unknown;
+  try {
+    const text = readText(path);
+    if (text === undefined) return undefined;
+    value = parseJsonc(path, text);
+  } catch {
+    return undefined;
+  }
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }

@@ -17,6 +17,8 @@ export interface RegistryChoice {
   url: string;
   /** Where it was read: `environment`, `~/.npmrc`, `global npmrc`, `npm's default`. */
   source: string;
+  /** Values npm would expand into it from `${VAR}` (tokens, typically): never shown (redactSecrets). */
+  secrets: string[];
 }
 
 export function userRegistryFor(packageName: string, env: NodeJS.ProcessEnv = process.env): RegistryChoice {
@@ -26,7 +28,7 @@ export function userRegistryFor(packageName: string, env: NodeJS.ProcessEnv = pr
   if (!underNpm) {
     for (const key of keys) {
       const value = envValue(env, `npm_config_${key}`);
-      if (value) return { url: withSlash(value), source: 'environment' };
+      if (value) return { url: withSlash(value), source: 'environment', secrets: [] };
     }
   }
   const userFile = (!underNpm && envValue(env, 'npm_config_userconfig')) || join(env.HOME ?? homedir(), '.npmrc');
@@ -35,10 +37,10 @@ export function userRegistryFor(packageName: string, env: NodeJS.ProcessEnv = pr
     const values = readNpmrc(file, env);
     for (const key of keys) {
       const value = values.get(key);
-      if (value) return { url: withSlash(value), source };
+      if (value) return { url: withSlash(value.text), source, secrets: value.expanded };
     }
   }
-  return { url: DEFAULT_REGISTRY, source: "npm's default" };
+  return { url: DEFAULT_REGISTRY, source: "npm's default", secrets: [] };
 }
 
 function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -48,8 +50,8 @@ function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
 }
 
 /** `key=value` lines of an npmrc (ini), `${VAR}` expanded as npm expands it; comments and sections ignored. */
-function readNpmrc(file: string, env: NodeJS.ProcessEnv): Map<string, string> {
-  const values = new Map<string, string>();
+function readNpmrc(file: string, env: NodeJS.ProcessEnv): Map<string, { text: string; expanded: string[] }> {
+  const values = new Map<string, { text: string; expanded: string[] }>();
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -62,9 +64,13 @@ function readNpmrc(file: string, env: NodeJS.ProcessEnv): Map<string, string> {
     const equals = line.indexOf('=');
     if (equals <= 0) continue;
     const key = line.slice(0, equals).trim();
-    let value = line.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1');
-    value = value.replace(/\$\{([^}]+)\}/g, (_, name: string) => env[name] ?? '');
-    values.set(key, value);
+    const expanded: string[] = [];
+    const value = line.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1').replace(/\$\{([^}]+)\}/g, (_, name: string) => {
+      const text = env[name] ?? '';
+      if (text !== '') expanded.push(text);
+      return text;
+    });
+    values.set(key, { text: value, expanded });
   }
   return values;
 }

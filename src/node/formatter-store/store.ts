@@ -9,16 +9,30 @@
  * - Unpacked by the bounded tar reader (tar.ts) into a temp directory renamed into place: a reader
  *   sees the whole entry or none. Verified again on load (every file's hash, no extra file): a
  *   tampered entry is removed and fetched again.
+ * - The user's own, or not used: every directory from the cache root down to the store, and every
+ *   directory and file of an entry, must be this user's, not a symlink, not writable by group or
+ *   others (the store itself private, 0700), checked on creation and on every load (owned.ts). An
+ *   entry's manifest and its identity record carry an HMAC under the store's key (`.store-key`, a
+ *   0600 file in the store): an entry another user wrote, or copied from elsewhere, does not verify.
+ * - Budgeted (ledger.ts): a few versions per package per repository, bytes per day, bytes on disk.
+ * - Registry text reaches messages only through redactSecrets (no credentials, no query strings).
+ * - A fetch killed midway leaves `<entry>.tmp-<pid>-<hex>`: swept by the next process that opens the store.
  * One fetch per entry at a time in a process; two processes racing both verify, the first rename wins.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, lstatSync, writeFileSync, type BigIntStats } from 'node:fs';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync, type BigIntStats, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import semverValid from 'semver/functions/valid.js';
-import { FormatboxError, messageOf } from '../../core/errors.js';
+import { FormatboxError, isFormatboxError, messageOf } from '../../core/errors.js';
+import { redactSecrets } from '../../core/redact.js';
+import { checkOwnedChain, currentUid } from '../fs/owned.js';
+import { readBoundedNoFollow } from '../fs/read-bounded.js';
+import { readOrCreateSecretFile } from '../fs/secret-file.js';
+import { processAlive } from '../process-alive.js';
 import { readPackageTarball, TAR_LIMITS, type TarLimits } from './tar.js';
 import { userRegistryFor, type RegistryChoice } from './registry.js';
+import { BUDGET_LIMITS, byteSize, openLedger, type BudgetLimits, type Ledger } from './ledger.js';
 
 /** The packages the store fetches: the builds formatbox can run at another version. */
 const STORE_PACKAGES: ReadonlySet<string> = new Set([
@@ -35,14 +49,14 @@ const STORE_PACKAGES: ReadonlySet<string> = new Set([
   '@dprint/dockerfile',
 ]);
 
-interface StoreLimits extends TarLimits {
+interface StoreLimits extends TarLimits, BudgetLimits {
   /** The whole fetch (packument and tarball). */
   downloadMs: number;
   maxPackumentBytes: number;
   maxTarballBytes: number;
 }
 
-const STORE_LIMITS: StoreLimits = { ...TAR_LIMITS, downloadMs: 120_000, maxPackumentBytes: 64 * 1024 * 1024, maxTarballBytes: 96 * 1024 * 1024 };
+const STORE_LIMITS: StoreLimits = { ...TAR_LIMITS, ...BUDGET_LIMITS, downloadMs: 120_000, maxPackumentBytes: 64 * 1024 * 1024, maxTarballBytes: 96 * 1024 * 1024 };
 
 export interface StoredPackage {
   name: string;
@@ -78,10 +92,15 @@ export interface FormatterStore {
   published(name: string): Promise<PublishedVersions>;
   /** The registry this store fetches `name` from, and where that was configured. */
   registryFor(name: string): RegistryChoice;
+  /**
+   * Why the repository at `repository` (its root) may not use `name@version`, or undefined (it is
+   * then counted as one of the versions that repository uses): the per-repository budget.
+   */
+  admit(repository: string, name: string, version: string): string | undefined;
 }
 
 interface StoreOptions {
-  /** Default: `$XDG_CACHE_HOME/formatbox/formatters` (or ~/.cache/…). */
+  /** Default: `$XDG_CACHE_HOME/formatbox/formatters` (or ~/.cache/…); every directory from the cache root down is checked. An explicit `dir` is checked from itself down. */
   dir?: string;
   env?: NodeJS.ProcessEnv;
   limits?: Partial<StoreLimits>;
@@ -90,6 +109,11 @@ interface StoreOptions {
 }
 
 const MANIFEST = '.formatbox-store.json';
+/** The store's key (a 0600 file in the private store directory): entries' manifests and identity records carry an HMAC under it. */
+const STORE_KEY = '.store-key';
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+/** A fetch's temp directory and an entry moved aside to be removed: `<entry>.tmp-<pid>-<hex>`, `<entry>.removed-<pid>-<hex>` (and the ledger's temp file). */
+const LEFTOVER = /^(?:.+@[^@/]+|\.ledger\.json)\.(?:tmp|removed)-(\d+)-[0-9a-f]{8}$/;
 /**
  * Beside the manifest: the identity (device, inode, size, mode, mtime and ctime in ns) of the
  * manifest and of every file, recorded after they were all hashed and found whole. A later load
@@ -111,17 +135,45 @@ interface Manifest {
   files: Record<string, string>;
   /** Files stored executable (native binaries); every other file is stored without an execute bit. */
   executables?: string[];
+  /** HMAC-SHA256 under the store's key of everything above (manifestMac). */
+  mac?: string;
+}
+
+function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), '.cache');
 }
 
 function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
-  const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), '.cache');
-  return join(cache, 'formatbox', 'formatters');
+  return join(cacheRoot(env), 'formatbox', 'formatters');
 }
 
 export function createFormatterStore(options: StoreOptions = {}): FormatterStore {
   const env = options.env ?? process.env;
   const dir = options.dir ?? defaultStoreDir(env);
+  const top = options.dir ?? cacheRoot(env);
+  const uid = currentUid();
   const limits: StoreLimits = { ...STORE_LIMITS, ...options.limits };
+  let key: Buffer | undefined;
+  let ledgerOpened: Ledger | undefined;
+  const ledger = (): Ledger => (ledgerOpened ??= openLedger(dir, limits));
+  const admitted = new Set<string>();
+
+  /**
+   * Checks the store's directories (creating them first when `create`) and returns the store's key;
+   * sweeps what killed fetches left, once a process. Throws PATH_REFUSED: a store another user can
+   * change is not used at all.
+   */
+  function prepare(create: boolean): Buffer {
+    checkOwnedChain(top, dir, { what: "the formatter store's directory", uid }, { create, innerRule: { what: 'the formatter store', private: true, uid } });
+    if (!key) {
+      key = readOrCreateSecretFile(dir, STORE_KEY, uid, 'the formatter store');
+      sweepLeftovers(dir, uid);
+    }
+    return key;
+  }
+
+  /** Whether the store's directory exists at all (nothing to check or load when it does not). */
+  const storeExists = (): boolean => lstatOrUndefined(dir) !== undefined;
   const verified = new Map<string, StoredPackage>();
   const inFlight = new Map<string, Promise<StoredPackage>>();
   const failures = new Map<string, string>();
@@ -139,24 +191,30 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
     const key = `${name}@${version}`;
     const known = verified.get(key);
     if (known) return known;
+    if (!storeExists()) return undefined;
+    const storeKey = prepare(false);
     const root = entryDir(name, version);
-    const problem = verifyEntry(root, name, version, (how) => options.onVerified?.(key, how));
-    if (problem === 'absent') return undefined;
-    if (problem !== undefined) {
-      // Tampered or half-removed: out of the way, so the next fetch writes a whole new entry.
+    const result = verifyEntry(root, name, version, storeKey, uid, (how) => options.onVerified?.(key, how));
+    if (result === 'absent') return undefined;
+    if (typeof result === 'string') {
+      // Tampered, foreign or half-removed: out of the way, so the next fetch writes a whole new entry.
       removeEntry(root);
+      ledger().forget(key);
       return undefined;
     }
-    const manifest = JSON.parse(readFileSync(join(root, MANIFEST), 'utf8')) as Manifest;
-    const stored = { name, version, dir: join(root, 'package'), integrity: manifest.integrity };
+    const stored = { name, version, dir: join(root, 'package'), integrity: result.integrity };
     verified.set(key, stored);
+    ledger().recordUse(key);
     return stored;
   }
 
   async function packument(name: string): Promise<Packument> {
     let pending = packuments.get(name);
     if (!pending) {
-      pending = fetchPackument(registryFor(name), name, limits);
+      const registry = registryFor(name);
+      pending = fetchPackument(registry, name, limits, ledger()).catch((error: unknown) => {
+        throw redacted(error, registry);
+      });
       packuments.set(name, pending);
       // A failure is not remembered: the next call asks again (the network may be back).
       pending.catch(() => packuments.delete(name));
@@ -166,30 +224,58 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
 
   async function download(name: string, version: string): Promise<StoredPackage> {
     const registry = registryFor(name);
+    try {
+      return await downloadFrom(registry, name, version);
+    } catch (error) {
+      throw redacted(error, registry);
+    }
+  }
+
+  async function downloadFrom(registry: RegistryChoice, name: string, version: string): Promise<StoredPackage> {
+    const storeKey = prepare(true);
+    const allowance = ledger().downloadAllowance();
+    if (allowance.refusal) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version} is not fetched: ${allowance.refusal}`, { budget: 'bytes-per-day' });
     const meta = await packument(name);
     const dist = meta.versions[version];
     if (!dist) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version} is not published on ${registry.url}`);
     if (!/^sha512-[A-Za-z0-9+/]+=*$/.test(dist.integrity ?? '')) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version} has no sha512 integrity on ${registry.url}`);
     const tarballUrl = new URL(dist.tarball);
     if (tarballUrl.origin !== new URL(registry.url).origin) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version}: the tarball is on another host than the registry (${tarballUrl.origin})`);
-    const tarball = await fetchBytes(tarballUrl.href, limits.maxTarballBytes, limits.downloadMs, 'application/octet-stream');
+    const left = ledger().downloadAllowance();
+    if (left.refusal) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version} is not fetched: ${left.refusal}`, { budget: 'bytes-per-day' });
+    const overBudget = left.bytes < limits.maxTarballBytes;
+    let tarball: Uint8Array;
+    try {
+      tarball = await fetchBytes(tarballUrl.href, Math.min(limits.maxTarballBytes, left.bytes), limits.downloadMs, 'application/octet-stream');
+    } catch (error) {
+      if (overBudget && isFormatboxError(error) && / over the \d+-byte cap$/.test(error.message)) {
+        ledger().recordDownload(left.bytes);
+        throw new FormatboxError('FORMATTER_FETCH', `${name}@${version} is not fetched: the download budget: it is larger than the ${byteSize(left.bytes)} left of today's budget (${byteSize(limits.maxBytesPerDay)} a day)`, { budget: 'bytes-per-day' });
+      }
+      throw error;
+    }
+    ledger().recordDownload(tarball.length);
     const actual = `sha512-${createHash('sha512').update(tarball).digest('base64')}`;
     if (actual !== dist.integrity) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version}: the tarball's sha512 is not the registry's dist.integrity`);
     const files = readPackageTarball(tarball, limits);
     const root = entryDir(name, version);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const temp = `${root}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    let storedBytes = 0;
     try {
+      // Every directory and file is new (mkdir fails on anything already there, O_EXCL|O_NOFOLLOW on any name): nothing is written through a link.
+      mkdirSync(temp, { mode: 0o700 });
       const manifest: Manifest = { name, version, integrity: dist.integrity!, files: {} };
       for (const file of files) {
         if (file.path === '') continue;
         const target = join(temp, 'package', ...file.path.split('/'));
-        mkdirSync(dirname(target), { recursive: true });
-        writeFileSync(target, file.bytes, { flag: 'wx', mode: file.executable ? 0o755 : 0o644 });
+        mkdirSync(dirname(target), { recursive: true, mode: 0o755 });
+        writeNewFile(target, file.bytes, file.executable ? 0o755 : 0o644);
         manifest.files[file.path] = sha256(file.bytes);
+        storedBytes += file.bytes.length;
         if (file.executable) (manifest.executables ??= []).push(file.path);
       }
-      writeFileSync(join(temp, MANIFEST), JSON.stringify(manifest));
+      manifest.mac = manifestMac(storeKey, manifest);
+      writeNewFile(join(temp, MANIFEST), new TextEncoder().encode(JSON.stringify(manifest)), 0o644);
       try {
         renameSync(temp, root);
       } catch (error) {
@@ -201,7 +287,19 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
     }
     const stored = lookup(name, version);
     if (!stored) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version}: the stored entry did not verify`);
+    ledger().recordStored(`${name}@${version}`, storedBytes);
+    evict();
     return stored;
+  }
+
+  /** Removes least-recently-used entries until the store fits its byte budget (never one this process uses). */
+  function evict(): void {
+    for (const entry of ledger().evictions(new Set(verified.keys()))) {
+      const at = entry.lastIndexOf('@');
+      if (at <= 0) continue;
+      removeEntry(entryDir(entry.slice(0, at), entry.slice(at + 1)));
+      ledger().forget(entry);
+    }
   }
 
   function registryFor(name: string): RegistryChoice {
@@ -213,6 +311,12 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
     lookup,
     isStored(name, version) {
       check(name, version);
+      if (!storeExists()) return false;
+      try {
+        prepare(false);
+      } catch {
+        return false; // a store that is not the user's holds nothing usable
+      }
       return lstatOrUndefined(join(entryDir(name, version), MANIFEST))?.isFile() === true;
     },
     fetch(name, version) {
@@ -246,7 +350,71 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
       return { versions: Object.keys(meta.versions), ...(meta.latest ? { latest: meta.latest } : {}) };
     },
     registryFor,
+    admit(repository, name, version) {
+      check(name, version);
+      // Once admitted, a version stays admitted for this process: no ledger read or write per edit.
+      const admittedKey = `${repository}\0${name}@${version}`;
+      if (admitted.has(admittedKey)) return undefined;
+      try {
+        prepare(true);
+      } catch (error) {
+        return messageOf(error);
+      }
+      const refusal = ledger().admit(repository, name, version);
+      if (refusal === undefined) admitted.add(admittedKey);
+      return refusal;
+    },
   };
+}
+
+/** `error` as a FORMATTER_FETCH error whose message has no credential of `registry` (nor any URL's userinfo or query). */
+function redacted(error: unknown, registry: RegistryChoice): FormatboxError {
+  const message = redactSecrets(messageOf(error), registry.secrets);
+  if (isFormatboxError(error)) return new FormatboxError(error.code, message, error.details);
+  return new FormatboxError('FORMATTER_FETCH', message);
+}
+
+function manifestMac(storeKey: Buffer, manifest: Manifest): string {
+  const files = Object.entries(manifest.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const executables = [...(manifest.executables ?? [])].sort();
+  return createHmac('sha256', storeKey).update(JSON.stringify(['manifest', manifest.name, manifest.version, manifest.integrity, files, executables])).digest('hex');
+}
+
+function macMatches(expected: string, given: unknown): boolean {
+  return typeof given === 'string' && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+}
+
+/** Creates `path` with O_EXCL|O_NOFOLLOW (never through a name already there) and writes `bytes`. */
+function writeNewFile(path: string, bytes: Uint8Array, mode: number): void {
+  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Removes what killed fetches left in the store (`<entry>.tmp-<pid>-<hex>`, `.removed-…`): only
+ * this user's, and only when the process that made it is gone.
+ */
+function sweepLeftovers(dir: string, uid: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = LEFTOVER.exec(name);
+    if (!match) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid || processAlive(pid)) continue;
+    const stats = lstatOrUndefined(join(dir, name));
+    if (!stats || stats.isSymbolicLink() || (uid >= 0 && stats.uid !== uid)) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+  }
 }
 
 interface Packument {
@@ -254,9 +422,12 @@ interface Packument {
   latest?: string;
 }
 
-async function fetchPackument(registry: RegistryChoice, name: string, limits: StoreLimits): Promise<Packument> {
+async function fetchPackument(registry: RegistryChoice, name: string, limits: StoreLimits, ledger: Ledger): Promise<Packument> {
   const url = `${registry.url}${name.replace('/', '%2f')}`;
-  const bytes = await fetchBytes(url, limits.maxPackumentBytes, limits.downloadMs, 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8');
+  const allowance = ledger.downloadAllowance();
+  if (allowance.refusal) throw new FormatboxError('FORMATTER_FETCH', `${name} is not looked up: ${allowance.refusal}`, { budget: 'bytes-per-day' });
+  const bytes = await fetchBytes(url, Math.min(limits.maxPackumentBytes, allowance.bytes), limits.downloadMs, 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8');
+  ledger.recordDownload(bytes.length);
   let body: unknown;
   try {
     body = JSON.parse(new TextDecoder().decode(bytes));
@@ -309,35 +480,45 @@ async function fetchBytes(url: string, maxBytes: number, timeoutMs: number, acce
   return out;
 }
 
-/** undefined when the entry is whole and every hash matches (or every identity equals the record of its last hashing); 'absent'; or what is wrong. */
-function verifyEntry(root: string, name: string, version: string, onVerified?: (how: 'hashed' | 'identity') => void): string | undefined {
+/**
+ * The entry's integrity when it is this user's, whole, signed with the store's key and every hash
+ * matches (or every identity equals the signed record of its last hashing); 'absent'; or what is wrong.
+ */
+function verifyEntry(root: string, name: string, version: string, storeKey: Buffer, uid: number, onVerified?: (how: 'hashed' | 'identity') => void): { integrity: string } | string {
+  const rootStats = lstatOrUndefined(root);
+  if (!rootStats) return 'absent';
+  const foreign = ownershipProblem(rootStats, uid, true);
+  if (foreign) return `the entry ${foreign}`;
   let manifest: Manifest;
   try {
-    manifest = JSON.parse(readFileSync(join(root, MANIFEST), 'utf8')) as Manifest;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      try {
-        lstatSync(root);
-      } catch {
-        return 'absent';
-      }
-    }
+    const read = readBoundedNoFollow(join(root, MANIFEST), MAX_MANIFEST_BYTES);
+    if (!read || read.truncated) return 'no readable manifest';
+    manifest = JSON.parse(new TextDecoder().decode(read.bytes)) as Manifest;
+  } catch {
     return 'no readable manifest';
   }
-  if (manifest.name !== name || manifest.version !== version || typeof manifest.files !== 'object') return 'a manifest of another package';
-  const found = listFiles(join(root, 'package'));
-  if (found === undefined) return 'a link or special file in the entry';
+  if (typeof manifest !== 'object' || manifest === null || manifest.name !== name || manifest.version !== version || typeof manifest.files !== 'object' || manifest.files === null || typeof manifest.integrity !== 'string') return 'a manifest of another package';
+  if (!Object.values(manifest.files).every((hash) => typeof hash === 'string') || !(manifest.executables === undefined || (Array.isArray(manifest.executables) && manifest.executables.every((file) => typeof file === 'string')))) return 'a malformed manifest';
+  // Signed by this user's store: a manifest another user wrote, or one copied in from elsewhere, is not.
+  if (!macMatches(manifestMac(storeKey, manifest), manifest.mac)) return 'a manifest not signed with this store\'s key';
+  const manifestStats = lstatOrUndefined(join(root, MANIFEST));
+  const manifestProblem = manifestStats ? ownershipProblem(manifestStats, uid, false) : 'missing';
+  if (manifestProblem) return `its manifest ${manifestProblem}`;
+  const found = listFiles(join(root, 'package'), uid);
+  if (typeof found === 'string') return found;
   const expected = Object.keys(manifest.files);
   if (found.length !== expected.length || !found.every((file) => Object.hasOwn(manifest.files, file))) return 'files added or removed';
   const before = entryIdentities(root, expected);
-  if (before && sameIdentities(readRecordedIdentities(root), before)) {
+  if (before && sameIdentities(readRecordedIdentities(root, storeKey), before)) {
     onVerified?.('identity');
-    return undefined;
+    return { integrity: manifest.integrity };
   }
   for (const file of expected) {
-    let bytes: Buffer;
+    let bytes: Uint8Array;
     try {
-      bytes = readFileSync(join(root, 'package', ...file.split('/')));
+      const read = readBoundedNoFollow(join(root, 'package', ...file.split('/')), Number.MAX_SAFE_INTEGER);
+      if (!read) return `${file} unreadable`;
+      bytes = read.bytes;
     } catch {
       return `${file} unreadable`;
     }
@@ -349,7 +530,16 @@ function verifyEntry(root: string, name: string, version: string, onVerified?: (
     if (executable !== executables.has(file)) return `${file} has another mode`;
   }
   onVerified?.('hashed');
-  if (before) recordIdentities(root, expected, before);
+  if (before) recordIdentities(root, expected, before, storeKey);
+  return { integrity: manifest.integrity };
+}
+
+/** Why an entry's directory or file is not this user's alone (another owner, group/other write, a link), or undefined. */
+function ownershipProblem(stats: Stats, uid: number, directory: boolean): string | undefined {
+  if (stats.isSymbolicLink()) return 'is a symlink';
+  if (directory ? !stats.isDirectory() : !stats.isFile()) return directory ? 'is not a directory' : 'is not a regular file';
+  if (uid >= 0 && stats.uid !== uid) return `belongs to uid ${stats.uid}, not to you (uid ${uid})`;
+  if ((stats.mode & 0o022) !== 0) return `is writable by ${(stats.mode & 0o002) !== 0 ? 'others' : 'its group'} (mode ${(stats.mode & 0o777).toString(8)})`;
   return undefined;
 }
 
@@ -359,7 +549,7 @@ function entryIdentities(root: string, files: readonly string[]): Record<string,
   for (const [key, path] of [[MANIFEST, join(root, MANIFEST)], ...files.map((file) => [`package/${file}`, join(root, 'package', ...file.split('/'))])] as const) {
     const stats = lstatBigintOrUndefined(path);
     if (!stats?.isFile()) return undefined;
-    out[key] = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mode}:${stats.mtimeNs}:${stats.ctimeNs}`;
+    out[key] = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mode}:${stats.uid}:${stats.mtimeNs}:${stats.ctimeNs}`;
   }
   return out;
 }
@@ -370,14 +560,24 @@ function sameIdentities(a: Record<string, string> | undefined, b: Record<string,
   return Object.keys(a).length === keys.length && keys.every((key) => a[key] === b[key]);
 }
 
-function readRecordedIdentities(root: string): Record<string, string> | undefined {
+function identitiesMac(storeKey: Buffer, identities: Record<string, string>): string {
+  return createHmac('sha256', storeKey).update(JSON.stringify(['identities', Object.entries(identities).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))])).digest('hex');
+}
+
+/** The signed identity record, or undefined (none yet, unreadable or not signed with this store's key: hashed again). */
+function readRecordedIdentities(root: string, storeKey: Buffer): Record<string, string> | undefined {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(join(root, VERIFIED), 'utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-    const entries = Object.entries(parsed);
-    return entries.every(([, value]) => typeof value === 'string') ? Object.fromEntries(entries) as Record<string, string> : undefined;
+    const read = readBoundedNoFollow(join(root, VERIFIED), MAX_MANIFEST_BYTES);
+    if (!read || read.truncated) return undefined;
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(read.bytes));
+    const { identities, mac } = (parsed ?? {}) as { identities?: unknown; mac?: unknown };
+    if (typeof identities !== 'object' || identities === null || Array.isArray(identities)) return undefined;
+    const entries = Object.entries(identities);
+    if (!entries.every(([, value]) => typeof value === 'string')) return undefined;
+    const record = Object.fromEntries(entries) as Record<string, string>;
+    return macMatches(identitiesMac(storeKey, record), mac) ? record : undefined;
   } catch {
-    return undefined; // none yet, or unreadable: hashed again
+    return undefined;
   }
 }
 
@@ -386,37 +586,45 @@ function readRecordedIdentities(root: string): Record<string, string> | undefine
  * every identity has settled (SETTLED_NS); atomically, and only as an optimisation: a failure is
  * ignored (the next load hashes again).
  */
-function recordIdentities(root: string, files: readonly string[], before: Record<string, string>): void {
+function recordIdentities(root: string, files: readonly string[], before: Record<string, string>, storeKey: Buffer): void {
   const after = entryIdentities(root, files);
   if (!after || !sameIdentities(after, before)) return;
   const settledBefore = BigInt(Date.now()) * 1_000_000n - SETTLED_NS;
   if (Object.values(before).some((identity) => BigInt(identity.split(':').at(-1)!) > settledBefore)) return;
   const temp = join(root, `${VERIFIED}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    writeFileSync(temp, JSON.stringify(before), { flag: 'wx', mode: 0o600 });
+    writeNewFile(temp, new TextEncoder().encode(JSON.stringify({ identities: before, mac: identitiesMac(storeKey, before) })), 0o600);
     renameSync(temp, join(root, VERIFIED));
   } catch {
     rmSync(temp, { force: true });
   }
 }
 
-/** Every regular file under `dir`, POSIX-relative; undefined when a symlink or special file is there. */
-function listFiles(dir: string, prefix = ''): string[] | undefined {
+/** Every regular file under `dir`, POSIX-relative; or what is wrong: a symlink or special file, or a directory or file not this user's alone. */
+function listFiles(dir: string, uid: number, prefix = ''): string[] | string {
   const out: string[] = [];
+  const dirStats = lstatOrUndefined(dir);
+  if (!dirStats) return prefix === '' ? [] : `${prefix} vanished`;
+  const dirProblem = ownershipProblem(dirStats, uid, true);
+  if (dirProblem) return `${prefix === '' ? 'package' : prefix} ${dirProblem}`;
   let entries: import('node:fs').Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
-    return prefix === '' ? [] : undefined;
+    return `${prefix === '' ? 'package' : prefix} unreadable`;
   }
   for (const entry of entries) {
     const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
     if (entry.isDirectory()) {
-      const inner = listFiles(join(dir, entry.name), rel);
-      if (!inner) return undefined;
+      const inner = listFiles(join(dir, entry.name), uid, rel);
+      if (typeof inner === 'string') return inner;
       out.push(...inner);
-    } else if (entry.isFile()) out.push(rel);
-    else return undefined;
+    } else if (entry.isFile()) {
+      const stats = lstatOrUndefined(join(dir, entry.name));
+      const problem = stats ? ownershipProblem(stats, uid, false) : 'vanished';
+      if (problem) return `${rel} ${problem}`;
+      out.push(rel);
+    } else return 'a link or special file in the entry';
   }
   return out;
 }
@@ -443,7 +651,7 @@ function lstatBigintOrUndefined(path: string): BigIntStats | undefined {
   }
 }
 
-function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
+function lstatOrUndefined(path: string): Stats | undefined {
   try {
     return lstatSync(path);
   } catch {

@@ -15,7 +15,7 @@
  *   compare-and-swap writes as an edit.
  */
 import { availableParallelism } from 'node:os';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { isFormatboxError, messageOf } from '../../core/errors.js';
 import { shownPath } from '../../core/shown.js';
@@ -35,6 +35,7 @@ import { readSmallFile, type WalkResult } from '../walk.js';
 import { openTreeCache, type Judge, type Judged } from './cache.js';
 import { listFiles, realParent, toPosix, type Listing, type ListingError } from './list.js';
 import { loadProjectConfig, normaliseUserConfig, selectFormatter } from '../../config/index.js';
+import { resolveLimits } from '../../config/limits.js';
 import { moduleOfAdapter } from '../../formatters/derived.js';
 import { disagreement, earlyTargets, finishNativeBiomePass, guessNativeBiomePass, runNativeBiomePass, runNativeBiomeWritePass, startNativeBiomePass, type NativeOutcome, type NativePass, type NativePassOptions } from './native-biome-pass.js';
 import { openPrecheck } from './precheck.js';
@@ -170,7 +171,7 @@ async function* runTree(options: FormatTreeOptions, report: TreeReport): AsyncGe
   report.threads = workers;
   let runtime: Promise<Runtime> | undefined;
   const runtimeNow = (): Promise<Runtime> => (runtime ??= startRuntime({ root: rootReal, workers, watchConfig: false, trust, ...(options.config ? { config: options.config } : {}) }));
-  const judge = judgeWith(runtimeNow, { check, ...(cache ? { cache } : {}), ...(pass ? { native: pass } : {}) });
+  const judge = judgeWith(runtimeNow, { check, rootReal, maxInputBytes: resolveLimits(options.config).maxInputBytes, ...(cache ? { cache } : {}), ...(pass ? { native: pass } : {}) });
   try {
     yield* listing.errors;
     // Four files in flight per worker: one running, one sent ahead, two being read and selected, so a
@@ -237,7 +238,7 @@ async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 }
 
 /** The per-file judge behind the cache: native Biome's answer where it has one, else the runtime's. */
-function judgeWith(runtime: () => Promise<Runtime>, options: { check: boolean; cache?: FormatCache; native?: NativePass }): Judge {
+function judgeWith(runtime: () => Promise<Runtime>, options: { check: boolean; rootReal: string; maxInputBytes: number; cache?: FormatCache; native?: NativePass }): Judge {
   const { check, native } = options;
   const nativeFormatter = native ? { name: 'biome', version: native.version, via: 'sandbox' as const } : undefined;
   return async (path): Promise<Judged> => {
@@ -256,6 +257,13 @@ function judgeWith(runtime: () => Promise<Runtime>, options: { check: boolean; c
         return { outcome: { kind: 'formatted', path, receipt: { status: 'formatted', formatter: nativeFormatter, line: `would reformat (biome ${native.version}, native): ${shownPath(path)}` }, cached: false }, evidence: judge };
       }
     }
+    // A file over the input limit is skipped by its size: never read whole only to be refused (its
+    // first bytes, a shebang, were all the walk needed). A UTF-8 BOM is the only byte not counted.
+    const size = sizeOf(join(options.rootReal, path));
+    if (size !== undefined && size > options.maxInputBytes + 3) {
+      const line = `not formatted (too large: ${size} bytes > ${options.maxInputBytes}): ${shownPath(path)}`;
+      return { outcome: { kind: 'skipped', path, receipt: { status: 'skipped', reason: 'too large', line }, cached: false } };
+    }
     try {
       let readSha256: string | undefined;
       // The hash of the bytes read ties a verdict to the bytes the cache hashed: without a cache it is not taken.
@@ -270,6 +278,14 @@ function judgeWith(runtime: () => Promise<Runtime>, options: { check: boolean; c
       return { outcome: { kind: 'error', path, code: errorCodeOf(error), message: messageOf(error) } };
     }
   };
+}
+
+function sizeOf(abs: string): number | undefined {
+  try {
+    return lstatSync(abs).size;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The stable code of an error from the runtime, also when it comes from another bundle's copy of FormatboxError. */
