@@ -10,24 +10,26 @@
  * a biome.json with comments; Prettier and an unparsable package.json), formatbox refuses.
  *
  * 2,000 projects by default; FORMATBOX_FUZZ_PROJECTS=<n> sets the count, FORMATBOX_LONG=1 → 20,000.
- * FORMATBOX_SEED=<n> picks another seed; FORMATBOX_FUZZ_KINDS=biome-nested (comma-separated) runs some
+ * FORMATBOX_SEED=<n> picks another seed; FORMATBOX_FUZZ_MISMATCHES=<file> writes every mismatch there (JSON lines); FORMATBOX_FUZZ_KINDS=biome-nested (comma-separated) runs some
  * generators only: `prettier`, `biome` (one nested config), `biome-nested` (nested configs at several
- * depths, .editorconfig files among them, every formatter option of Biome's schema).
+ * depths, .editorconfig files among them, every formatter option of Biome's schema), and two opt-in ones:
+ * `biome-wide` (parser options, `files`, `enabled` per section, formatWithErrors, vcs) and `prettier-wide`
+ * (the remaining core options, .prettierignore, `excludeFiles`, Vue/HTML/SCSS/GraphQL/MDX/JSX sources).
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime } from '../../src/node/index.js';
 import { createWorkerPool } from '../../src/node/worker-pool.js';
 import { writeTree } from '../write-tree.js';
-import { biomeNestedProject, biomeProject, biomeSchemaOptions, mulberry32, prettierProject, type GeneratedProject } from './config-fuzz/generate.js';
+import { biomeNestedProject, biomeProject, biomeSchemaOptions, biomeWideProject, mulberry32, prettierProject, prettierWideProject, type GeneratedProject } from './config-fuzz/generate.js';
 
 const LONG = process.env.FORMATBOX_LONG === '1';
 const PROJECTS = Number(process.env.FORMATBOX_FUZZ_PROJECTS ?? (LONG ? 20_000 : 2_000));
-/** Which generators run, in turn (default all three): `prettier`, `biome`, `biome-nested`. */
+/** Which generators run, in turn (default the first three): `prettier`, `biome`, `biome-nested`, `biome-wide`, `prettier-wide`. */
 const GENERATORS = (process.env.FORMATBOX_FUZZ_KINDS ?? 'prettier,biome,biome-nested').split(',');
 const BIOME_SCHEMA = biomeSchemaOptions(JSON.parse(readFileSync(new URL('../../node_modules/@biomejs/biome/configuration_schema.json', import.meta.url), 'utf8')));
 const SEED = Number(process.env.FORMATBOX_SEED ?? 20261130);
@@ -71,7 +73,12 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
   const projects: Array<{ dir: string; project: GeneratedProject }> = [];
   for (let i = 0; i < PROJECTS; i++) {
     const generator = GENERATORS[i % GENERATORS.length];
-    const project = generator === 'prettier' ? prettierProject(rng) : generator === 'biome' ? biomeProject(rng) : biomeNestedProject(rng, BIOME_SCHEMA);
+    const project =
+      generator === 'prettier' ? prettierProject(rng)
+      : generator === 'prettier-wide' ? prettierWideProject(rng)
+      : generator === 'biome' ? biomeProject(rng)
+      : generator === 'biome-wide' ? biomeWideProject(rng, BIOME_SCHEMA)
+      : biomeNestedProject(rng, BIOME_SCHEMA);
     const dir = join(base, `p${String(i).padStart(5, '0')}`);
     writeTree(dir, project.files);
     projects.push({ dir, project });
@@ -118,6 +125,7 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
   const counts = { files: 0, identicalFormatted: 0, identicalUnchanged: 0, bothRefuse: 0, bothRejectNativeStillWrites: 0, refusedNativeSkipsBrokenConfig: 0, clampedSaidSo: 0, mismatch: 0 };
   const perTool = { prettier: { files: 0, agree: 0 }, biome: { files: 0, agree: 0 } };
   const mismatches: string[] = [];
+  const allMismatches: unknown[] = [];
   for (const outcome of outcomes) {
     counts.files++;
     perTool[outcome.kind].files++;
@@ -136,6 +144,7 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
       else counts.identicalFormatted++;
     } else {
       counts.mismatch++;
+      allMismatches.push({ project: outcome.project, path: outcome.path, kind: outcome.kind, exit, status: outcome.status, reason: outcome.reason, formatbox: outcome.formatbox, native });
       if (mismatches.length < 12) {
         mismatches.push(`${outcome.project}/${outcome.path} [${outcome.kind}, native exit ${exit}] formatbox ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}\n  formatbox: ${JSON.stringify(outcome.formatbox.slice(0, 160))}\n  native:    ${JSON.stringify(native.slice(0, 160))}`);
       }
@@ -147,6 +156,8 @@ test(`config fuzzer: ${PROJECTS} projects, formatbox against the native Biome an
   console.log(`#   identical bytes: ${counts.identicalFormatted} formatted + ${counts.identicalUnchanged} unchanged; both refuse: ${counts.bothRefuse}; both reject the config but the Biome CLI still writes its defaults: ${counts.bothRejectNativeStillWrites}; formatbox refuses where the native tool silently skips a broken config: ${counts.refusedNativeSkipsBrokenConfig}; clamped and said so (indent width over 16): ${counts.clampedSaidSo}; mismatches: ${counts.mismatch}`);
   console.log(`#   Prettier ${perTool.prettier.agree}/${perTool.prettier.files}, Biome ${perTool.biome.agree}/${perTool.biome.files}`);
   for (const m of mismatches) console.log(`# MISMATCH ${m}`);
+  // Every mismatch, for triage of a long run (the log shows the first 12).
+  if (process.env.FORMATBOX_FUZZ_MISMATCHES) writeFileSync(process.env.FORMATBOX_FUZZ_MISMATCHES, `${allMismatches.map((m) => JSON.stringify(m)).join('\n')}\n`);
   assert.equal(counts.mismatch, 0, `${counts.mismatch} files differ from the native CLI; first ones:\n${mismatches.join('\n')}`);
 });
 

@@ -160,3 +160,53 @@ test('a .pyi that ruff_fmt rejects: the failed receipt names ruff_fmt 0.15.20, t
   const py = await formatbox({ 'ruff.toml': '' }, 'a.py', 'def f(:\n');
   assert.equal(py.formatter?.version, '0.16.9');
 });
+
+/** A stub as projects ship them (docstrings with doctest examples), and a module with one. */
+const DOCSTRING_STUB = 'from typing import overload\n\nclass Matrix:\n    """A matrix.\n\n    >>> m = Matrix( [[1,2],[3,4]] )\n    >>> m.transpose( ).rows\n    """\n    @overload\n    def __getitem__(self, index: int) -> list[float]: ...\n    @overload\n    def __getitem__(self, index: tuple[int, int]) -> float: ...\n    def transpose(self) -> Matrix:\n        """Transposed.\n\n        >>> t = m.transpose( )\n        >>> assert t[0,1]==m[1,0]\n        """\n';
+const DOCSTRING_MODULE = 'import math\n\n\ndef norm(v):\n    """Euclidean norm.\n\n    >>> norm( [3,4] )\n    5.0\n    """\n    return math.sqrt(sum(x*x for x in v))\n\n\ndef untouched( a ):\n    return a\n';
+
+test('format.docstring-code-format = true|false reaches ruff_fmt on .pyi stubs and ranges (it takes "enabled"/"disabled")', async () => {
+  await (ruffFmt as { default?: () => Promise<unknown> }).default?.();
+  for (const [value, mode] of [['true', 'enabled'], ['false', 'disabled']] as const) {
+    for (const files of [{ 'ruff.toml': `[format]\ndocstring-code-format = ${value}\n` }, { 'pyproject.toml': `[tool.ruff.format]\ndocstring-code-format = ${value}\ndocstring-code-line-length = 30\n` }] as ProjectFiles[]) {
+      const config = { docstring_code: mode, ...('pyproject.toml' in files ? { docstring_code_line_width: 30 } : {}) };
+      const stub = await formatbox(files, 'typings/matrix.pyi', DOCSTRING_STUB);
+      assert.equal(stub.status, value === 'true' ? 'formatted' : 'unchanged', stub.line);
+      assert.equal(stub.content, ruffFmt.format(DOCSTRING_STUB, 'typings/matrix.pyi', config as never), `${value} ${JSON.stringify(files)}`);
+      assert.equal(stub.formatter?.version, '0.15.20');
+
+      // A range over the first function: ruff_fmt's own format_range, spliced back; the rest stays as written.
+      const engine = createEngine({ formatters: adapters, projectFiles: files });
+      const utf16End = DOCSTRING_MODULE.indexOf('def untouched');
+      const ranged = await engine.format({ path: 'src/vec.py', text: DOCSTRING_MODULE, range: { utf16Start: DOCSTRING_MODULE.indexOf('def norm'), utf16End } });
+      assert.equal(ranged.status, 'formatted', ranged.line);
+      const printed = ruffFmt.format_range(DOCSTRING_MODULE, { start: DOCSTRING_MODULE.indexOf('def norm'), end: utf16End }, 'src/vec.py', config as never);
+      assert.equal(ranged.content, DOCSTRING_MODULE.slice(0, printed.source_range.start) + printed.code + DOCSTRING_MODULE.slice(printed.source_range.end));
+      assert.ok(ranged.content.endsWith('def untouched( a ):\n    return a\n'), 'outside the range stays as written');
+    }
+  }
+  // The option changes the output (dropping it would fail above), and the range agrees with Ruff 0.16.9's
+  // official build on the part it formatted.
+  const on = await formatbox({ 'ruff.toml': '[format]\ndocstring-code-format = true\n' }, 'a.pyi', DOCSTRING_STUB);
+  const off = await formatbox({ 'ruff.toml': '[format]\ndocstring-code-format = false\n' }, 'a.pyi', DOCSTRING_STUB);
+  assert.notEqual(on.content, off.content);
+  assert.match(on.content, />>> m = Matrix\(\[\[1, 2\], \[3, 4\]\]\)/);
+  const engine = createEngine({ formatters: adapters, projectFiles: { 'ruff.toml': '[format]\ndocstring-code-format = true\n' } });
+  const ranged = await engine.format({ path: 'v.py', text: DOCSTRING_MODULE, range: { utf16Start: 0, utf16End: DOCSTRING_MODULE.indexOf('def untouched') } });
+  const official = ruffItself({ format: { 'docstring-code-format': true, 'line-ending': 'lf' } }, DOCSTRING_MODULE);
+  assert.equal(ranged.content.slice(0, ranged.content.indexOf('def untouched')), official.slice(0, official.indexOf('def untouched')));
+});
+
+test('a Markdown code block in a docstring crashes ruff_fmt 0.15.20 (a wasm trap): the receipt says it crashed, and the next file formats', async () => {
+  const files = { 'ruff.toml': '[format]\ndocstring-code-format = true\n' };
+  const stub = 'def transpose(m: list[list[int]]) -> list[list[int]]:\n    """Transposed.\n\n    ```python\n    t = transpose( m )\n    ```\n    """\n';
+  await (ruffFmt as { default?: () => Promise<unknown> }).default?.();
+  assert.throws(() => ruffFmt.format(stub, 'a.pyi', { docstring_code: 'enabled' } as never), /unreachable/, 'ruff_fmt itself traps; if a new build no longer does, this refusal can go');
+  const outcome = await formatbox(files, 'a.pyi', stub);
+  assert.equal(outcome.status, 'failed', outcome.line);
+  assert.match(outcome.line, /ruff_fmt 0\.15\.20 .*crashed on this file \(wasm trap: unreachable\)/);
+  assert.equal(outcome.content, stub);
+  // Ruff's official build formats the same code block in a .py file.
+  assert.equal((await formatbox(files, 'a.py', stub)).content, ruffItself({ format: { 'docstring-code-format': true, 'line-ending': 'lf' } }, stub));
+  assert.equal((await formatbox(files, 'b.pyi', DOCSTRING_STUB)).status, 'formatted');
+});

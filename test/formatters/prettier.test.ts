@@ -72,10 +72,11 @@ test('a syntax error is an error value with the first line and (line:column)', a
   assert.deepEqual(await prettier.format(request('a.css', 'a {')), { kind: 'error', message: 'CssSyntaxError: Unclosed block (1:1)' });
 });
 
-test('a parser only a plugin provides is unsupported, and plugins in settings are never loaded', async () => {
+test('a parser only an unlisted plugin provides is the config\'s error (as the CLI says), and plugins in settings are never loaded', async () => {
   const toml = await prettier.format(request('a.toml', 'a=1', { language: 'toml', settings: { parser: 'toml' } }));
-  assert.equal(toml.kind, 'unsupported');
-  assert.match((toml as { reason: string }).reason, /parser "toml".*plugin/);
+  assert.equal(toml.kind, 'error');
+  assert.match((toml as { message: string }).message, /^Couldn't resolve parser "toml"\..*plugin/);
+  assert.equal((toml as { setting?: string }).setting, 'parser');
 
   // prettier's Node API would import this data: URL plugin (DEPENDENCY-NOTES); the adapter must not.
   const marker = `__formatbox_prettier_plugin_ran_${Date.now()}`;

@@ -222,10 +222,9 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
         return { kind: 'unsupported', reason: `prettier parser "${parser}" is left out of this build of formatbox (its optional parsers are not bundled)` };
       }
       if (!base) {
-        return {
-          kind: 'unsupported',
-          reason: `prettier parser "${parser}" comes from a plugin, and formatbox loads no plugins (built-in parsers: ${[...loaded.parsers].filter((name) => !name.startsWith('__')).join(', ')})`,
-        };
+        // Neither Prettier's own parser nor one of a plugin the config lists: Prettier's CLI stops here
+        // with this message and formats nothing, so this is the config's error, not a missing feature.
+        return { kind: 'error', message: `Couldn't resolve parser "${parser}". (It is neither Prettier's own nor a parser of a plugin the config lists.)`, setting: 'parser' };
       }
       let plugins = [...base, ...fromProject.plugins];
       if ((request.path.endsWith('.js.flow') || (FLOW_EMBEDDING_LANGUAGES.has(request.language) && EMBEDS_FLOW.test(request.text))) && !plugins.some((plugin) => 'flow' in (plugin.parsers ?? {}))) {
@@ -252,6 +251,16 @@ export function prettierFormatter(options: PrettierFormatterOptions = {}): Forma
 
       try {
         const text = await loaded.format(request.text, prettierOptions);
+        // requirePragma: without a pragma Prettier returns the file untouched, its line endings included,
+        // where the engine would otherwise write `endOfLine`. Prettier's own answer says which: it formats
+        // the file once the requirement is off, or (already formatted) inserts a pragma when asked to.
+        if (settings.requirePragma === true && text === request.text && !request.range) {
+          const loose = { ...prettierOptions, requirePragma: false };
+          const plain = await loaded.format(request.text, loose);
+          if (plain !== text || (await loaded.format(request.text, { ...loose, insertPragma: true })) !== plain) {
+            return { kind: 'unsupported', reason: 'requirePragma is set and the file has no @format or @prettier pragma (Prettier leaves it as written)' };
+          }
+        }
         const ending = lineEnding ? { lineEnding } : {};
         // A file of a plugin's language: the receipt names the plugin build that printed it.
         const printer = fromProject.used.find((entry) => (entry.plugin.languages ?? []).some((language) => (language.extensions ?? []).some((extension) => request.path.endsWith(extension)) || (language.filenames ?? []).includes(request.path.slice(request.path.lastIndexOf('/') + 1))));

@@ -403,10 +403,8 @@ function sanitiseOptions(options: Record<string, unknown>, file: string, prefix:
       ignored.push({ file, item: `${prefix}${key}`, reason: 'not a built-in Prettier option (plugin options need the plugin)' });
       continue;
     }
-    if (key === 'parser' && !(typeof value === 'string' && PRETTIER_BUILTIN_PARSERS.has(value))) {
-      ignored.push({ file, item: `${prefix}parser: ${truncate(String(value))}`, reason: 'only a plugin provides this parser; refused' });
-      continue;
-    }
+    // A parser that is neither Prettier's own nor a listed plugin's goes through too: Prettier's CLI
+    // stops at it ("Couldn't resolve parser"), and so does the adapter.
     // Values of the wrong type or out of range go through as written: Prettier's own option
     // normalisation (in the adapter) rejects them with Prettier's message, as its CLI does.
     out[key] = value;

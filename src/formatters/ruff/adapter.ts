@@ -196,7 +196,7 @@ export function ruffFormatter(options: RuffFormatterOptions): FormatterAdapter {
         try {
           return { kind: 'ok', text: ruffFmtFormat(request.text, request.path, ruffFmtConfig(request.settings) as never), formatter: RUFF_FMT_INFO };
         } catch (thrown) {
-          return { kind: 'error', message: locateRuffError(messageOf(thrown), request.text), formatter: RUFF_FMT_INFO };
+          return { kind: 'error', message: ruffFmtErrorMessage(thrown, request.text), formatter: RUFF_FMT_INFO };
         }
       }
       if (request.range && options.ruffFmtWasm) {
@@ -240,7 +240,8 @@ export function ruffFmtConfig(settings: Record<string, unknown>): Record<string,
   if (format['indent-style'] !== undefined) config.indent_style = format['indent-style'];
   if (format['quote-style'] !== undefined) config.quote_style = format['quote-style'];
   if (format['skip-magic-trailing-comma'] !== undefined) config.magic_trailing_comma = format['skip-magic-trailing-comma'] === true ? 'ignore' : 'respect';
-  if (format['docstring-code-format'] !== undefined) config.docstring_code = format['docstring-code-format'];
+  // ruff.toml's boolean is Ruff's DocstringCode enum in ruff_fmt (`"enabled"`/`"disabled"`); a boolean there throws.
+  if (format['docstring-code-format'] !== undefined) config.docstring_code = format['docstring-code-format'] === true ? 'enabled' : 'disabled';
   if (format['docstring-code-line-length'] !== undefined) config.docstring_code_line_width = format['docstring-code-line-length'];
   if (format['nested-string-quote-style'] !== undefined) config.nested_string_quote_style = format['nested-string-quote-style'];
   // ruff_fmt reads `preview` as Ruff's PreviewMode (`"enabled"`/`"disabled"`) and the target as `"3.8"`.
@@ -263,7 +264,7 @@ export function formatRange(text: string, path: string, range: Utf16Range, setti
   try {
     printed = ruffFmtFormatRange(text, { start: byteStart, end: byteEnd }, path, ruffFmtConfig(settings) as never);
   } catch (thrown) {
-    return { kind: 'error', message: locateRuffError(messageOf(thrown), text), formatter: RUFF_FMT_INFO };
+    return { kind: 'error', message: ruffFmtErrorMessage(thrown, text), formatter: RUFF_FMT_INFO };
   }
   const utf16ReplacedStart = byteToUtf16Offset(text, printed.source_range.start);
   const utf16ReplacedEnd = byteToUtf16Offset(text, printed.source_range.end);
@@ -272,6 +273,18 @@ export function formatRange(text: string, path: string, range: Utf16Range, setti
     text: text.slice(0, utf16ReplacedStart) + printed.code + text.slice(utf16ReplacedEnd),
     formatter: RUFF_FMT_INFO,
   };
+}
+
+/**
+ * What `@wasm-fmt/ruff_fmt` threw, for the receipt. A panic inside it is a wasm trap whose message is
+ * only `unreachable` (0.15.20 traps on a Markdown code block in a docstring with docstring-code-format):
+ * say it crashed, rather than pass the bare trap on as if it were about the file.
+ */
+export function ruffFmtErrorMessage(thrown: unknown, text: string): string {
+  if (thrown instanceof WebAssembly.RuntimeError) {
+    return `ruff_fmt ${RUFF_FMT_PACKAGE_VERSION} (the Ruff build formatbox uses for stubs and ranges) crashed on this file (wasm trap: ${messageOf(thrown)}); the file is left as written`;
+  }
+  return locateRuffError(messageOf(thrown), text);
 }
 
 /**

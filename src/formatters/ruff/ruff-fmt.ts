@@ -8,9 +8,8 @@
 import initRuffFmt, { format as ruffFmtFormat } from '@wasm-fmt/ruff_fmt/web';
 import { compileWasm, lazy } from '../../core/wasm.js';
 import { BUILTIN_WASM_IDENTITY } from '../wasm-identity.js';
-import { messageOf } from '../../core/errors.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo, WasmSource } from '../../core/types.js';
-import { RUFF_FMT_INFO, formatRange, locateRuffError, ruffFmtConfig } from './adapter.js';
+import { RUFF_FMT_INFO, formatRange, ruffFmtConfig, ruffFmtErrorMessage } from './adapter.js';
 
 export interface RuffFmtFormatterOptions {
   /** `ruff_fmt_bg.wasm` of `@wasm-fmt/ruff_fmt`. */
@@ -40,7 +39,7 @@ export function ruffFmtFormatter(options: RuffFmtFormatterOptions): FormatterAda
       try {
         return { kind: 'ok', text: ruffFmtFormat(request.text, request.path, ruffFmtConfig(request.settings) as never) };
       } catch (thrown) {
-        return { kind: 'error', message: locateRuffError(messageOf(thrown), request.text) };
+        return { kind: 'error', message: ruffFmtErrorMessage(thrown, request.text) };
       }
     },
 

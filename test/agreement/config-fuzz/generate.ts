@@ -374,3 +374,110 @@ export function biomeNestedProject(rng: Rng, schema: BiomeSchemaOptions): Genera
   }
   return { kind: 'biome', files, sources: Object.keys(files).filter((f) => /\/?f\d+\.\w+$/.test(f)) };
 }
+
+// ---------------------------------------------------------------------------
+// Wider still, opt-in (FORMATBOX_FUZZ_KINDS=biome-wide,prettier-wide): the options the other generators
+// leave out. Biome: parser options, `files` (ignoreUnknown, includes with negations, maxSize),
+// `enabled` per section, formatWithErrors with broken sources, `.json` files with comments or trailing
+// commas, `overrides` with parser options, `vcs`. Prettier: the remaining core options, `.prettierignore`,
+// overrides with `excludeFiles`, and sources of other languages (Vue, HTML, SCSS, GraphQL, JSX).
+
+const WIDE_BIOME_SOURCES: Record<string, string> = {
+  ...NESTED_SOURCES,
+  json: '{\n  // a comment\n  "a": [1, 2, 3],\n  "b": {"c": null},\n}\n',
+  css: '.a { composes: b from "./b.css"; color: red }\n@tailwind base;\n@apply p-4;\n',
+  ts: '@decorator class A { m(@inject() p: string) { return p } }\nconst x = <T,>(v: T) => v\n',
+  broken: 'const a = {b:1\nfunction f( {return 2}\n',
+};
+
+export function biomeWideProject(rng: Rng, schema: BiomeSchemaOptions): GeneratedProject {
+  const files: Record<string, string> = { '.git/': '' };
+  const config = schemaBiomeConfig(rng, schema, 0.004);
+  const section = (key: string): Record<string, unknown> => ((config[key] ??= {}) as Record<string, unknown>);
+  if (chance(rng, 0.4)) section('json').parser = { ...(chance(rng, 0.7) ? { allowComments: pick(rng, [true, false]) } : {}), ...(chance(rng, 0.7) ? { allowTrailingCommas: pick(rng, [true, false]) } : {}) };
+  if (chance(rng, 0.3)) section('css').parser = { [pick(rng, ['cssModules', 'tailwindDirectives', 'allowWrongLineComments'])]: pick(rng, [true, false]) };
+  if (chance(rng, 0.3)) section('javascript').parser = { [pick(rng, ['unsafeParameterDecoratorsEnabled', 'jsxEverywhere'])]: pick(rng, [true, false]) };
+  if (chance(rng, 0.15)) section('javascript').jsxRuntime = pick(rng, ['transparent', 'reactClassic']);
+  if (chance(rng, 0.4)) {
+    const filesSection = section('files');
+    if (chance(rng, 0.5)) filesSection.ignoreUnknown = pick(rng, [true, false]);
+    if (chance(rng, 0.5)) filesSection.includes = pick(rng, [['**'], ['**', '!**/f1.*'], ['src/**'], ['**/*.ts', '**/*.json'], ['**', '!sub/**'], ['**', '!!**/f2.*']]);
+    if (chance(rng, 0.2)) filesSection.maxSize = pick(rng, [10, 100, 100000]);
+  }
+  if (chance(rng, 0.3)) {
+    const formatter = section('formatter');
+    if (chance(rng, 0.3)) formatter.enabled = pick(rng, [true, false]);
+    if (chance(rng, 0.5)) formatter.formatWithErrors = pick(rng, [true, false]);
+    if (chance(rng, 0.3)) formatter.includes = pick(rng, [['**'], ['**', '!**/*.json'], ['**/*.ts']]);
+  }
+  for (const language of ['javascript', 'json', 'css', 'graphql']) {
+    if (chance(rng, 0.1)) ((section(language).formatter ??= {}) as Record<string, unknown>).enabled = pick(rng, [true, false]);
+  }
+  if (chance(rng, 0.15)) config.vcs = { enabled: true, clientKind: 'git', useIgnoreFile: pick(rng, [true, false]) };
+  if (chance(rng, 0.2)) {
+    config.overrides = [...((config.overrides as unknown[]) ?? []), { includes: [pick(rng, ['**/*.json', '**/*.css', 'sub/**'])], ...pick(rng, [{ json: { parser: { allowComments: true, allowTrailingCommas: true } } }, { css: { parser: { cssModules: true } } }, { formatter: { enabled: false } }]) }];
+  }
+  files[chance(rng, 0.8) ? 'biome.json' : 'biome.jsonc'] = JSON.stringify(config, null, 2);
+  if (config.vcs) files['.gitignore'] = pick(rng, ['f1.*\n', 'sub/\n', '*.json\n']);
+  const dirs = ['', ...(chance(rng, 0.5) ? ['sub/'] : []), ...(chance(rng, 0.3) ? ['src/'] : [])];
+  const kinds = ['ts', 'js', 'jsx', 'css', 'json', 'jsonc', 'graphql', 'broken'];
+  const count = 3 + Math.floor(rng() * 4);
+  for (let i = 0; i < count; i++) {
+    const kind = pick(rng, kinds);
+    const ext = kind === 'broken' ? pick(rng, ['ts', 'js']) : kind;
+    files[`${pick(rng, dirs)}f${i}.${ext}`] = withEndings(rng, WIDE_BIOME_SOURCES[kind] as string);
+  }
+  return { kind: 'biome', files, sources: Object.keys(files).filter((f) => /\/?f\d+\.\w+$/.test(f)) };
+}
+
+const WIDE_PRETTIER_VALUES: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
+  ...PRETTIER_VALUES,
+  jsxSingleQuote: { valid: [true, false], invalid: ['yes'] },
+  singleAttributePerLine: { valid: [true, false], invalid: [1] },
+  htmlWhitespaceSensitivity: { valid: ['css', 'strict', 'ignore'], invalid: ['none'] },
+  vueIndentScriptAndStyle: { valid: [true, false], invalid: ['no'] },
+  embeddedLanguageFormatting: { valid: ['auto', 'off'], invalid: ['on'] },
+  experimentalTernaries: { valid: [true, false], invalid: ['true'] },
+  experimentalOperatorPosition: { valid: ['start', 'end'], invalid: ['middle'] },
+  requirePragma: { valid: [true, false], invalid: [1] },
+  insertPragma: { valid: [true, false], invalid: [1] },
+  parser: { valid: ['babel', 'typescript', 'json5', 'yaml'], invalid: ['nope'] },
+};
+
+const WIDE_PRETTIER_SOURCES: Record<string, string> = {
+  ...SOURCES,
+  jsx: 'const A = () => <div className="a" id=\'b\' data-x="y">{ok ? <span>{x}</span> : null}</div>\n',
+  vue: '<template>\n  <div   class="a">{{ msg }}</div>\n</template>\n<script>\nexport default {data(){return {msg:"hi"}}}\n</script>\n<style>\n.a{color:red}\n</style>\n',
+  html: '<!doctype html>\n<html><head><title>x</title></head><body><p>Some <b>bold</b>   text</p><script>let a={b:1}</script></body></html>\n',
+  scss: '$c: red;\n.a{ .b{color:$c} &:hover{color:blue}}\n',
+  graphql: 'query Q($a: Int) { user(id: $a) { name, friends { id } } }\n',
+  mdx: '# Hi\n\nexport const a = {b:1}\n\n<Comp   x="1" />\n',
+  ts: SOURCES.ts + 'const t = a ? b : c ? d : e\nconst longer = someCondition && anotherCondition || yetAnotherCondition && theLastCondition\n',
+};
+
+export function prettierWideProject(rng: Rng): GeneratedProject {
+  const files: Record<string, string> = { '.git/': '' };
+  const options = (): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    const n = 1 + Math.floor(rng() * 5);
+    for (let i = 0; i < n; i++) {
+      const key = pick(rng, Object.keys(WIDE_PRETTIER_VALUES));
+      const values = WIDE_PRETTIER_VALUES[key] as { valid: unknown[]; invalid: unknown[] };
+      out[key] = chance(rng, 0.04) ? pick(rng, values.invalid) : pick(rng, values.valid);
+    }
+    return out;
+  };
+  const root = options();
+  if (chance(rng, 0.3)) root.overrides = [{ files: pick(rng, ['*.vue', '*.{html,scss}', '*.jsx', 'sub/**']), ...(chance(rng, 0.4) ? { excludeFiles: pick(rng, ['sub/**', '*.md']) } : {}), options: options() }];
+  const [name, text] = prettierConfigFile(rng, root, chance(rng, 0.02));
+  files[name] = text;
+  if (chance(rng, 0.2)) files['.prettierignore'] = pick(rng, ['f1.*\n', 'sub/\n', '*.vue\n', '# comment\n!f2.*\n']);
+  if (chance(rng, 0.3)) files['.editorconfig'] = editorconfig(rng);
+  const dirs = ['', ...(chance(rng, 0.4) ? ['sub/'] : [])];
+  const count = 2 + Math.floor(rng() * 4);
+  for (let i = 0; i < count; i++) {
+    const ext = pick(rng, Object.keys(WIDE_PRETTIER_SOURCES));
+    files[`${pick(rng, dirs)}f${i}.${ext}`] = withEndings(rng, WIDE_PRETTIER_SOURCES[ext] as string);
+  }
+  return { kind: 'prettier', files, sources: Object.keys(files).filter((f) => /\/?f\d+\.\w+$/.test(f)) };
+}
