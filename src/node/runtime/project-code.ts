@@ -28,7 +28,13 @@ export function projectCodeFor(state: RuntimeState): EngineOptions['projectCode'
     ...(state.options.projectModulesDir ? { modulesDir: state.options.projectModulesDir } : {}),
   });
   return (formatter) => {
-    if (formatter !== 'prettier') return { refused: `only Prettier's project code runs in the sandbox, not ${formatter}'s` };
-    return projectPrettierInstalled(state.rootReal, state.options.projectModulesDir) ? prettier : { refused: 'the project has no Prettier installed (node_modules/prettier) to run it with' };
+    const missing = projectCodeMissing(state, formatter);
+    return missing ? { refused: missing } : prettier;
   };
+}
+
+/** What the project lacks for its code to run sandboxed for `formatter`, or undefined. */
+export function projectCodeMissing(state: RuntimeState, formatter: string): string | undefined {
+  if (formatter !== 'prettier') return `only Prettier's project code runs in the sandbox, not ${formatter}'s`;
+  return projectPrettierInstalled(state.rootReal, state.options.projectModulesDir) ? undefined : 'the project has no Prettier installed (node_modules/prettier) to run it with';
 }
