@@ -45,12 +45,27 @@ try {
 }
 await send({ id: 0, ready: true, version: String(prettier.version) });
 
+// A TS config loads as this Node loads it: type stripping from 22.6, else through the project's own tsx.
+let tsLoader;
+function loadTypeScript() {
+  tsLoader ??= (async () => {
+    if (process.features && process.features.typescript) return;
+    try {
+      (await import('tsx/esm/api')).register();
+    } catch (error) {
+      throw new Error('a TypeScript config needs a Node that strips types (22.18, 23.6 or later) or the project\'s own tsx; this is Node ' + process.version + ' and tsx did not load: ' + firstLine(error));
+    }
+  })();
+  return tsLoader;
+}
+
 async function answer(request) {
   const id = request.id;
   const file = join(root, request.path);
   let ran = {};
   try {
     const configFile = await prettier.resolveConfigFile(file);
+    if (configFile && /\.[cm]?ts$/.test(configFile)) await loadTypeScript();
     const config = (await prettier.resolveConfig(file, { editorconfig: true, useCache: false })) ?? {};
     const { overrides: _overrides, ...rest } = config;
     const plugins = Array.isArray(rest.plugins) ? rest.plugins : [];

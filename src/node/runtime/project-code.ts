@@ -24,6 +24,8 @@ export function projectCodeFor(state: RuntimeState): EngineOptions['projectCode'
   const prettier = projectPrettierAdapter({
     root: state.rootReal,
     timeoutMs: state.limits.timeoutMs,
+    // A batch (`format`) with several threads runs as many sandboxed workers of the toolchain.
+    parallel: state.options.workers ?? 1,
     configFiles: () => Object.keys(state.discovered.files).filter((path) => CONFIG_NAMES.has(baseOf(path))),
     ...(state.options.projectModulesDir ? { modulesDir: state.options.projectModulesDir } : {}),
   });
