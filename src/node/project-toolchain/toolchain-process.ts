@@ -152,7 +152,8 @@ export class ToolchainProcess {
     this.busy += delta;
     const method = this.busy > 0 ? 'ref' : 'unref';
     this.child[method]();
-    for (const stream of this.streams) stream[method]?.();
+    // A stream already ended (bwrap's info and block fds) would queue a listener per call instead.
+    for (const stream of this.streams) if (!stream.destroyed) stream[method]?.();
   }
 
   get alive(): boolean {

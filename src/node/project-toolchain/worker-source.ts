@@ -66,7 +66,8 @@ async function answer(request) {
   try {
     const configFile = await prettier.resolveConfigFile(file);
     if (configFile && /\.[cm]?ts$/.test(configFile)) await loadTypeScript();
-    const config = (await prettier.resolveConfig(file, { editorconfig: true, useCache: false })) ?? {};
+    // Cached: a change to any config or .editorconfig file changes the toolchain key, and the host starts a new worker.
+    const config = (await prettier.resolveConfig(file, { editorconfig: true, useCache: true })) ?? {};
     const { overrides: _overrides, ...rest } = config;
     const plugins = Array.isArray(rest.plugins) ? rest.plugins : [];
     ran = { config: configFile ? relative(root, configFile) : null, plugins: plugins.map(pluginName) };

@@ -9,7 +9,8 @@ import { baseOf } from '../../config/paths.js';
 import { projectCodeUnavailable, projectPrettierAdapter, projectPrettierInstalled } from '../project-toolchain/index.js';
 import type { RuntimeState } from './state.js';
 
-const CONFIG_NAMES: ReadonlySet<string> = new Set(PRETTIER_CONFIG_NAMES);
+/** What the worker's cached config resolution reads: a change to one starts a new worker. */
+const CONFIG_NAMES: ReadonlySet<string> = new Set([...PRETTIER_CONFIG_NAMES, '.editorconfig']);
 
 /** Why project code does not run sandboxed for this runtime, or undefined when it does. */
 export function projectCodeRefusal(state: RuntimeState): string | undefined {
