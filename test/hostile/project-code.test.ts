@@ -24,6 +24,7 @@ const HOME = homedir();
 const SSH_FILE = join(HOME, '.ssh', `fb-toolchain-probe-${ID}`);
 const OTHER = join(tmpdir(), `fb-toolchain-other-${ID}`);
 const PRIOR = 'const a = 1;\n';
+const WARM_UP = '// warm-up\nconst b = 1;\n';
 const TIMEOUT_MS = 4000;
 const skip = missing();
 let createdSshDir = false;
@@ -60,7 +61,8 @@ after(() => {
 
 /**
  * A plugin overriding the babel parser: `setup` runs once when Prettier imports it (top-level await
- * allowed), `each` in `preprocess` for every file (synchronous). Both may call `attempt(name, fn)`.
+ * allowed), `each` in `preprocess` for every file but the warm-up one (synchronous), so it strikes a
+ * warm worker. Both may call `attempt(name, fn)`.
  */
 function evilPlugin(setup: string, each = ''): string {
   return `import * as fs from 'node:fs';
@@ -77,7 +79,9 @@ const attemptSync = (name, fn) => {
 ${setup}
 const base = babel.parsers.babel;
 export const parsers = { babel: { ...base, preprocess(text, options) {
-  ${each}
+  if (!text.includes('warm-up')) {
+    ${each}
+  }
   return Object.keys(probe).length ? '// probe ' + JSON.stringify(probe) + '\\n' + text : text;
 } } };
 `;
@@ -89,9 +93,11 @@ interface Scene {
   cleanup: () => Promise<void>;
 }
 
-function scene(plugin: string): Scene {
-  const project = projectWith(packages, { '.prettierrc': '{ "plugins": ["./evil.mjs"] }\n', 'evil.mjs': plugin, 'a.js': PRIOR, 'b.js': PRIOR });
+/** The project, and a runtime whose worker is warm (it formatted b.js, which the plugin spares). */
+async function scene(plugin: string): Promise<Scene> {
+  const project = projectWith(packages, { '.prettierrc': '{ "plugins": ["./evil.mjs"] }\n', 'evil.mjs': plugin, 'a.js': PRIOR, 'b.js': WARM_UP });
   const runtime = createRuntime({ root: project.root, limits: { timeoutMs: TIMEOUT_MS } });
+  await runtime.format({ path: 'b.js' });
   return {
     root: project.root,
     runtime,
@@ -130,7 +136,7 @@ test('reading ~/.ssh, another project, agent configs, /etc and the host /tmp: no
   if (skip) return t.skip(skip);
   const reads = { ssh: SSH_FILE, home: HOME, other: join(OTHER, 'secret.txt'), claude: join(HOME, '.claude'), codex: join(HOME, '.codex'), passwd: '/etc/passwd', hostTmp: tmpdir() === '/tmp' ? OTHER : join('/tmp', '.X11-unix') };
   const setup = Object.entries(reads).map(([name, path]) => `attemptSync(${JSON.stringify(name)}, () => fs.statSync(${JSON.stringify(path)}).isDirectory() ? fs.readdirSync(${JSON.stringify(path)}).join(',') : fs.readFileSync(${JSON.stringify(path)}, 'utf8'));`).join('\n');
-  const s = scene(evilPlugin(`${setup}\nattemptSync('parentModules', () => fs.readdirSync(new URL('../', 'file://' + process.cwd() + '/').pathname).join(','));`));
+  const s = await scene(evilPlugin(`${setup}\nattemptSync('parentModules', () => fs.readdirSync(new URL('../', 'file://' + process.cwd() + '/').pathname).join(','));`));
   try {
     const receipt = await s.runtime.edit({ path: 'a.js', oldText: '1', newText: '2' });
     assert.equal(receipt.status, 'formatted', receipt.line);
@@ -145,7 +151,7 @@ test('reading ~/.ssh, another project, agent configs, /etc and the host /tmp: no
 
 test('network: a TCP connection to the host and a DNS lookup fail; nothing reaches the listener', bounded, async (t) => {
   if (skip) return t.skip(skip);
-  const s = scene(evilPlugin(`await attempt('tcp', () => new Promise((ok, fail) => { const c = net.connect(${tcpPort}, '127.0.0.1', () => ok('connected')); c.on('error', fail); setTimeout(() => fail(new Error('no answer')), 1000); }));
+  const s = await scene(evilPlugin(`await attempt('tcp', () => new Promise((ok, fail) => { const c = net.connect(${tcpPort}, '127.0.0.1', () => ok('connected')); c.on('error', fail); setTimeout(() => fail(new Error('no answer')), 1000); }));
 await attempt('dns', () => import('node:dns/promises').then((dns) => dns.lookup('registry.npmjs.org')).then((r) => r.address));`));
   try {
     const receipt = await s.runtime.edit({ path: 'a.js', oldText: '1', newText: '2' });
@@ -160,7 +166,7 @@ await attempt('dns', () => import('node:dns/promises').then((dns) => dns.lookup(
 test('writing into the project, the formatter store and the host: read-only or absent; the private /tmp is private', bounded, async (t) => {
   if (skip) return t.skip(skip);
   const store = join(HOME, '.cache', 'formatbox');
-  const s = scene(evilPlugin(`attemptSync('project', () => fs.writeFileSync(process.cwd() + '/${MARK}', 'x'));
+  const s = await scene(evilPlugin(`attemptSync('project', () => fs.writeFileSync(process.cwd() + '/${MARK}', 'x'));
 attemptSync('store', () => { fs.mkdirSync(${JSON.stringify(store)}, { recursive: true }); fs.writeFileSync(${JSON.stringify(join(store, MARK))}, 'x'); });
 attemptSync('modules', () => fs.writeFileSync(process.cwd() + '/node_modules/prettier/${MARK}', 'x'));
 attemptSync('privateTmp', () => { fs.writeFileSync('/tmp/${MARK}', 'x'); return 'written'; });`));
@@ -200,7 +206,7 @@ async function eventually(check: () => boolean, ms: number): Promise<boolean> {
 
 test('spawning processes: they run only inside the sandbox, as nobody, and none outlives the worker', bounded, async (t) => {
   if (skip) return t.skip(skip);
-  const s = scene(evilPlugin(`attemptSync('id', () => cp.execFileSync('/usr/bin/id', ['-u'], { encoding: 'utf8' }).trim());
+  const s = await scene(evilPlugin(`attemptSync('id', () => cp.execFileSync('/usr/bin/id', ['-u'], { encoding: 'utf8' }).trim());
 attemptSync('detached', () => { const c = cp.spawn('/bin/sleep', ['300'], { detached: true, stdio: 'ignore', argv0: '${MARK}' }); c.unref(); return c.pid; });`));
   try {
     const receipt = await s.runtime.edit({ path: 'a.js', oldText: '1', newText: '2' });
@@ -217,7 +223,7 @@ attemptSync('detached', () => { const c = cp.spawn('/bin/sleep', ['300'], { deta
 
 test('a fork bomb is bounded (pids cgroup), times out, is killed whole; the edit stands and the next edit works', bounded, async (t) => {
   if (skip) return t.skip(skip);
-  const s = scene(evilPlugin('', `for (let i = 0; i < 100000; i++) { try { cp.spawn('/bin/sh', ['-c', ':(){ :|:& };:', '${MARK}'], { detached: true, stdio: 'ignore' }).unref(); } catch {} }
+  const s = await scene(evilPlugin('', `for (let i = 0; i < 100000; i++) { try { cp.spawn('/bin/sh', ['-c', ':(){ :|:& };:', '${MARK}'], { detached: true, stdio: 'ignore' }).unref(); } catch {} }
   for (;;) {}`));
   try {
     const receipt = await s.runtime.edit({ path: 'a.js', oldText: '1', newText: '2' });
@@ -232,7 +238,7 @@ test('a fork bomb is bounded (pids cgroup), times out, is killed whole; the edit
 test('10 GB of allocations hit the address-space ceiling: a failed receipt, the edit stands, the next edit works', bounded, async (t) => {
   if (skip) return t.skip(skip);
   // allocUnsafe maps without touching: the ceiling stops it, not the host's memory.
-  const s = scene(evilPlugin('', `const kept = []; for (let i = 0; i < 40; i++) kept.push(Buffer.allocUnsafe(256 * 1024 * 1024)); globalThis.kept = kept;`));
+  const s = await scene(evilPlugin('', `const kept = []; for (let i = 0; i < 40; i++) kept.push(Buffer.allocUnsafe(256 * 1024 * 1024)); globalThis.kept = kept;`));
   try {
     const receipt = await s.runtime.edit({ path: 'a.js', oldText: '1', newText: '2' });
     assert.equal(receipt.status, 'failed', receipt.line);
@@ -245,12 +251,12 @@ test('10 GB of allocations hit the address-space ceiling: a failed receipt, the 
 
 test('an infinite loop times out and the worker is killed; the edit stands, the next edit works', bounded, async (t) => {
   if (skip) return t.skip(skip);
-  const s = scene(evilPlugin('', 'for (;;) {}'));
+  const s = await scene(evilPlugin('', 'for (;;) {}'));
   try {
     const started = Date.now();
     const receipt = await s.runtime.edit({ path: 'a.js', oldText: '1', newText: '2' });
     assert.equal(receipt.status, 'timeout', receipt.line);
-    assert.ok(Date.now() - started < TIMEOUT_MS + 65_000);
+    assert.ok(Date.now() - started < TIMEOUT_MS + 30_000, 'a warm worker gets timeoutMs, no start allowance');
     await assertRecovers(s, receipt, PRIOR.replace('1', '2'));
   } finally {
     await s.cleanup();
@@ -265,7 +271,7 @@ test('1 GB written on the answer pipe, invalid UTF-8, and a forged answer: the w
     forged: `fs.writeSync(3, JSON.stringify({ id: 1, kind: 'ok', text: 'forged', config: '/etc/passwd', plugins: [] }) + '\\n');`,
   };
   for (const [name, body] of Object.entries(floods)) {
-    const s = scene(evilPlugin('', body));
+    const s = await scene(evilPlugin('', body));
     try {
       const receipt = await s.runtime.edit({ path: 'a.js', oldText: '1', newText: '2' });
       assert.equal(receipt.status, 'failed', `${name}: ${receipt.line}`);
@@ -279,7 +285,7 @@ test('1 GB written on the answer pipe, invalid UTF-8, and a forged answer: the w
 
 test('a change far outside the edit is not hidden: it goes to the diff and replay(P, input) + diff = F', bounded, async (t) => {
   if (skip) return t.skip(skip);
-  const s = scene(evilPlugin('', `if (text.includes('edited')) text = text.replace('const z = 0;', 'const z = "injected";');`));
+  const s = await scene(evilPlugin('', `if (text.includes('edited')) text = text.replace('const z = 0;', 'const z = "injected";');`));
   const prior = `const z = 0;\n${'// line\n'.repeat(60)}const a = 1;\n`;
   writeFileSync(join(s.root, 'a.js'), prior);
   try {
@@ -296,7 +302,7 @@ test('a change far outside the edit is not hidden: it goes to the diff and repla
 
 test('killing its parent (the sandbox init) and a host pid: the host lives, the edit stands, the next edit works', bounded, async (t) => {
   if (skip) return t.skip(skip);
-  const s = scene(evilPlugin('', `try { process.kill(${process.pid}, 'SIGKILL'); } catch {}
+  const s = await scene(evilPlugin('', `try { process.kill(${process.pid}, 'SIGKILL'); } catch {}
   process.kill(process.ppid, 'SIGKILL'); for (;;) {}`));
   try {
     const receipt = await s.runtime.edit({ path: 'a.js', oldText: '1', newText: '2' });

@@ -116,7 +116,7 @@ export function projectPrettierAdapter(options: ProjectToolchainOptions): Format
   };
   const workerFor = (): ToolchainProcess => {
     const key = toolchainKey(options, localPlugins);
-    let entry = warm.get(key);
+    const entry = warm.get(key);
     if (entry) {
       entry.processes = entry.processes.filter((process) => process.alive);
       // Most recently used last: eviction takes the first.
@@ -143,10 +143,9 @@ export function projectPrettierAdapter(options: ProjectToolchainOptions): Format
       entry.processes.push(process);
       return process;
     }
-    const timer = setTimeout(() => drop(key, warm.get(key)), TOOLCHAIN_IDLE_MS);
-    timer.unref();
-    entry = { processes: [process], timer };
-    warm.set(key, entry);
+    const created: Warm = { processes: [process], timer: setTimeout(() => dropEntry(created), TOOLCHAIN_IDLE_MS) };
+    created.timer.unref();
+    warm.set(key, created);
     while (warm.size > MAX_WARM_TOOLCHAINS) {
       const [oldest, old] = warm.entries().next().value as [string, Warm];
       drop(oldest, old);
@@ -181,7 +180,12 @@ export function projectPrettierAdapter(options: ProjectToolchainOptions): Format
         const version = (lastVersion = await worker.version);
         const answer = await worker.format({ path: request.path, text: request.text, ...(request.range ? { range: { start: request.range.utf16Start, end: request.range.utf16End } } : {}) }, options.timeoutMs);
         const formatter = (ran?: { config: string | null; plugins: string[] }): FormatterInfo => ({ name: 'prettier', version, via: 'sandbox', ...(ran ? { projectCode: { config: ran.config, plugins: ran.plugins } } : {}) });
-        learn(answer.plugins);
+        // A plugin file of the project becomes part of the key; the worker that loaded it now is current.
+        if (answer.plugins?.some((plugin) => plugin.startsWith('./') && !localPlugins.has(plugin.slice(2)))) {
+          const keyBefore = toolchainKey(options, localPlugins);
+          learn(answer.plugins);
+          rekey(keyBefore, toolchainKey(options, localPlugins));
+        }
         switch (answer.kind) {
           case 'ok': {
             const lineEnding = answer.endOfLine ? END_OF_LINE[answer.endOfLine] : undefined;
@@ -205,6 +209,18 @@ export function projectPrettierAdapter(options: ProjectToolchainOptions): Format
 function needsTsx(options: ProjectToolchainOptions): boolean {
   const strips = (process.features as { typescript?: unknown }).typescript;
   return !strips && (options.configFiles?.() ?? []).some((file) => /\.[cm]?ts$/.test(file));
+}
+
+function rekey(from: string, to: string): void {
+  const entry = warm.get(from);
+  if (!entry || warm.has(to)) return;
+  warm.delete(from);
+  warm.set(to, entry);
+}
+
+function dropEntry(entry: Warm): void {
+  for (const [key, candidate] of warm) if (candidate === entry) return drop(key, entry);
+  drop('', entry);
 }
 
 function drop(key: string, entry: Warm | undefined): void {
