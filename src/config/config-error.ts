@@ -22,6 +22,11 @@ export interface ConfigError {
    * the receipt is `refused`, not `failed`.
    */
   refusal?: boolean;
+  /**
+   * The refusal is because the setup is code (a JS/TS config, a plugin, a module): the project's own
+   * formatter could run it inside the OS sandbox, where the host has one and the user allows it.
+   */
+  projectCode?: boolean;
 }
 
 /** Where a setting came from: its config file and the position of its key. */

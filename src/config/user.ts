@@ -5,7 +5,7 @@
  * arguments, no shell); well-known formatter commands map to formatbox's built-in formatters.
  */
 import picomatch from 'picomatch';
-import type { FormatterChoice, UserConfig, VersionPolicy } from '../core/types.js';
+import type { FormatterChoice, ProjectCodePolicy, UserConfig, VersionPolicy } from '../core/types.js';
 import { FormatboxError } from '../core/errors.js';
 import { userLimits } from './limits.js';
 import { BUILTIN_ADAPTER_NAMES } from '../formatters/derived.js';
@@ -36,6 +36,7 @@ export interface NormalisedUserConfig {
   report?: 'receipt' | 'line' | 'none';
   scope?: 'file' | 'edit';
   versions: VersionPolicy;
+  projectCode: ProjectCodePolicy;
 }
 
 /** A key containing `/`, `*`, `{` or `.` is a glob; otherwise a language id. */
@@ -61,6 +62,7 @@ export function normaliseUserConfig(config: UserConfig | undefined, options: { a
     rules: [],
     languages: {},
     versions: 'prefer-pinned',
+    projectCode: 'sandbox',
   };
   if (typeof out.enabled !== 'boolean') throw invalid('enabled must be a boolean');
   Object.assign(out, userLimits(c));
@@ -75,6 +77,10 @@ export function normaliseUserConfig(config: UserConfig | undefined, options: { a
   if (c.versions !== undefined) {
     if (!['prefer-pinned', 'pinned', 'shipped'].includes(c.versions)) throw invalid(`versions must be 'prefer-pinned', 'pinned' or 'shipped'`);
     out.versions = c.versions;
+  }
+  if (c.projectCode !== undefined) {
+    if (c.projectCode !== 'sandbox' && c.projectCode !== 'refuse') throw invalid(`projectCode must be 'sandbox' or 'refuse'`);
+    out.projectCode = c.projectCode;
   }
   if (c.languages !== undefined) {
     for (const [language, extensions] of Object.entries(c.languages)) {

@@ -9,6 +9,9 @@ export type Status = 'formatted' | 'unchanged' | 'skipped' | 'failed' | 'timeout
 /** How the formatter executes. */
 export type Via = 'js' | 'wasm' | 'wasi' | 'sandbox';
 
+/** What untrusted mode does with a formatter setup that is code (`UserConfig.projectCode`). */
+export type ProjectCodePolicy = 'sandbox' | 'refuse';
+
 export type VersionPolicy = 'prefer-pinned' | 'pinned' | 'shipped';
 
 export interface FormatterInfo {
@@ -23,6 +26,11 @@ export interface FormatterInfo {
   pinnedIn?: string;
   /** Why the pinned version did not run (`prettier 3.3.3 is being fetched`, the registry unreachable). */
   pinnedNote?: string;
+  /**
+   * `via: 'sandbox'`: the project's own code that ran in the OS sandbox for this file, its config
+   * file (root-relative, null when none) and its plugins as the config names them.
+   */
+  projectCode?: { config: string | null; plugins: string[] };
 }
 
 // ---------------------------------------------------------------------------
@@ -148,6 +156,11 @@ export interface FormatterAdapter {
    * LF text in, and the engine restores the file's own line endings and BOM.
    */
   readonly rawText?: boolean;
+  /**
+   * How much longer than `timeoutMs` a call may take while the adapter is still starting (a sandboxed
+   * toolchain loading the project's formatter and plugins). The adapter enforces its own limits.
+   */
+  readonly startupMs?: number;
   /** Real name/version/via of the formatter (may load the module). */
   info(): Promise<FormatterInfo>;
   format(request: AdapterRequest): Promise<AdapterResult>;
@@ -216,6 +229,12 @@ export interface UserConfig {
    * receipt; 'pinned' refuses rather than format with another version; 'shipped' never fetches.
    */
   versions?: VersionPolicy;
+  /**
+   * Untrusted mode, where a project's formatter setup is code (a JS/TS config, a plugin formatbox does
+   * not ship, a shared config that is a module): 'sandbox' (default where an OS sandbox exists) runs
+   * the project's own formatter with it in the OS sandbox; 'refuse' formats none of those files.
+   */
+  projectCode?: ProjectCodePolicy;
   /** Prior-art shapes accepted as-is: code-assistant's glob map and the agent gateway's `format.onEdit`. */
   format_on_save?: Record<string, string>;
   format?: { enabled?: boolean; onEdit?: Record<string, string | false>; timeoutMs?: number; maxOutputChars?: number };

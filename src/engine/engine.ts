@@ -145,11 +145,16 @@ export function createEngine(options: EngineOptions): Engine {
 
     if (!user.enabled) return done(skipped(path, 'disabled', text));
     if (project.overBudget) return done(overBudget(path, text, project));
-    const selection = selectionFor(path, text);
-    languageFrom = selection.languageFrom;
-    if (selection.kind === 'skip') return done(selection.reason === 'no formatter declared' && unread.length > 0 ? notFullyRead(path, text, unread) : skipped(path, selection.reason, text, selection.detail));
+    const selected = selectionFor(path, text);
+    languageFrom = selected.languageFrom;
+    if (selected.kind === 'skip') return done(selected.reason === 'no formatter declared' && unread.length > 0 ? notFullyRead(path, text, unread) : skipped(path, selected.reason, text, selected.detail));
     const filePins = pins.forPath(path);
-    if (selection.kind === 'invalid-config') return done(await invalidConfig(selection, path, text, filePins));
+    // A setup that is code: the project's own formatter runs it in the OS sandbox, or the file is refused (and says why).
+    const sandboxed = selected.kind === 'invalid-config' && selected.error.projectCode ? options.projectCode?.(selected.formatter, path) : undefined;
+    if (selected.kind === 'invalid-config' && (!sandboxed || 'refused' in sandboxed)) return done(await invalidConfig(selected, path, text, filePins, sandboxed?.refused));
+    const projectCodeAdapter = sandboxed && !('refused' in sandboxed) ? sandboxed : undefined;
+    const selection: Extract<Selection, { kind: 'format' }> =
+      selected.kind === 'format' ? selected : { kind: 'format', formatter: selected.formatter, language: selected.language, settings: {}, because: selected.because, ignored: [] };
     const ignored = selection.ignored.length > 0 ? selection.ignored : undefined;
     const withIgnored = <T extends object>(outcome: T): T => (ignored ? { ...outcome, ignored } : outcome);
 
@@ -160,17 +165,18 @@ export function createEngine(options: EngineOptions): Engine {
     }
     if (looksBinary(text)) return done(withIgnored(skipped(path, 'binary', text)));
 
-    const shippedAdapter = adapterForSelection(selection);
+    const shippedAdapter = projectCodeAdapter ?? adapterForSelection(selection);
     if (!shippedAdapter) {
       const name = typeof selection.formatter === 'string' ? selection.formatter : describeChoice(selection.formatter);
       return done(withIgnored({ status: 'skipped', content: text, reason: `formatter ${name} is not available here`, line: `not formatted (formatter ${name} is not available here): ${shownPath(path)}` }));
     }
-    const refusing = filePins.find((p) => p.refusal !== undefined && p.formatter === shippedAdapter.name);
+    // The project's own toolchain runs at the version installed in the project: no pin to choose or refuse.
+    const refusing = projectCodeAdapter ? undefined : filePins.find((p) => p.refusal !== undefined && p.formatter === shippedAdapter.name);
     if (refusing) {
       const shipped = await infoOf(shippedAdapter);
       return done(withIgnored({ status: 'refused', formatter: shipped, content: text, reason: refusing.refusal!, line: `formatter refused (${refusing.refusal}): ${shownPath(path)}` }));
     }
-    const { adapter, info, differs, why } = await versionFor(shippedAdapter, filePins);
+    const { adapter, info, differs, why } = projectCodeAdapter ? { adapter: projectCodeAdapter, info: await infoOf(projectCodeAdapter), differs: undefined, why: undefined } : await versionFor(shippedAdapter, filePins);
     if (differs && user.versions === 'pinned') {
       const reason = `the project pins ${info.name} ${describePin(differs)} and formatbox has ${info.version} here${why ? ` (${why})` : ''}; the user config's "versions": "pinned" refuses another version`;
       return done(withIgnored({ status: 'refused', formatter: info, content: text, reason, line: `formatter refused (the project pins ${info.name} ${describePin(differs)}; ${info.name} ${info.version} is not that version${why ? `: ${why}` : ''}): ${shownPath(path)}` }));
@@ -196,14 +202,14 @@ export function createEngine(options: EngineOptions): Engine {
           ...(range ? { range } : {}),
           ...(adapter.name === 'biome' && isCommonjsScript(project.packageTypes, path) ? { commonjsScript: true } : {}),
         }),
-      limits.timeoutMs,
+      limits.timeoutMs + (adapter.startupMs ?? 0),
     );
     const extra = { ...(scopeFallback ? { scopeFallback } : {}), ...(ignored ? { ignored } : {}) };
 
     switch (result.kind) {
       case 'ok': {
         const produced = result.formatter ?? info;
-        const producerDiffers = result.formatter ? otherThanPinned(result.formatter, filePins) : differs;
+        const producerDiffers = projectCodeAdapter ? undefined : result.formatter ? otherThanPinned(result.formatter, filePins) : differs;
         const producer = producerDiffers && !produced.pinned ? withPin(produced, producerDiffers) : produced;
         const overCap = outputOverCap(prepared.text, result.text);
         if (overCap) return done({ status: 'failed', formatter: producer, content: text, reason: overCap, line: failedLine(producer, path, overCap), ...extra });
@@ -239,7 +245,7 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   /** A `failed` outcome for a config the project's formatter would reject: the file stays as written. */
-  async function invalidConfig(selection: Extract<Selection, { kind: 'invalid-config' }>, path: string, text: string, filePins: readonly VersionPin[]): Promise<Omit<FormatOutcome, 'ms' | 'path'>> {
+  async function invalidConfig(selection: Extract<Selection, { kind: 'invalid-config' }>, path: string, text: string, filePins: readonly VersionPin[], notSandboxed?: string): Promise<Omit<FormatOutcome, 'ms' | 'path'>> {
     const adapter = adaptersByName.get(selection.formatter);
     const shipped = adapter ? await infoOf(adapter) : undefined;
     const differs = shipped ? otherThanPinned(shipped, filePins) : undefined;
@@ -249,7 +255,7 @@ export function createEngine(options: EngineOptions): Engine {
       return { ...configForPinned(info, differs, path, text, describeConfigError(selection.error)), ...ignoredExtra };
     }
     if (selection.error.refusal) {
-      const reason = describeConfigError(selection.error);
+      const reason = `${describeConfigError(selection.error)}${notSandboxed ? ` (not run in the OS sandbox: ${notSandboxed})` : ''}`;
       return { status: 'refused', ...(info ? { formatter: info } : {}), content: text, reason, line: `not formatted (refused: ${reason}): ${shownPath(path)}`, ...(selection.ignored.length > 0 ? { ignored: selection.ignored } : {}) };
     }
     const reason = `invalid project config: ${describeConfigError(selection.error)}`;

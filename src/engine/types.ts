@@ -40,6 +40,12 @@ export interface EngineOptions {
    * Not asked with `"versions": "shipped"`. Without it, the registered adapter formats and says so.
    */
   pinnedAdapter?: (formatter: string, pin: VersionPin) => Promise<PinnedAnswer>;
+  /**
+   * A file whose formatter setup is code (a JS/TS config, a plugin, a module): the adapter that runs
+   * the project's own formatter in the OS sandbox, or why none does (no sandbox here, the user's
+   * `projectCode: 'refuse'`). Without it such files are refused, as in a browser.
+   */
+  projectCode?: (formatter: string, path: string) => FormatterAdapter | { refused: string };
 }
 
 /**

@@ -87,6 +87,7 @@ function codeConfigRefusal(file: string, what: string): ConfigError {
     file,
     message: `${what}; untrusted mode never runs repository code, so formatbox cannot format as this project's Prettier would (trust the workspace to run it)`,
     refusal: true,
+    projectCode: true,
   };
 }
 

@@ -15,6 +15,7 @@ import { localDprintRules, projectDprintAdapterFor, projectWasiAdapterFor } from
 import { createSubprocessFormatters } from '../subprocess.js';
 import { detectSandbox } from '../sandbox/index.js';
 import { readProjectConfig } from './config-refresh.js';
+import { projectCodeFor } from './project-code.js';
 import type { RuntimeState } from './state.js';
 
 export function engineOf(state: RuntimeState): Promise<Engine> {
@@ -58,6 +59,7 @@ async function startEngine(state: RuntimeState): Promise<Engine> {
     sha256: nodeSha256,
     trust,
     limits,
+    ...(trust === 'untrusted' ? { projectCode: projectCodeFor(state) } : {}),
     ...(pinned ? { pinnedAdapter: (formatter: string, pin: VersionPin) => pinned.adapterFor(formatter, pin, { root: rootReal, trusted: trust === 'trusted' }) } : {}),
     adapterFor: (choice: FormatterChoice, language: string): FormatterAdapter | undefined => wasiFor(choice, language) ?? dprintFor(choice, language) ?? sub.adapterFor(choice, language),
   });

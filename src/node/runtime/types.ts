@@ -8,6 +8,7 @@ import type {
   IgnoredItem,
   Limits,
   MultiEditInput,
+  ProjectCodePolicy,
   Receipt,
   SingleFileInput,
   UserConfig,
@@ -101,6 +102,16 @@ export interface RuntimeOptions {
    * `false`: none (receipts then say which version the project pins, as offline).
    */
   pinned?: PinnedFormatters | false;
+  /**
+   * Untrusted mode, a formatter setup that is code: 'sandbox' runs the project's own Prettier with it
+   * in the OS sandbox, 'refuse' refuses those files. Default: the user config's `projectCode`, else 'sandbox'.
+   */
+  projectCode?: ProjectCodePolicy;
+  /**
+   * A host directory holding a `node_modules` tree for a project without its own (its lockfile's
+   * toolchain, fetched): the sandbox binds it read-only at `<parent of root>/node_modules`.
+   */
+  projectModulesDir?: string;
 }
 
 export interface EditRequest extends EditInput {

@@ -1,0 +1,34 @@
+/**
+ * What a runtime does with a formatter setup that is code in untrusted mode: the project's own
+ * Prettier in the OS sandbox (project-toolchain/), or a refusal that says why (the user's
+ * `projectCode: 'refuse'`, no OS sandbox here). Trusted mode never gets here: Prettier loads it in-process.
+ */
+import type { EngineOptions } from '../../engine/engine.js';
+import { PRETTIER_CONFIG_NAMES } from '../../formatters/prettier/config.js';
+import { baseOf } from '../../config/paths.js';
+import { projectCodeUnavailable, projectPrettierAdapter, projectPrettierInstalled } from '../project-toolchain/index.js';
+import type { RuntimeState } from './state.js';
+
+const CONFIG_NAMES: ReadonlySet<string> = new Set(PRETTIER_CONFIG_NAMES);
+
+/** Why project code does not run sandboxed for this runtime, or undefined when it does. */
+export function projectCodeRefusal(state: RuntimeState): string | undefined {
+  const policy = state.options.projectCode ?? state.options.config?.projectCode ?? 'sandbox';
+  if (policy === 'refuse') return `the ${state.options.projectCode ? 'runtime option' : 'user config'} says "projectCode": "refuse"`;
+  return projectCodeUnavailable();
+}
+
+export function projectCodeFor(state: RuntimeState): EngineOptions['projectCode'] {
+  const refused = projectCodeRefusal(state);
+  if (refused) return () => ({ refused });
+  const prettier = projectPrettierAdapter({
+    root: state.rootReal,
+    timeoutMs: state.limits.timeoutMs,
+    configFiles: () => Object.keys(state.discovered.files).filter((path) => CONFIG_NAMES.has(baseOf(path))),
+    ...(state.options.projectModulesDir ? { modulesDir: state.options.projectModulesDir } : {}),
+  });
+  return (formatter) => {
+    if (formatter !== 'prettier') return { refused: `only Prettier's project code runs in the sandbox, not ${formatter}'s` };
+    return projectPrettierInstalled(state.rootReal, state.options.projectModulesDir) ? prettier : { refused: 'the project has no Prettier installed (node_modules/prettier) to run it with' };
+  };
+}
