@@ -364,8 +364,8 @@ export function createLockedStore(env: NodeJS.ProcessEnv = process.env): Formatt
 }
 
 /**
- * The toolchain's tree, laid out once per closure (its identity: the root, and every package's
- * path, name, version and integrity) from verified store entries: each file copied read-only,
+ * The toolchain's tree, laid out once per closure (its identity: every package's path, name,
+ * version and integrity, and the project root when a package links into it) from verified store entries: each file copied read-only,
  * executables kept executable, links as absolute symlinks into the project. A tree is renamed into
  * place whole, so a reader sees all of it or none.
  */
@@ -374,7 +374,9 @@ export async function packageTree(options: TreeOptions): Promise<PackageTree> {
   const limits = { ...TREE_LIMITS, ...options.limits };
   const lock = readPackageLock(options.lockText, limits);
   const closure = lockedClosure(lock, options.seeds, options.platform ?? currentPlatform(), limits);
-  const identity = createHash('sha256').update(JSON.stringify([options.root, closure.packages])).digest('hex').slice(0, 32);
+  // Links point into the project, so only a tree without any is shared by every clone of the same lockfile.
+  const linksTo = closure.packages.some((item) => item.link !== undefined) ? options.root : '';
+  const identity = createHash('sha256').update(JSON.stringify([linksTo, closure.packages])).digest('hex').slice(0, 32);
   const treesDir = options.treesDir ?? join(cacheDir(env), 'formatbox', 'trees');
   const dir = join(treesDir, identity);
   if (existsSync(join(dir, TREE_DONE))) return { dir, packages: closure.packages, leftOut: closure.leftOut, created: false };

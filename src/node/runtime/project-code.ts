@@ -7,6 +7,7 @@ import type { EngineOptions } from '../../engine/engine.js';
 import { PRETTIER_CONFIG_NAMES } from '../../formatters/prettier/config.js';
 import { baseOf } from '../../config/paths.js';
 import { projectCodeUnavailable, projectPrettierAdapter, projectPrettierInstalled } from '../project-toolchain/index.js';
+import { freshCloneAdapter, hasPackageLock } from '../project-toolchain/fresh-clone.js';
 import type { RuntimeState } from './state.js';
 
 const CONFIG_NAMES: ReadonlySet<string> = new Set(PRETTIER_CONFIG_NAMES);
@@ -21,14 +22,20 @@ export function projectCodeRefusal(state: RuntimeState): string | undefined {
 export function projectCodeFor(state: RuntimeState): EngineOptions['projectCode'] {
   const refused = projectCodeRefusal(state);
   if (refused) return () => ({ refused });
-  const prettier = projectPrettierAdapter({
-    root: state.rootReal,
-    timeoutMs: state.limits.timeoutMs,
-    configFiles: () => Object.keys(state.discovered.files).filter((path) => CONFIG_NAMES.has(baseOf(path))),
-    ...(state.options.projectModulesDir ? { modulesDir: state.options.projectModulesDir } : {}),
-  });
+  const adapterWith = (modulesDir: string | undefined) =>
+    projectPrettierAdapter({
+      root: state.rootReal,
+      timeoutMs: state.limits.timeoutMs,
+      configFiles: () => Object.keys(state.discovered.files).filter((path) => CONFIG_NAMES.has(baseOf(path))),
+      ...(modulesDir ? { modulesDir } : {}),
+    });
+  const prettier = adapterWith(state.options.projectModulesDir);
+  // A fresh clone: the toolchain its package-lock.json names, fetched into the store on first use.
+  let fromLockfile: ReturnType<typeof freshCloneAdapter> | undefined;
   return (formatter) => {
     if (formatter !== 'prettier') return { refused: `only Prettier's project code runs in the sandbox, not ${formatter}'s` };
-    return projectPrettierInstalled(state.rootReal, state.options.projectModulesDir) ? prettier : { refused: 'the project has no Prettier installed (node_modules/prettier) to run it with' };
+    if (projectPrettierInstalled(state.rootReal, state.options.projectModulesDir)) return prettier;
+    if (!state.options.projectModulesDir && hasPackageLock(state.rootReal)) return (fromLockfile ??= freshCloneAdapter(state.rootReal, adapterWith, prettier));
+    return { refused: 'the project has no Prettier installed (node_modules/prettier), and no package-lock.json to fetch it from' };
   };
 }
