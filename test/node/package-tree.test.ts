@@ -53,6 +53,8 @@ test('lockfile: hostile or unusable entries are refused, each saying why', () =>
     ['too many packages in the closure', lock({ 'node_modules/prettier': { ...prettierEntry, dependencies: Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`d${i}`, '1'])) }, ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`node_modules/d${i}`, { version: '1.0.0', resolved: tarball(`d${i}`, '1.0.0') }])) }), /over 5 packages/],
     ['a required package for another platform', lock({ 'node_modules/prettier': { ...prettierEntry, os: ['darwin'] } }), /another platform/],
     ['deep nesting', `{"lockfileVersion":3,"packages":{"":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`, /not an object/],
+    ['a workspace package\'s own node_modules', lock({ 'node_modules/prettier': { link: true, resolved: 'packages/p' }, 'packages/p': { version: '1.0.0', dependencies: { dep: '1' } }, 'packages/p/node_modules/dep': { version: '1.0.0', resolved: tarball('dep', '1.0.0') } }), /not under the project's node_modules/],
+    ['a key with ..', lock({ 'node_modules/prettier': prettierEntry, 'packages/../../x': prettierEntry }), /not a node_modules path or a directory inside the project/],
     ['a field of the wrong type', lock({ 'node_modules/prettier': { ...prettierEntry, dependencies: ['x'] } }), /not an object/],
   ];
   for (const [what, text, expected] of cases) assert.match(refusal(text), expected, what);

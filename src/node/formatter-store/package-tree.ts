@@ -93,7 +93,7 @@ export function readPackageLock(text: string, limits: TreeLimits = TREE_LIMITS):
     const raw = (packages as Record<string, unknown>)[key];
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) refuse(`entry ${JSON.stringify(key.slice(0, 200))} is not an object`);
     // '' is the project; every other key a node_modules path or a linked directory inside the project.
-    if (key !== '' && nameAtKey(key, limits.maxPathDepth) === undefined && linkTarget(key) !== key) refuse(`${JSON.stringify(key.slice(0, 200))} is not a node_modules path or a directory inside the project`);
+    if (key !== '' && nameAtKey(key, limits.maxPathDepth) === undefined && !isProjectPath(key)) refuse(`${JSON.stringify(key.slice(0, 200))} is not a node_modules path or a directory inside the project`);
     out.set(key, entryOf(key, raw as Record<string, unknown>));
   }
   return out;
@@ -168,6 +168,11 @@ function nameAtKey(key: string, maxDepth: number): string | undefined {
     at += scoped ? 3 : 2;
   }
   return name;
+}
+
+/** A normal project-relative path: no absolute path, no `.`/`..` or empty segment. */
+function isProjectPath(path: string): boolean {
+  return path !== '' && !path.includes('\\') && !path.includes('\0') && path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
 /** A project-relative link target that stays inside the project, or undefined. */
@@ -254,7 +259,8 @@ export function lockedClosure(lock: Map<string, LockEntry>, seeds: readonly stri
     visited.add(key);
     const entry = lock.get(key)!;
     const keyName = nameAtKey(key, limits.maxPathDepth);
-    if (keyName === undefined) refuse(`${JSON.stringify(key.slice(0, 200))} is not a node_modules path`);
+    // A workspace package's own node_modules (`packages/x/node_modules/y`) would have to be placed inside the read-only project.
+    if (keyName === undefined) refuse(`${JSON.stringify(key.slice(0, 200))} is not under the project's node_modules, where formatbox places the toolchain`);
     if (entry.inBundle) continue; // inside its parent's tarball
     if (!fits(entry.os, platform.os) || !fits(entry.cpu, platform.cpu) || !fits(entry.libc, platform.libc)) {
       if (!entry.optional && required) refuse(`${key} is for another platform (${[entry.os, entry.cpu, entry.libc].flat().filter(Boolean).join(', ')}) and not optional`);
@@ -295,6 +301,12 @@ export function lockedClosure(lock: Map<string, LockEntry>, seeds: readonly stri
     for (const dep of Object.keys(depsEntry.optionalDependencies ?? {})) queue.push({ from: depsFrom, name: dep, required: false, why: who });
     // A peer the lockfile placed is part of the tree; one it did not place was optional or unmet there too.
     for (const dep of Object.keys(depsEntry.peerDependencies ?? {})) queue.push({ from: depsFrom, name: dep, required: false, why: who });
+  }
+  // Laid out under a link, a package would be written through it into the project.
+  const links = [...packages.values()].filter((item) => item.link !== undefined);
+  for (const item of packages.values()) {
+    const above = links.find((link) => item.path.startsWith(`${link.path}/`));
+    if (above) refuse(`${item.path} is inside the link ${above.path}`);
   }
   return { packages: [...packages.values()].sort((a, b) => a.path.localeCompare(b.path)), leftOut };
 }
