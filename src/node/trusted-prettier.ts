@@ -1,10 +1,13 @@
 /**
- * Trusted mode only (`createRuntime({ trust: 'trusted' })`, the user's explicit choice): Prettier's
- * Node API resolves the project's config and plugins exactly as the Prettier CLI would — JS/TS
+ * Trusted mode only (`createRuntime({ trust: 'trusted' })`, the user's explicit choice): the project's
+ * own Prettier (formatbox's when it has none) resolves the project's config and plugins, from the
+ * project root, exactly as the Prettier CLI run there would — JS/TS
  * config files, `package.json` string configs, `plugins` of every form, `.editorconfig`.
  * This runs code from the repository. It is never used in untrusted mode.
  */
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { isInside } from './fs/paths.js';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
@@ -20,7 +23,7 @@ interface TrustedPrettierOptions {
 export function trustedPrettierFormatter(root: string, options: TrustedPrettierOptions = {}): FormatterAdapter {
   const absoluteRoot = resolve(root);
   let loaded: Promise<PrettierModule> | undefined;
-  const prettier = (): Promise<PrettierModule> => (loaded ??= import('prettier'));
+  const prettier = (): Promise<PrettierModule> => (loaded ??= projectPrettier(absoluteRoot));
 
   return {
     name: 'prettier',
@@ -40,6 +43,7 @@ export function trustedPrettierFormatter(root: string, options: TrustedPrettierO
       try {
         const config = (await p.resolveConfig(file, { editorconfig: true, useCache: options.useCache ?? false })) ?? {};
         const { overrides: _overrides, ...rest } = config as Record<string, unknown>;
+        if (Array.isArray(rest.plugins)) rest.plugins = rest.plugins.map((plugin: unknown) => fromProject(plugin, absoluteRoot));
         const formatOptions: Record<string, unknown> = {
           ...rest,
           filepath: file,
@@ -64,6 +68,36 @@ export function trustedPrettierFormatter(root: string, options: TrustedPrettierO
       loaded = undefined;
     },
   };
+}
+
+/**
+ * The project's own Prettier (its version, which its plugins are built against), as the CLI run in
+ * the root would load it; formatbox's own when the project has none installed.
+ */
+async function projectPrettier(root: string): Promise<PrettierModule> {
+  try {
+    const manifest = createRequire(join(root, 'noop.js')).resolve('prettier/package.json');
+    const module = (await import(pathToFileURL(join(dirname(manifest), 'index.mjs')).href)) as PrettierModule;
+    if (typeof module.format === 'function' && typeof module.resolveConfig === 'function') return module;
+  } catch {
+    // not installed in the project (or not Prettier 3): formatbox's own
+  }
+  return import('prettier');
+}
+
+/**
+ * A plugin named by package is found from the project root, as the Prettier CLI run in the root finds
+ * it (Prettier itself looks from `process.cwd()`, which is not the project in an embedding program).
+ * Paths (Prettier made a config's `./x` absolute already) and URLs go through unchanged, and so does a
+ * name the root does not resolve: Prettier then reports it missing as it would.
+ */
+function fromProject(plugin: unknown, root: string): unknown {
+  if (typeof plugin !== 'string' || isAbsolute(plugin) || plugin.startsWith('.') || /^[a-z][a-z\d+.-]*:/i.test(plugin)) return plugin;
+  try {
+    return createRequire(join(root, 'noop.js')).resolve(plugin);
+  } catch {
+    return plugin;
+  }
 }
 
 /**

@@ -108,6 +108,13 @@ test('runtime.edit in a Tailwind v3 project: the project Prettier runs sandboxed
     const third = await other.format({ path: 'src/index.html' });
     assert.equal(third.content, projectPrettier(project.root, ['--stdin-filepath', 'src/index.html'], TAILWIND_FILES['src/index.html']!));
     assert.equal(warmToolchainCount(), warmBefore);
+    // doctor says, per language, that the project's code runs sandboxed and why.
+    const rows = (await other.doctor()).languages;
+    for (const language of ['javascript', 'typescript', 'html', 'css']) {
+      const row = rows.find((l) => l.language === language);
+      assert.equal(row?.projectCode, 'sandbox', `${language}: ${JSON.stringify(row)}`);
+      assert.match(row?.because ?? '', /its setup is code \(\.prettierrc\), so the project's own prettier runs it in the OS sandbox/);
+    }
     await other.close();
   } finally {
     await runtime.close();
@@ -124,7 +131,10 @@ test('projectCode: "refuse" (user config) and a runtime option: files whose conf
     for (const options of [{ config: { projectCode: 'refuse' as const } }, { projectCode: 'refuse' as const }]) {
       const runtime = createRuntime({ root: project.root, ...options });
       const receipt = await runtime.format({ path: 'src/b.js' });
+      const row = (await runtime.doctor()).languages.find((l) => l.language === 'javascript');
       await runtime.close();
+      assert.equal(row?.projectCode, undefined);
+      assert.match(row?.skipped ?? '', /^refused: prettier\.config\.mjs: this config is code.*\(not run in the OS sandbox: the (user config|runtime option) says "projectCode": "refuse"\)$/);
       assert.equal(receipt.status, 'refused');
       assert.match(receipt.reason ?? '', /this config is code.*not run in the OS sandbox: the (user config|runtime option) says "projectCode": "refuse"/);
       assert.equal(readFileSync(join(project.root, 'src/b.js'), 'utf8'), SORT_FILES['src/b.js']);
@@ -156,5 +166,21 @@ test('a project without node_modules: its toolchain from a host directory (proje
   } finally {
     bare.cleanup();
     reference.cleanup();
+  }
+});
+
+test('trusted mode finds the project\'s plugins from its root, not from the working directory', { timeout: 300_000 }, async (t) => {
+  const packages = packagesOrSkip(t, 'tailwind-v3', TAILWIND_V3);
+  if (!packages) return;
+  const project = projectWith(packages, TAILWIND_FILES);
+  const runtime = createRuntime({ root: project.root, trust: 'trusted' });
+  try {
+    assert.notEqual(process.cwd(), project.root);
+    const receipt = await runtime.format({ path: 'src/index.html' });
+    assert.equal(receipt.status, 'formatted', receipt.line);
+    assert.equal(receipt.content, projectPrettier(project.root, ['--stdin-filepath', 'src/index.html'], TAILWIND_FILES['src/index.html']!));
+  } finally {
+    await runtime.close();
+    project.cleanup();
   }
 });

@@ -88,8 +88,13 @@ export function warmToolchainCount(): number {
 export function projectPrettierAdapter(options: ProjectToolchainOptions): FormatterAdapter {
   const bwrap = findBwrap();
   let lastVersion: string | undefined;
+  /** The project's own plugin files the worker reported loading: a change to one starts a new worker. */
+  const localPlugins = new Set<string>();
+  const learn = (plugins: readonly string[] | undefined): void => {
+    for (const plugin of plugins ?? []) if (plugin.startsWith('./') && !plugin.split('/').includes('..') && localPlugins.size < 64) localPlugins.add(plugin.slice(2));
+  };
   const workerFor = (): ToolchainProcess => {
-    const key = toolchainKey(options);
+    const key = toolchainKey(options, localPlugins);
     const entry = warm.get(key);
     if (entry?.process.alive) {
       // Most recently used last: eviction takes the first.
@@ -147,6 +152,7 @@ export function projectPrettierAdapter(options: ProjectToolchainOptions): Format
         const version = (lastVersion = await worker.version);
         const answer = await worker.format({ path: request.path, text: request.text, ...(request.range ? { range: { start: request.range.utf16Start, end: request.range.utf16End } } : {}) }, options.timeoutMs);
         const formatter = (ran?: { config: string | null; plugins: string[] }): FormatterInfo => ({ name: 'prettier', version, via: 'sandbox', ...(ran ? { projectCode: { config: ran.config, plugins: ran.plugins } } : {}) });
+        learn(answer.plugins);
         switch (answer.kind) {
           case 'ok': {
             const lineEnding = answer.endOfLine ? END_OF_LINE[answer.endOfLine] : undefined;
@@ -175,10 +181,10 @@ function drop(key: string, entry: Warm | undefined): void {
 }
 
 /** The identity of a toolchain: where it is, and the stat of what it loads (a change starts a new worker). */
-function toolchainKey(options: ProjectToolchainOptions): string {
+function toolchainKey(options: ProjectToolchainOptions, localPlugins: ReadonlySet<string>): string {
   const hash = createHash('sha256');
   hash.update(`${options.root}\0${options.modulesDir ?? ''}\0`);
-  const files = [...INSTALL_MARKERS.map((file) => join(options.root, file)), ...(options.configFiles?.() ?? []).map((file) => join(options.root, file))];
+  const files = [...INSTALL_MARKERS.map((file) => join(options.root, file)), ...[...(options.configFiles?.() ?? []), ...localPlugins].map((file) => join(options.root, file))];
   if (options.modulesDir) files.push(...INSTALL_MARKERS.map((file) => join(options.modulesDir!, file.replace(/^node_modules\//, ''))));
   for (const file of files) {
     try {

@@ -60,7 +60,7 @@ export interface ToolchainRan {
 
 export type ToolchainAnswer =
   | ({ kind: 'ok'; text: string; endOfLine?: string } & ToolchainRan)
-  | { kind: 'error'; message: string }
+  | ({ kind: 'error'; message: string } & Partial<ToolchainRan>)
   | ({ kind: 'unsupported'; reason: string } & ToolchainRan);
 
 /** How a request ended when the worker did not answer it properly: it is then dead. */
@@ -274,7 +274,7 @@ function checkAnswer(message: unknown): ToolchainAnswer | undefined {
   const ran = (): ToolchainRan | undefined => {
     const config = m.config;
     const plugins = m.plugins;
-    if (!(config === null || (typeof config === 'string' && config.length <= MAX_NAME_CHARS && !isAbsolute(config)))) return undefined;
+    if (!(config === null || (typeof config === 'string' && config.length <= MAX_NAME_CHARS && !isAbsolute(config) && !config.split('/').includes('..')))) return undefined;
     if (!Array.isArray(plugins) || plugins.length > MAX_PLUGINS || !plugins.every((p) => typeof p === 'string' && p.length <= MAX_NAME_CHARS)) return undefined;
     return { config, plugins: plugins as string[] };
   };
@@ -285,8 +285,10 @@ function checkAnswer(message: unknown): ToolchainAnswer | undefined {
       if (m.endOfLine !== undefined && !['lf', 'crlf', 'cr', 'auto'].includes(m.endOfLine as string)) return undefined;
       return { kind: 'ok', text: m.text, ...(typeof m.endOfLine === 'string' ? { endOfLine: m.endOfLine } : {}), ...r };
     }
-    case 'error':
-      return typeof m.message === 'string' ? { kind: 'error', message: m.message.slice(0, 2000) } : undefined;
+    case 'error': {
+      const r = m.plugins === undefined ? {} : ran();
+      return typeof m.message === 'string' && r ? { kind: 'error', message: m.message.slice(0, 2000), ...r } : undefined;
+    }
     case 'unsupported': {
       const r = ran();
       return typeof m.reason === 'string' && r ? { kind: 'unsupported', reason: m.reason.slice(0, 500), ...r } : undefined;

@@ -30,7 +30,8 @@ function firstLine(error) {
 }
 
 function pluginName(plugin) {
-  if (typeof plugin === 'string') return isAbsolute(plugin) ? relative(root, plugin) : plugin;
+  // A plugin file of the project is named './path' from the root (the host watches it for changes).
+  if (typeof plugin === 'string') return isAbsolute(plugin) ? (relative(root, plugin).startsWith('..') ? plugin : './' + relative(root, plugin)) : plugin;
   if (plugin instanceof URL) return plugin.href;
   return '(a plugin object from the config)';
 }
@@ -47,12 +48,13 @@ await send({ id: 0, ready: true, version: String(prettier.version) });
 async function answer(request) {
   const id = request.id;
   const file = join(root, request.path);
+  let ran = {};
   try {
     const configFile = await prettier.resolveConfigFile(file);
     const config = (await prettier.resolveConfig(file, { editorconfig: true, useCache: false })) ?? {};
     const { overrides: _overrides, ...rest } = config;
     const plugins = Array.isArray(rest.plugins) ? rest.plugins : [];
-    const ran = { config: configFile ? relative(root, configFile) : null, plugins: plugins.map(pluginName) };
+    ran = { config: configFile ? relative(root, configFile) : null, plugins: plugins.map(pluginName) };
     const info = await prettier.getFileInfo(file, { resolveConfig: false, plugins });
     if (!info.inferredParser && rest.parser === undefined) return { id, kind: 'unsupported', reason: 'no Prettier parser for ' + request.path, ...ran };
     // LF in, LF out: the host writes the project's endOfLine (auto: the file's first). Any other
@@ -67,7 +69,7 @@ async function answer(request) {
     const text = await prettier.format(request.text, options);
     return { id, kind: 'ok', text, ...(known ? { endOfLine } : {}), ...ran };
   } catch (error) {
-    return { id, kind: 'error', message: firstLine(error) };
+    return { id, kind: 'error', message: firstLine(error), ...ran };
   }
 }
 

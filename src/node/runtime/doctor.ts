@@ -19,6 +19,7 @@ import { detectSandbox } from '../sandbox/index.js';
 import type { SubprocessStatus } from '../subprocess.js';
 import { engineOf } from './bootstrap.js';
 import { refreshConfigIfNeeded } from './config-refresh.js';
+import { projectCodeMissing, projectCodeRefusal } from './project-code.js';
 import type { RuntimeState } from './state.js';
 import type { DoctorLanguage, DoctorReport, Trust } from './types.js';
 
@@ -29,6 +30,9 @@ export async function doctor(state: RuntimeState, request: { path?: string } = {
   // Config changed on disk along the way to the directory is seen, as before a format.
   await refreshConfigIfNeeded(state, eng, [`${dir === '' ? '' : `${dir}/`}example`]);
   const languages: DoctorLanguage[] = [];
+  // The same answer the engine gets (project-code.ts): why a setup that is code would not run sandboxed.
+  const refusal = projectCodeRefusal(state);
+  const notSandboxed = (formatter: string): string | undefined => refusal ?? projectCodeMissing(state, formatter);
   const seen = new Set<string>();
   const asked: Array<{ language: string; path: string; firstLine?: string }> = [];
   for (const [extension, language] of Object.entries(LANGUAGE_BY_EXTENSION)) {
@@ -44,8 +48,12 @@ export async function doctor(state: RuntimeState, request: { path?: string } = {
     if (selection.kind === 'format') {
       const formatter = typeof selection.formatter === 'string' ? selection.formatter : JSON.stringify(selection.formatter);
       languages.push({ language, path, ...from, formatter, because: selection.because });
+    } else if (selection.kind === 'invalid-config' && selection.error.projectCode && trust === 'untrusted' && !notSandboxed(selection.formatter)) {
+      const because = `${selection.because}; its setup is code (${selection.error.file}), so the project's own ${selection.formatter} runs it in the OS sandbox`;
+      languages.push({ language, path, ...from, formatter: selection.formatter, because, projectCode: 'sandbox' });
     } else if (selection.kind === 'invalid-config') {
-      languages.push({ language, path, ...from, formatter: selection.formatter, because: selection.because, skipped: `${selection.error.refusal ? 'refused' : 'invalid project config'}: ${selection.error.file}: ${selection.error.message}` });
+      const why = selection.error.projectCode && trust === 'untrusted' ? notSandboxed(selection.formatter) : undefined;
+      languages.push({ language, path, ...from, formatter: selection.formatter, because: selection.because, skipped: `${selection.error.refusal ? 'refused' : 'invalid project config'}: ${selection.error.file}: ${selection.error.message}${why ? ` (not run in the OS sandbox: ${why})` : ''}` });
     } else {
       languages.push({ language, path, ...from, skipped: selection.detail ? `${selection.reason}: ${selection.detail}` : selection.reason });
     }

@@ -33,9 +33,18 @@ export function projectCodeFor(state: RuntimeState): EngineOptions['projectCode'
   // A fresh clone: the toolchain its package-lock.json names, fetched into the store on first use.
   let fromLockfile: ReturnType<typeof freshCloneAdapter> | undefined;
   return (formatter) => {
-    if (formatter !== 'prettier') return { refused: `only Prettier's project code runs in the sandbox, not ${formatter}'s` };
+    const missing = projectCodeMissing(state, formatter);
+    if (missing) return { refused: missing };
     if (projectPrettierInstalled(state.rootReal, state.options.projectModulesDir)) return prettier;
-    if (!state.options.projectModulesDir && hasPackageLock(state.rootReal)) return (fromLockfile ??= freshCloneAdapter(state.rootReal, adapterWith, prettier));
-    return { refused: 'the project has no Prettier installed (node_modules/prettier), and no package-lock.json to fetch it from' };
+    return (fromLockfile ??= freshCloneAdapter(state.rootReal, adapterWith, prettier));
   };
+}
+
+/** What the project lacks for its code to run sandboxed for `formatter`, or undefined. */
+export function projectCodeMissing(state: RuntimeState, formatter: string): string | undefined {
+  if (formatter !== 'prettier') return `only Prettier's project code runs in the sandbox, not ${formatter}'s`;
+  if (projectPrettierInstalled(state.rootReal, state.options.projectModulesDir)) return undefined;
+  // A fresh clone: the toolchain its package-lock.json names is fetched on first use.
+  if (!state.options.projectModulesDir && hasPackageLock(state.rootReal)) return undefined;
+  return 'the project has no Prettier installed (node_modules/prettier), and no package-lock.json to fetch it from';
 }

@@ -153,6 +153,8 @@ export interface DoctorLanguage {
   formatter?: string;
   because?: string;
   skipped?: string;
+  /** The project's setup for this language is code, and its own formatter runs it in the OS sandbox. */
+  projectCode?: 'sandbox';
 }
 
 export interface DoctorReport {
