@@ -95,7 +95,7 @@ export class ToolchainProcess {
     this.limit = openPidsLimit(options.maxProcesses);
     const useInfo = this.limit !== undefined;
     if (useInfo) args.unshift('--info-fd', '4', '--block-fd', '5');
-    const command = [PRLIMIT, `--as=${Math.floor(options.maxMemoryBytes)}`, '--', node.node, '--input-type=module', '-e', TOOLCHAIN_WORKER_SOURCE];
+    const command = [PRLIMIT, `--as=${Math.floor(options.maxMemoryBytes)}`, '--', node.node, ...WASM_UNDER_ADDRESS_LIMIT, '--input-type=module', '-e', TOOLCHAIN_WORKER_SOURCE];
     this.child = spawn(options.bwrap, [...args, '--', ...(existsSync(PRLIMIT) ? command : command.slice(3))], {
       env: {}, // the launcher's environment is readable in the sandbox as /proc/1/environ
       cwd: '/',
@@ -245,6 +245,13 @@ export class ToolchainProcess {
     this.pending = [];
   }
 }
+
+/**
+ * Under the address-space ceiling, V8's wasm guard regions (about 10 GB reserved per memory) make
+ * every WebAssembly instance fail with "Out of memory" (tsx loading a TS config instantiates one);
+ * explicit bounds checks instead compute the same results.
+ */
+const WASM_UNDER_ADDRESS_LIMIT: readonly string[] = process.allowedNodeEnvironmentFlags.has('--disable-wasm-trap-handler') ? ['--disable-wasm-trap-handler'] : [];
 
 function sandboxArgs(options: ToolchainProcessOptions, nodeBinds: readonly string[]): string[] {
   const args = [

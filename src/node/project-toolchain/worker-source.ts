@@ -14,6 +14,7 @@
 export const TOOLCHAIN_WORKER_SOURCE = String.raw`
 import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 
 const root = process.cwd();
@@ -34,6 +35,16 @@ function pluginName(plugin) {
   if (typeof plugin === 'string') return isAbsolute(plugin) ? (relative(root, plugin).startsWith('..') ? plugin : './' + relative(root, plugin)) : plugin;
   if (plugin instanceof URL) return plugin.href;
   return '(a plugin object from the config)';
+}
+
+// A TS config loads as the project loads it: by Node's type stripping, or where this Node has none,
+// through the project's own tsx (as 'node --import tsx node_modules/.bin/prettier' runs it).
+if (!process.features.typescript && ['prettier.config.ts', 'prettier.config.mts', 'prettier.config.cts', '.prettierrc.ts', '.prettierrc.mts', '.prettierrc.cts'].some((name) => existsSync(join(root, name)))) {
+  try {
+    (await import('tsx/esm/api')).register();
+  } catch {
+    // No tsx in the project: Prettier then reports the config it cannot load, as its CLI would.
+  }
 }
 
 let prettier;
