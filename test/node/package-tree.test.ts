@@ -10,7 +10,10 @@ import { existsSync, lstatSync, readFileSync, rmSync, statSync, symlinkSync } fr
 import { join } from 'node:path';
 import { isFormatboxError } from '../../src/core/errors.js';
 import { createLockedStore, lockedClosure, packageTree, readPackageLock, toolchainSeeds, type Platform } from '../../src/node/formatter-store/package-tree.js';
+import { createRuntime } from '../../src/node/index.js';
+import { projectCodeUnavailable } from '../../src/node/project-toolchain/index.js';
 import { makeProject, npm, prettierWrite, projectCache, projectsBase } from '../projects/corpus.js';
+import { writeTree } from '../write-tree.js';
 import { PROJECT_SETUPS } from '../projects/setups.js';
 
 const LINUX: Platform = { os: 'linux', cpu: 'x64', libc: 'glibc' };
@@ -143,3 +146,32 @@ for (const id of ['tailwind-v4', 'cjs-shared-config', 'esm-shared-config', 'orga
     }
   });
 }
+
+test('a fresh clone whose lockfile is refused: the file is refused with the lockfile\'s reason, nothing is written into the project', { timeout: 120_000 }, async (t) => {
+  const unavailable = projectCodeUnavailable();
+  if (unavailable) {
+    if (process.env.CI) assert.fail(unavailable);
+    return t.skip(`no OS sandbox here: ${unavailable}`);
+  }
+  const root = projectsBase('fb-tree-refused-');
+  try {
+    writeTree(root, {
+      'package.json': JSON.stringify({ name: 'p', devDependencies: { prettier: '3.10.1', 'prettier-plugin-x': '1.0.0' } }),
+      'package-lock.json': lock({ 'node_modules/prettier': { ...prettierEntry, resolved: 'git+ssh://git@example.com/prettier.git#abc' } }),
+      '.prettierrc': '{ "plugins": ["prettier-plugin-x"] }\n',
+      'a.ts': 'const a=1\n',
+    });
+    const runtime = createRuntime({ root });
+    try {
+      const receipt = await runtime.format({ path: 'a.ts' });
+      assert.equal(receipt.status, 'refused', receipt.line);
+      assert.match(receipt.reason ?? '', /no node_modules, and its lockfile's toolchain could not be fetched: package-lock.json: node_modules\/prettier is resolved from "git\+ssh/);
+    } finally {
+      await runtime.close();
+    }
+    assert.equal(readFileSync(join(root, 'a.ts'), 'utf8'), 'const a=1\n');
+    assert.equal(existsSync(join(root, 'node_modules')), false);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -5,7 +5,7 @@
  * the project's own `node_modules`. The first format waits for the fetch; a failed fetch refuses the
  * file, saying why, and is tried again after a minute.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AdapterRequest, AdapterResult, FormatterAdapter, FormatterInfo } from '../../core/types.js';
 import { messageOf } from '../../core/errors.js';
@@ -43,13 +43,9 @@ function readRootFile(root: string, name: string, maxBytes: number): string | un
   }
 }
 
-/** Whether the project has a lockfile this module can fetch a toolchain from. */
+/** Whether the project has a package-lock.json (asked per file: a stat, not a read; the fetch reads and checks it). */
 export function hasPackageLock(root: string): boolean {
-  try {
-    return readRootFile(root, 'package-lock.json', TREE_LIMITS.maxLockfileBytes) !== undefined;
-  } catch {
-    return true; // there, but unusable: the fetch says why
-  }
+  return lstatSync(join(root, 'package-lock.json'), { throwIfNoEntry: false }) !== undefined;
 }
 
 /** The project's lockfile toolchain tree (fetched and laid out once). */
