@@ -34,6 +34,7 @@ import { listenPrivately, reachable } from './socket.js';
 import { serverHandshake } from './socket-auth.js';
 import { readOrCreateUserSecret } from './user-secret.js';
 import { parseUserConfig } from './user-config.js';
+import { stopIdleProjectToolchains } from '../node/project-toolchain/index.js';
 
 /** 15 minutes. */
 export const DEFAULT_IDLE_MS = 15 * 60 * 1000;
@@ -260,7 +261,9 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       retire(key, state);
       closed++;
     }
-    process.stderr.write(`formatbox daemon: RSS ${Math.round(rssMb)} MB is over its ceiling of ${maxRssMb} MB; closed ${closed} idle settings and their runtimes\n`);
+    // The sandboxed project toolchains (processes of their own) that no request is using go too.
+    const toolchains = stopIdleProjectToolchains();
+    process.stderr.write(`formatbox daemon: RSS ${Math.round(rssMb)} MB is over its ceiling of ${maxRssMb} MB; closed ${closed} idle settings and their runtimes${toolchains > 0 ? ` and ${toolchains} sandboxed project toolchains` : ''}\n`);
   }
 
   /** Closes `state` (its runtimes) and the worker pool no other state uses. */

@@ -12,6 +12,7 @@
  *   names: runtime-latency, reconcile-diff, sandbox-overhead, toml-choice, wasi-choice, sql-choice,
  *          php-choice, cli-serve, per-edit,
  *          delivery, footprint, config-watch, daemon-bounds, agents, agent-plugins, wasm-strip, write-floor, pinned-versions,
+ *          project-toolchain,
  *          project (then project-scale: `--sizes 2000,10000,30000`, `--tools biome,prettier`,
  *          `--states unformatted,formatted`)
  *   --quick: fewer runs and a smaller project, benchmarks without a quick mode left out (< 60 s);
@@ -50,6 +51,7 @@ const BENCHES: Record<string, Bench> = {
   'wasm-strip': { args: ['test/bench/wasm-strip.ts'] },
   'write-floor': { args: ['test/bench/write-floor.ts', '--rounds', '5'], quick: ['test/bench/write-floor.ts', '--files', '300', '--rounds', '1'] },
   'pinned-versions': { args: ['test/bench/pinned-versions.ts', '30'], quick: ['test/bench/pinned-versions.ts', '5'] },
+  'project-toolchain': { args: ['test/bench/project-toolchain.ts', '--rounds', '20', '--files', '120'], quick: ['test/bench/project-toolchain.ts', '--rounds', '6', '--files', '40'] },
 };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -124,7 +124,7 @@ async function assertRecovers(s: Scene, receipt: { status: string; content: stri
   assert.equal(next.formatter?.via, 'sandbox');
 }
 
-const bounded = { timeout: 120_000 };
+const bounded = { timeout: 240_000 };
 
 test('reading ~/.ssh, another project, agent configs, /etc and the host /tmp: nothing is there', bounded, async (t) => {
   if (skip) return t.skip(skip);
@@ -250,7 +250,7 @@ test('an infinite loop times out and the worker is killed; the edit stands, the 
     const started = Date.now();
     const receipt = await s.runtime.edit({ path: 'a.js', oldText: '1', newText: '2' });
     assert.equal(receipt.status, 'timeout', receipt.line);
-    assert.ok(Date.now() - started < TIMEOUT_MS + 35_000);
+    assert.ok(Date.now() - started < TIMEOUT_MS + 65_000);
     await assertRecovers(s, receipt, PRIOR.replace('1', '2'));
   } finally {
     await s.cleanup();

@@ -3,7 +3,7 @@
 // file by file with the project's own `prettier --write`, through `runtime.edit` and `formatbox format`.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -173,12 +173,36 @@ test('trusted mode finds the project\'s plugins from its root, not from the work
   const packages = packagesOrSkip(t, 'tailwind-v3', TAILWIND_V3);
   if (!packages) return;
   const project = projectWith(packages, TAILWIND_FILES);
-  const runtime = createRuntime({ root: project.root, trust: 'trusted' });
+  const runtime = createRuntime({ root: project.root, trust: 'trusted', limits: { timeoutMs: 60_000 } });
   try {
     assert.notEqual(process.cwd(), project.root);
     const receipt = await runtime.format({ path: 'src/index.html' });
     assert.equal(receipt.status, 'formatted', receipt.line);
     assert.equal(receipt.content, projectPrettier(project.root, ['--stdin-filepath', 'src/index.html'], TAILWIND_FILES['src/index.html']!));
+  } finally {
+    await runtime.close();
+    project.cleanup();
+  }
+});
+
+test('prettier.config.mts loads as this Node loads it: through the project\'s own tsx on a Node without type stripping', { timeout: 300_000 }, async (t) => {
+  if (missing()) return t.skip('no OS sandbox');
+  const packages = packagesOrSkip(t, 'ts-config', { prettier: '3.6.2', tsx: '4.20.3' });
+  if (!packages) return;
+  const files = {
+    'prettier.config.mts': "import type { Config } from 'prettier';\nconst config: Config = { semi: false, singleQuote: true, printWidth: 40 };\nexport default config;\n",
+    'src/a.ts': 'export const greeting: string = "hello" + " " + "world, this is long";\n',
+  };
+  const project = projectWith(packages, files);
+  const runtime = createRuntime({ root: project.root });
+  try {
+    const receipt = await runtime.format({ path: 'src/a.ts' });
+    assert.equal(receipt.status, 'formatted', receipt.line);
+    assert.equal(receipt.formatter?.projectCode?.config, 'prettier.config.mts');
+    // The reference: the project's Prettier CLI with the project's tsx loaded, as such a project runs it.
+    const expected = execFileSync(process.execPath, ['--import', 'tsx', join(project.root, 'node_modules/prettier/bin/prettier.cjs'), '--stdin-filepath', 'src/a.ts'], { cwd: project.root, input: files['src/a.ts'], encoding: 'utf8' });
+    assert.equal(receipt.content, expected);
+    assert.doesNotMatch(receipt.content, /;|"/);
   } finally {
     await runtime.close();
     project.cleanup();

@@ -36,6 +36,8 @@ export interface ProjectToolchainOptions {
   maxMemoryBytes?: number;
   /** Longest answer accepted. Default 64 MiB. */
   maxAnswerBytes?: number;
+  /** Workers of this toolchain that may run at once when requests queue (a batch's threads). Default 1. */
+  parallel?: number;
 }
 
 /** Warm workers kept at once in one process; the least recently used is stopped past it. */
@@ -43,20 +45,28 @@ export const MAX_WARM_TOOLCHAINS = 4;
 /** A worker unused this long is stopped. */
 export const TOOLCHAIN_IDLE_MS = 10 * 60_000;
 const DEFAULT_MAX_MEMORY_BYTES = 4 * 1024 ** 3;
+/**
+ * A TS config on a Node without type stripping loads through the project's tsx, whose loader thread
+ * instantiates wasm: V8 reserves 10 GB of address space per wasm memory there, so the ceiling is raised.
+ */
+const TSX_MAX_MEMORY_BYTES = 16 * 1024 ** 3;
 const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 const TMPFS_BYTES = 64 * 1024 * 1024;
 const MAX_PROCESSES = 256;
+/** Most workers of one toolchain. */
+const MAX_PARALLEL = 8;
 /**
  * What the first request of a worker may take on top of `timeoutMs`: Node, the project's Prettier and
- * its plugins loading (Tailwind v3 compiles its config on first use: seconds on a loaded machine).
+ * its plugins loading (Tailwind v3 compiles its config on its first file: seconds on a loaded machine).
  */
-export const TOOLCHAIN_STARTUP_MS = 30_000;
+export const TOOLCHAIN_STARTUP_MS = 60_000;
 /** What the package managers rewrite when they change `node_modules` (npm, pnpm, yarn, bun). */
 const INSTALL_MARKERS = ['node_modules/.package-lock.json', 'node_modules/.modules.yaml', 'node_modules/.yarn-state.yml', 'node_modules/.yarn-integrity', 'node_modules/prettier/package.json'];
 const END_OF_LINE: Readonly<Record<string, LineEndingPolicy>> = { lf: 'lf', crlf: 'crlf', cr: 'cr', auto: 'first-cr' };
 
 interface Warm {
-  process: ToolchainProcess;
+  /** One or more workers of the same toolchain (a batch may run several, one per core). */
+  processes: ToolchainProcess[];
   timer: NodeJS.Timeout;
 }
 
@@ -80,6 +90,17 @@ export function stopProjectToolchains(): void {
   for (const [key, entry] of warm) drop(key, entry);
 }
 
+/** Stops the warm workers no request is using (the daemon over its memory ceiling); returns how many. */
+export function stopIdleProjectToolchains(): number {
+  let stopped = 0;
+  for (const [key, entry] of warm) {
+    if (!entry.processes.every((process) => process.idle)) continue;
+    drop(key, entry);
+    stopped++;
+  }
+  return stopped;
+}
+
 /** How many workers are warm (doctor, tests). */
 export function warmToolchainCount(): number {
   return warm.size;
@@ -95,29 +116,37 @@ export function projectPrettierAdapter(options: ProjectToolchainOptions): Format
   };
   const workerFor = (): ToolchainProcess => {
     const key = toolchainKey(options, localPlugins);
-    const entry = warm.get(key);
-    if (entry?.process.alive) {
+    let entry = warm.get(key);
+    if (entry) {
+      entry.processes = entry.processes.filter((process) => process.alive);
       // Most recently used last: eviction takes the first.
       warm.delete(key);
       entry.timer.refresh();
       warm.set(key, entry);
-      return entry.process;
+      const free = entry.processes.find((process) => process.load === 0);
+      const parallel = Math.max(1, Math.min(options.parallel ?? 1, MAX_PARALLEL));
+      if (free) return free;
+      if (entry.processes.length >= parallel) return entry.processes.reduce((a, b) => (b.load < a.load ? b : a));
     }
-    if (entry) drop(key, entry);
     if (!bwrap) throw new Error('bubblewrap (bwrap) is not installed');
     const process = new ToolchainProcess({
       bwrap,
       root: options.root,
       ...(options.modulesDir ? { modulesDir: options.modulesDir } : {}),
-      maxMemoryBytes: options.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES,
+      maxMemoryBytes: Math.max(options.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES, needsTsx(options) ? TSX_MAX_MEMORY_BYTES : 0),
       maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
       tmpfsBytes: TMPFS_BYTES,
       maxProcesses: MAX_PROCESSES,
       startupMs: TOOLCHAIN_STARTUP_MS,
     });
+    if (entry) {
+      entry.processes.push(process);
+      return process;
+    }
     const timer = setTimeout(() => drop(key, warm.get(key)), TOOLCHAIN_IDLE_MS);
     timer.unref();
-    warm.set(key, { process, timer });
+    entry = { processes: [process], timer };
+    warm.set(key, entry);
     while (warm.size > MAX_WARM_TOOLCHAINS) {
       const [oldest, old] = warm.entries().next().value as [string, Warm];
       drop(oldest, old);
@@ -173,10 +202,15 @@ export function projectPrettierAdapter(options: ProjectToolchainOptions): Format
   };
 }
 
+function needsTsx(options: ProjectToolchainOptions): boolean {
+  const strips = (process.features as { typescript?: unknown }).typescript;
+  return !strips && (options.configFiles?.() ?? []).some((file) => /\.[cm]?ts$/.test(file));
+}
+
 function drop(key: string, entry: Warm | undefined): void {
   if (!entry) return;
   clearTimeout(entry.timer);
-  entry.process.kill();
+  for (const process of entry.processes) process.kill();
   if (warm.get(key) === entry) warm.delete(key);
 }
 

@@ -81,6 +81,8 @@ export class ToolchainProcess {
   private nextId = 1;
   private dead: ToolchainFailure | undefined;
   private ready = false;
+  /** Plugins load on the first format (Tailwind v3 compiles its config then): until one answer, the start's allowance applies. */
+  private answered = false;
   private stderrTail = '';
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -88,6 +90,7 @@ export class ToolchainProcess {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly streams: Array<Readable & Writable & Refable>;
   private busy = 0;
+  private queued = 0;
 
   constructor(private readonly options: ToolchainProcessOptions) {
     const node = nodeForSupervisor();
@@ -95,7 +98,10 @@ export class ToolchainProcess {
     this.limit = openPidsLimit(options.maxProcesses);
     const useInfo = this.limit !== undefined;
     if (useInfo) args.unshift('--info-fd', '4', '--block-fd', '5');
-    const command = [PRLIMIT, `--as=${Math.floor(options.maxMemoryBytes)}`, '--', node.node, ...WASM_UNDER_ADDRESS_LIMIT, '--input-type=module', '-e', TOOLCHAIN_WORKER_SOURCE];
+    // Wasm's bounds-check trap handler reserves 10 GB of address space per memory: under the ceiling
+    // a plugin's wasm (tsx's lexer) would fail to instantiate, so bounds are checked inline instead.
+    const wasmFlags = process.allowedNodeEnvironmentFlags.has('--disable-wasm-trap-handler') ? ['--disable-wasm-trap-handler'] : [];
+    const command = [PRLIMIT, `--as=${Math.floor(options.maxMemoryBytes)}`, '--', node.node, ...wasmFlags, '--input-type=module', '-e', TOOLCHAIN_WORKER_SOURCE];
     this.child = spawn(options.bwrap, [...args, '--', ...(existsSync(PRLIMIT) ? command : command.slice(3))], {
       env: {}, // the launcher's environment is readable in the sandbox as /proc/1/environ
       cwd: '/',
@@ -146,16 +152,31 @@ export class ToolchainProcess {
     this.busy += delta;
     const method = this.busy > 0 ? 'ref' : 'unref';
     this.child[method]();
-    for (const stream of this.streams) stream[method]?.();
+    // A stream already ended (bwrap's info and block fds) would queue a listener per call instead.
+    for (const stream of this.streams) if (!stream.destroyed) stream[method]?.();
   }
 
   get alive(): boolean {
     return this.dead === undefined;
   }
 
+  /** Requests queued or in flight (the start counts as one). */
+  get load(): number {
+    return this.busy + this.queued;
+  }
+
+  /** Started and answering nothing now. */
+  get idle(): boolean {
+    return this.ready && this.busy === 0;
+  }
+
   /** Formats one file; a failure means the worker is dead (and was killed). */
   format(request: ToolchainRequest, timeoutMs: number): Promise<ToolchainAnswer> {
-    const run = this.queue.then(() => this.send(request, timeoutMs));
+    this.queued++;
+    const run = this.queue.then(() => {
+      this.queued--;
+      return this.send(request, timeoutMs);
+    });
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -172,8 +193,8 @@ export class ToolchainProcess {
     let timer: NodeJS.Timeout | undefined;
     const answer = new Promise<unknown>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      // A request that waits for a fresh worker gets the start's allowance on top of its limit.
-      timer = setTimeout(() => this.fail({ kind: 'timeout', ms: Math.round(performance.now() - started) }), timeoutMs + (this.ready ? 0 : this.options.startupMs));
+      // The first request of a fresh worker gets the start's allowance on top of its limit.
+      timer = setTimeout(() => this.fail({ kind: 'timeout', ms: Math.round(performance.now() - started) }), timeoutMs + (this.answered ? 0 : this.options.startupMs));
     });
     try {
       await Promise.race([this.version, new Promise<never>((_, reject) => answer.catch(reject))]);
@@ -183,6 +204,7 @@ export class ToolchainProcess {
         this.fail({ kind: 'crashed', message: 'the sandboxed worker sent a malformed answer' });
         throw this.dead;
       }
+      this.answered = true;
       return parsed;
     } finally {
       clearTimeout(timer);
@@ -245,13 +267,6 @@ export class ToolchainProcess {
     this.pending = [];
   }
 }
-
-/**
- * Under the address-space ceiling, V8's wasm guard regions (about 10 GB reserved per memory) make
- * every WebAssembly instance fail with "Out of memory" (tsx loading a TS config instantiates one);
- * explicit bounds checks instead compute the same results.
- */
-const WASM_UNDER_ADDRESS_LIMIT: readonly string[] = process.allowedNodeEnvironmentFlags.has('--disable-wasm-trap-handler') ? ['--disable-wasm-trap-handler'] : [];
 
 function sandboxArgs(options: ToolchainProcessOptions, nodeBinds: readonly string[]): string[] {
   const args = [

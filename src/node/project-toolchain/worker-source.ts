@@ -14,7 +14,6 @@
 export const TOOLCHAIN_WORKER_SOURCE = String.raw`
 import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 
 const root = process.cwd();
@@ -37,16 +36,6 @@ function pluginName(plugin) {
   return '(a plugin object from the config)';
 }
 
-// A TS config loads as the project loads it: by Node's type stripping, or where this Node has none,
-// through the project's own tsx (as 'node --import tsx node_modules/.bin/prettier' runs it).
-if (!process.features.typescript && ['prettier.config.ts', 'prettier.config.mts', 'prettier.config.cts', '.prettierrc.ts', '.prettierrc.mts', '.prettierrc.cts'].some((name) => existsSync(join(root, name)))) {
-  try {
-    (await import('tsx/esm/api')).register();
-  } catch {
-    // No tsx in the project: Prettier then reports the config it cannot load, as its CLI would.
-  }
-}
-
 let prettier;
 try {
   prettier = await import('prettier');
@@ -56,13 +45,29 @@ try {
 }
 await send({ id: 0, ready: true, version: String(prettier.version) });
 
+// A TS config loads as this Node loads it: type stripping from 22.6, else through the project's own tsx.
+let tsLoader;
+function loadTypeScript() {
+  tsLoader ??= (async () => {
+    if (process.features && process.features.typescript) return;
+    try {
+      (await import('tsx/esm/api')).register();
+    } catch (error) {
+      throw new Error('a TypeScript config needs a Node that strips types (22.18, 23.6 or later) or the project\'s own tsx; this is Node ' + process.version + ' and tsx did not load: ' + firstLine(error));
+    }
+  })();
+  return tsLoader;
+}
+
 async function answer(request) {
   const id = request.id;
   const file = join(root, request.path);
   let ran = {};
   try {
     const configFile = await prettier.resolveConfigFile(file);
-    const config = (await prettier.resolveConfig(file, { editorconfig: true, useCache: false })) ?? {};
+    if (configFile && /\.[cm]?ts$/.test(configFile)) await loadTypeScript();
+    // Cached: a change to any config or .editorconfig file changes the toolchain key, and the host starts a new worker.
+    const config = (await prettier.resolveConfig(file, { editorconfig: true, useCache: true })) ?? {};
     const { overrides: _overrides, ...rest } = config;
     const plugins = Array.isArray(rest.plugins) ? rest.plugins : [];
     ran = { config: configFile ? relative(root, configFile) : null, plugins: plugins.map(pluginName) };

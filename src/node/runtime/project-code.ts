@@ -10,7 +10,8 @@ import { projectCodeUnavailable, projectPrettierAdapter, projectPrettierInstalle
 import { freshCloneAdapter, hasPackageLock } from '../project-toolchain/fresh-clone.js';
 import type { RuntimeState } from './state.js';
 
-const CONFIG_NAMES: ReadonlySet<string> = new Set(PRETTIER_CONFIG_NAMES);
+/** What the worker's cached config resolution reads: a change to one starts a new worker. */
+const CONFIG_NAMES: ReadonlySet<string> = new Set([...PRETTIER_CONFIG_NAMES, '.editorconfig']);
 
 /** Why project code does not run sandboxed for this runtime, or undefined when it does. */
 export function projectCodeRefusal(state: RuntimeState): string | undefined {
@@ -26,6 +27,8 @@ export function projectCodeFor(state: RuntimeState): EngineOptions['projectCode'
     projectPrettierAdapter({
       root: state.rootReal,
       timeoutMs: state.limits.timeoutMs,
+      // A batch (`format`) with several threads runs as many sandboxed workers of the toolchain.
+      parallel: state.options.workers ?? 1,
       configFiles: () => Object.keys(state.discovered.files).filter((path) => CONFIG_NAMES.has(baseOf(path))),
       ...(modulesDir ? { modulesDir } : {}),
     });
