@@ -35,7 +35,8 @@ const CONDITIONS = new Set(['require', 'node', 'node-addons', 'default']);
 const VERSION_DEPENDENT_CONDITIONS = new Set(['module-sync']);
 const EXTENSIONS = ['.js', '.json', '.node'];
 
-export type RequireResolution = { file: string } | { error: string };
+/** `notInstalled`: a package name found in no `node_modules` of the project (a fresh clone, before its install). */
+export type RequireResolution = { file: string } | { error: string; notInstalled?: true };
 
 /** The file `require(specifier)` loads from a module in `fromDir`, or why formatbox does not follow it. */
 export function resolveRequire(specifier: string, fromDir: string, lookup: FileLookup): RequireResolution {
@@ -60,7 +61,7 @@ export function resolveRequire(specifier: string, fromDir: string, lookup: FileL
     const step = loadAsFileOrDirectory(base, lookup);
     if (!('notFound' in step)) return done(step, specifier);
   }
-  return { error: `Cannot find module ${quoted(specifier)}: it is not installed in the node_modules of the project (run the package manager install, such as npm install; Prettier fails too); Node would also look in node_modules above the project root and in global folders, which formatbox does not read` };
+  return { notInstalled: true, error: `Cannot find module ${quoted(specifier)}: it is not installed in the node_modules of the project (run the package manager install, such as npm install; Prettier fails too); Node would also look in node_modules above the project root and in global folders, which formatbox does not read` };
 }
 
 function done(step: Step, specifier: string): RequireResolution {

@@ -4,7 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRuntime } from '../../src/node/index.js';
@@ -151,6 +151,8 @@ test('a project without node_modules: its toolchain from a host directory (proje
   const bare = projectWith(packages, SORT_FILES, false);
   const reference = projectWith(packages, SORT_FILES);
   try {
+    // Without a lockfile either (with one, the toolchain it names would be fetched: test/projects).
+    rmSync(join(bare.root, 'package-lock.json'));
     const without = createRuntime({ root: bare.root });
     const refused = await without.format({ path: 'src/a.ts' });
     await without.close();

@@ -212,7 +212,8 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
     }
     if ('refused' in shared) {
       entry.ignored.push({ file, item, reason: `not followed: ${shared.refused}` });
-      entry.error = { file, message: `${named} names a shared config formatbox does not read: ${shared.refused}`, refusal: true };
+      // Not installed (a fresh clone): the project's own Prettier, with the toolchain its lockfile names, can resolve it in the OS sandbox.
+      entry.error = { file, message: `${named} names a shared config formatbox does not read: ${shared.refused}`, refusal: true, ...(shared.notInstalled ? { projectCode: true } : {}) };
       return entry;
     }
     if ('error' in shared) {
@@ -290,9 +291,9 @@ function readOne(file: string, dir: string, text: string | null, trust: Trust, b
  * stripped). `code`: it resolves to code; `refused`: it cannot be followed (not installed, a
  * resolution formatbox does not follow).
  */
-function readSharedConfig(specifier: string, configFile: string, lookup: FileLookup): { file: string; text: string; value: unknown } | { code: string } | { refused: string } | { error: ConfigError } {
+function readSharedConfig(specifier: string, configFile: string, lookup: FileLookup): { file: string; text: string; value: unknown } | { code: string } | { refused: string; notInstalled?: true } | { error: ConfigError } {
   const resolved = resolveRequire(specifier, dirOf(configFile), lookup);
-  if ('error' in resolved) return { refused: resolved.error };
+  if ('error' in resolved) return { refused: resolved.error, ...(resolved.notInstalled ? { notInstalled: true } : {}) };
   if (!resolved.file.endsWith('.json')) return { code: `names a module (code): require resolves it to ${resolved.file}, which Prettier would run` };
   const text = lookup(resolved.file);
   if (typeof text !== 'string') return { refused: `${resolved.file} was not read` };

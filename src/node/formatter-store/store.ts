@@ -104,6 +104,11 @@ interface StoreOptions {
   dir?: string;
   env?: NodeJS.ProcessEnv;
   limits?: Partial<StoreLimits>;
+  /**
+   * Fetch any npm package (a project's locked toolchain, package-tree.ts), not only the builds
+   * formatbox runs; the name must still be an npm package name. Its own directory, never the formatters'.
+   */
+  anyPackage?: boolean;
   /** Told how each entry was verified on load: every file hashed, or every file's identity equal to the one recorded after the last hashing. */
   onVerified?: (entry: string, how: 'hashed' | 'identity') => void;
 }
@@ -141,6 +146,11 @@ interface Manifest {
 
 function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), '.cache');
+}
+
+/** An npm package name (legacy capitals allowed): one optional scope, no path segment of its own. */
+export function isPackageName(name: string): boolean {
+  return name.length <= 214 && /^(?:@[a-z0-9-*~][a-z0-9-*._~]*\/)?[a-zA-Z0-9-~][a-zA-Z0-9-._~]*$/.test(name);
 }
 
 function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -182,7 +192,7 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
   const entryDir = (name: string, version: string): string => join(dir, `${name.replace('/', '+')}@${version}`);
 
   function check(name: string, version: string): void {
-    if (!STORE_PACKAGES.has(name)) throw new FormatboxError('FORMATTER_FETCH', `formatbox does not fetch the package ${JSON.stringify(name)}`);
+    if (options.anyPackage ? !isPackageName(name) : !STORE_PACKAGES.has(name)) throw new FormatboxError('FORMATTER_FETCH', `formatbox does not fetch the package ${JSON.stringify(name)}`);
     if (semverValid(version) !== version) throw new FormatboxError('FORMATTER_FETCH', `not an exact version: ${JSON.stringify(version)}`);
   }
 
