@@ -1,0 +1,259 @@
+/**
+ * `formatbox/claude-agent-sdk`: hooks for `@anthropic-ai/claude-agent-sdk`'s `query()`, in the host's
+ * own process (no formatbox process is started):
+ *
+ *   const formatbox = formatboxHooks({ root: process.cwd() });
+ *   for await (const message of query({ prompt, options: { hooks: formatbox.hooks } })) …
+ *   await formatbox.close();
+ *
+ * Edit, MultiEdit and Write are formatted **before the write**: PreToolUse computes F from the file
+ * and the model's input and returns the input that writes F (`updatedInput`, the whole input), after
+ * checking that it replays to F (pre-write.ts). Claude Code's own tool then writes the final bytes.
+ * The model's tool call keeps the text it sent, so PostToolUse tells it what is on disk for its edit
+ * (`additionalContext`, as the Claude Code hook does), once the file is checked to be F.
+ * Where no certain rewrite exists (the formatter changed text outside the edit, P unreadable or too
+ * large), the edit goes through as sent and PostToolUse formats after the write.
+ *
+ * Permissions: the hooks never answer `permissionDecision`, so they grant nothing. In the SDK a
+ * rewrite needs no `allow`: under `default` the user's `canUseTool` is asked with the rewritten
+ * input, as it would have been with the original.
+ * A hook never fails the tool: a problem is one bounded line of context.
+ */
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { resolveLimits } from '../../config/limits.js';
+import { messageOf } from '../../core/errors.js';
+import { shownPath, shownText } from '../../core/shown.js';
+import type { EditInput, Limits, Receipt, SingleFileInput, UserConfig } from '../../core/types.js';
+import { createRuntime } from '../../node/runtime.js';
+import type { Runtime, Trust } from '../../node/runtime.js';
+import { applyInput } from '../../tools/index.js';
+import { clip, MAX_LINE_CHARS } from '../../cli/agent-context.js';
+import { contextFor } from '../../cli/hook-claude-code.js';
+import { rewriteBeforeWrite } from '../pre-write.js';
+
+/** The parts of the SDK's PreToolUse/PostToolUse hook input these hooks read. */
+export interface ClaudeToolHookInput {
+  hook_event_name: string;
+  tool_name?: string;
+  tool_input?: unknown;
+  tool_response?: unknown;
+  tool_use_id?: string;
+  cwd?: string;
+}
+
+/** What a hook returns (a subset of the SDK's `SyncHookJSONOutput`). */
+export type ClaudeHookOutput =
+  | Record<string, never>
+  | { hookSpecificOutput: { hookEventName: 'PreToolUse'; updatedInput: Record<string, unknown> } }
+  | { hookSpecificOutput: { hookEventName: 'PostToolUse'; additionalContext: string } };
+
+/** The SDK's `HookCallback`: any hook input (this adapter checks the fields it reads itself). */
+export type ClaudeHookCallback = (input: unknown, toolUseID?: string, options?: { signal: AbortSignal }) => Promise<ClaudeHookOutput>;
+
+export interface ClaudeAgentSdkHooks {
+  /** Pass as `options.hooks` of `query()` (or merge with your own matchers per event). */
+  hooks: {
+    PreToolUse: Array<{ matcher: string; hooks: ClaudeHookCallback[] }>;
+    PostToolUse: Array<{ matcher: string; hooks: ClaudeHookCallback[] }>;
+  };
+  /** Stops the formatter workers (the runtime is created on the first edit). */
+  close(): Promise<void>;
+}
+
+export interface ClaudeAgentSdkOptions {
+  /** The project root; files outside it are left alone. Default: the process's working directory. */
+  root?: string;
+  /** Trusted formatbox user config (formatters, limits, …). */
+  config?: UserConfig;
+  /** Default 'untrusted': the project's config is read as data and its code runs only in the OS sandbox. */
+  trust?: Trust;
+  limits?: Partial<Limits>;
+}
+
+/** The tools whose writes are formatted (Claude Code 2.1 has no MultiEdit; newer versions may). */
+const MATCHER = 'Edit|MultiEdit|Write';
+const TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
+/** Calls prepared and not yet finished, kept at most (one whose PostToolUse never came is dropped). */
+const MAX_PENDING_CALLS = 64;
+
+/** What PreToolUse learned about one call, for its PostToolUse. */
+interface Prepared {
+  path: string;
+  /** P; null: the file did not exist. */
+  prior: string | null;
+  /** The model's input, in formatbox's shape. */
+  input: SingleFileInput;
+  written: string;
+  /** The formatter's answer for W. */
+  receipt: Receipt;
+  /** Set when the rewrite that writes F was handed to the tool. */
+  rewritten?: SingleFileInput;
+}
+
+export function formatboxHooks(options: ClaudeAgentSdkOptions = {}): ClaudeAgentSdkHooks {
+  const root = realpathSync(resolve(options.root ?? process.cwd()));
+  const limits = resolveLimits(options.config, options.limits);
+  const pending = new Map<string, Prepared>();
+  let runtime: Runtime | undefined;
+  const runtimeOf = (): Runtime =>
+    (runtime ??= createRuntime({ root, ...(options.config ? { config: options.config } : {}), ...(options.trust ? { trust: options.trust } : {}), ...(options.limits ? { limits: options.limits } : {}) }));
+
+  /** The project-relative POSIX path of a file the model named, or undefined when it is not inside the root. */
+  function projectPath(filePath: unknown, cwd: string | undefined): string | undefined {
+    if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) return undefined;
+    const absolute = resolve(cwd ?? root, filePath);
+    let rel = relative(root, absolute);
+    if (rel.startsWith('..') || isAbsolute(rel)) {
+      // The root may have been named through a symlink the model's path does not use.
+      try {
+        rel = relative(root, join(realpathSync(resolve(absolute, '..')), absolute.slice(absolute.lastIndexOf(sep) + 1)));
+      } catch {
+        return undefined;
+      }
+      if (rel.startsWith('..') || isAbsolute(rel)) return undefined;
+    }
+    return rel === '' ? undefined : rel.split(sep).join('/');
+  }
+
+  function readPrior(path: string): string | null | undefined {
+    const absolute = join(root, ...path.split('/'));
+    try {
+      if (statSync(absolute).size > limits.maxInputBytes) return undefined;
+      return readFileSync(absolute, 'utf8');
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+    }
+  }
+
+  async function preToolUse(event: ClaudeToolHookInput): Promise<ClaudeHookOutput> {
+    if (event.hook_event_name !== 'PreToolUse' || !TOOLS.has(event.tool_name ?? '') || !event.tool_use_id || !isRecord(event.tool_input)) return {};
+    const path = projectPath(event.tool_input.file_path, event.cwd);
+    const input = path && toolInput(event.tool_name!, event.tool_input);
+    if (!path || !input) return {};
+    const prior = readPrior(path);
+    if (prior === undefined) return {};
+    let written: string;
+    try {
+      written = applyInput(prior ?? '', input);
+    } catch {
+      return {}; // The tool will say why the edit does not apply.
+    }
+    const receipt = await runtimeOf().formatText({ path, text: written });
+    const prepared: Prepared = { path, prior, input, written, receipt };
+    remember(event.tool_use_id, prepared);
+    if (receipt.status !== 'formatted') return {};
+    const rewritten = rewriteBeforeWrite(prior, input, receipt.content);
+    if (!rewritten) return {};
+    prepared.rewritten = rewritten;
+    return { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...event.tool_input, ...claudeShape(rewritten) } } };
+  }
+
+  async function postToolUse(event: ClaudeToolHookInput): Promise<ClaudeHookOutput> {
+    if (event.hook_event_name !== 'PostToolUse' || !TOOLS.has(event.tool_name ?? '') || !isRecord(event.tool_input)) return {};
+    const prepared = event.tool_use_id ? pending.get(event.tool_use_id) : undefined;
+    if (event.tool_use_id) pending.delete(event.tool_use_id);
+    const path = prepared?.path ?? projectPath(event.tool_input.file_path, event.cwd);
+    if (!path) return {};
+    let onDisk: string;
+    try {
+      onDisk = readFileSync(join(root, ...path.split('/')), 'utf8');
+    } catch {
+      return {}; // Gone already: nothing to format.
+    }
+    const budget = limits.maxDiffChars;
+    if (prepared?.rewritten && onDisk === prepared.receipt.content) {
+      // The tool wrote F: tell the model how its own input now reads on disk.
+      const receipt: Receipt = { ...prepared.receipt, input: prepared.rewritten, reconciled: true };
+      delete receipt.diff;
+      return context(contextFor(receipt, prepared.input, prepared.written, prepared.prior, path, budget));
+    }
+    if (prepared && !prepared.rewritten && onDisk === prepared.written && prepared.receipt.status !== 'formatted') {
+      // Already asked: unchanged needs no word, a failure is said once without formatting again.
+      return context(contextFor(prepared.receipt, prepared.input, onDisk, prepared.prior, path, budget));
+    }
+    // Format after the write: the edit went through as the model sent it (or as rewritten, and the file is not F).
+    const input = prepared?.rewritten ?? prepared?.input ?? toolInput(event.tool_name!, event.tool_input);
+    if (!input) return {};
+    const prior = prepared ? prepared.prior : priorFromResponse(event.tool_response, input, onDisk);
+    try {
+      const receipt = prior === undefined
+        ? await runtimeOf().format({ path })
+        : await runtimeOf().afterWrite({ path, input, ...(prior !== null ? { prior } : {}) });
+      return context(contextFor(receipt, input, onDisk, prior, path, budget));
+    } catch (error) {
+      return context(clip(`formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS));
+    }
+  }
+
+  function remember(id: string, prepared: Prepared): void {
+    pending.set(id, prepared);
+    while (pending.size > MAX_PENDING_CALLS) pending.delete(pending.keys().next().value as string);
+  }
+
+  /** A hook must never fail the tool: anything unforeseen becomes one line of context (or nothing before the write). */
+  const guarded = (run: (event: ClaudeToolHookInput) => Promise<ClaudeHookOutput>, event: 'PreToolUse' | 'PostToolUse'): ClaudeHookCallback =>
+    async (input) => {
+      try {
+        return await run(input as ClaudeToolHookInput);
+      } catch (error) {
+        return event === 'PreToolUse' ? {} : context(clip(`formatbox: not formatted: ${messageOf(error)}`, MAX_LINE_CHARS));
+      }
+    };
+
+  return {
+    hooks: {
+      PreToolUse: [{ matcher: MATCHER, hooks: [guarded(preToolUse, 'PreToolUse')] }],
+      PostToolUse: [{ matcher: MATCHER, hooks: [guarded(postToolUse, 'PostToolUse')] }],
+    },
+    async close() {
+      pending.clear();
+      await runtime?.close();
+      runtime = undefined;
+    },
+  };
+}
+
+function context(text: string | undefined): ClaudeHookOutput {
+  // Shown to the model: control characters and bidi overrides escaped, whatever their source.
+  return text ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: shownText(text, { multiline: true }) } } : {};
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The model's input in formatbox's shape (Claude Code's names: old_string, new_string, replace_all, content). */
+function toolInput(tool: string, raw: Record<string, unknown>): SingleFileInput | undefined {
+  const edit = (e: unknown): EditInput | undefined =>
+    isRecord(e) && typeof e.old_string === 'string' && typeof e.new_string === 'string'
+      ? { oldText: e.old_string, newText: e.new_string, ...(e.replace_all === true ? { replaceAll: true } : {}) }
+      : undefined;
+  if (tool === 'Write') return typeof raw.content === 'string' ? { content: raw.content } : undefined;
+  if (tool === 'Edit') return edit(raw);
+  if (!Array.isArray(raw.edits)) return undefined;
+  const edits = raw.edits.map(edit);
+  return edits.every((e): e is EditInput => e !== undefined) ? { edits } : undefined;
+}
+
+/** formatbox's input back in Claude Code's names: the fields that replace the model's. */
+function claudeShape(input: SingleFileInput): Record<string, unknown> {
+  const edit = (e: EditInput) => ({ old_string: e.oldText, new_string: e.newText, replace_all: e.replaceAll === true });
+  if ('content' in input) return { content: input.content };
+  if ('edits' in input) return { edits: input.edits.map(edit) };
+  return edit(input);
+}
+
+/** P from the tool's response (`originalFile`) when it replays to what is on disk; null for a created file. */
+function priorFromResponse(response: unknown, input: SingleFileInput, written: string): string | null | undefined {
+  if (!isRecord(response)) return undefined;
+  const original = response.originalFile;
+  if (typeof original === 'string') {
+    try {
+      if (applyInput(original, input) === written) return original;
+    } catch {
+      // Not the file this edit was applied to.
+    }
+  }
+  return 'content' in input && response.type === 'create' ? null : undefined;
+}
