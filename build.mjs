@@ -62,6 +62,7 @@ export const UNIVERSAL_ENTRIES = {
   ...Object.fromEntries(MODULES.filter((module) => existsSync(`src/formatters/${module.id}/entry.ts`)).map((module) => [module.id, `src/formatters/${module.id}/entry.ts`])),
   wasi: 'src/entries/wasi.ts',
   'ai-sdk': 'src/agents/ai-sdk/index.ts',
+  'openai-agents': 'src/agents/openai-agents/index.ts',
 };
 
 /** Agent SDK adapters that run in Node (package subpath → source): the SDK hosts a Node process. */
