@@ -19,18 +19,13 @@
  * input, as it would have been with the original.
  * A hook never fails the tool: a problem is one bounded line of context.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { resolveLimits } from '../../config/limits.js';
 import { messageOf } from '../../core/errors.js';
-import { shownPath, shownText } from '../../core/shown.js';
-import type { EditInput, Limits, Receipt, SingleFileInput, UserConfig } from '../../core/types.js';
-import { createRuntime } from '../../node/runtime.js';
-import type { Runtime, Trust } from '../../node/runtime.js';
+import { shownText } from '../../core/shown.js';
+import type { EditInput, Receipt, SingleFileInput } from '../../core/types.js';
 import { applyInput } from '../../tools/index.js';
 import { clip, MAX_LINE_CHARS } from '../../cli/agent-context.js';
-import { contextFor } from '../../cli/hook-claude-code.js';
 import { rewriteBeforeWrite } from '../pre-write.js';
+import { createSdkProject, inputOf, type SdkProjectOptions } from '../sdk-project.js';
 
 /** The parts of the SDK's PreToolUse/PostToolUse hook input these hooks read. */
 export interface ClaudeToolHookInput {
@@ -61,15 +56,7 @@ export interface ClaudeAgentSdkHooks {
   close(): Promise<void>;
 }
 
-export interface ClaudeAgentSdkOptions {
-  /** The project root; files outside it are left alone. Default: the process's working directory. */
-  root?: string;
-  /** Trusted formatbox user config (formatters, limits, …). */
-  config?: UserConfig;
-  /** Default 'untrusted': the project's config is read as data and its code runs only in the OS sandbox. */
-  trust?: Trust;
-  limits?: Partial<Limits>;
-}
+export type ClaudeAgentSdkOptions = SdkProjectOptions;
 
 /** The tools whose writes are formatted (Claude Code 2.1 has no MultiEdit; newer versions may). */
 const MATCHER = 'Edit|MultiEdit|Write';
@@ -92,46 +79,15 @@ interface Prepared {
 }
 
 export function formatboxHooks(options: ClaudeAgentSdkOptions = {}): ClaudeAgentSdkHooks {
-  const root = realpathSync(resolve(options.root ?? process.cwd()));
-  const limits = resolveLimits(options.config, options.limits);
+  const project = createSdkProject(options);
   const pending = new Map<string, Prepared>();
-  let runtime: Runtime | undefined;
-  const runtimeOf = (): Runtime =>
-    (runtime ??= createRuntime({ root, ...(options.config ? { config: options.config } : {}), ...(options.trust ? { trust: options.trust } : {}), ...(options.limits ? { limits: options.limits } : {}) }));
-
-  /** The project-relative POSIX path of a file the model named, or undefined when it is not inside the root. */
-  function projectPath(filePath: unknown, cwd: string | undefined): string | undefined {
-    if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) return undefined;
-    const absolute = resolve(cwd ?? root, filePath);
-    let rel = relative(root, absolute);
-    if (rel.startsWith('..') || isAbsolute(rel)) {
-      // The root may have been named through a symlink the model's path does not use.
-      try {
-        rel = relative(root, join(realpathSync(resolve(absolute, '..')), absolute.slice(absolute.lastIndexOf(sep) + 1)));
-      } catch {
-        return undefined;
-      }
-      if (rel.startsWith('..') || isAbsolute(rel)) return undefined;
-    }
-    return rel === '' ? undefined : rel.split(sep).join('/');
-  }
-
-  function readPrior(path: string): string | null | undefined {
-    const absolute = join(root, ...path.split('/'));
-    try {
-      if (statSync(absolute).size > limits.maxInputBytes) return undefined;
-      return readFileSync(absolute, 'utf8');
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
-    }
-  }
 
   async function preToolUse(event: ClaudeToolHookInput): Promise<ClaudeHookOutput> {
     if (event.hook_event_name !== 'PreToolUse' || !TOOLS.has(event.tool_name ?? '') || !event.tool_use_id || !isRecord(event.tool_input)) return {};
-    const path = projectPath(event.tool_input.file_path, event.cwd);
+    const path = project.projectPath(event.tool_input.file_path, event.cwd);
     const input = path && toolInput(event.tool_name!, event.tool_input);
     if (!path || !input) return {};
-    const prior = readPrior(path);
+    const prior = project.readPrior(path);
     if (prior === undefined) return {};
     let written: string;
     try {
@@ -139,7 +95,7 @@ export function formatboxHooks(options: ClaudeAgentSdkOptions = {}): ClaudeAgent
     } catch {
       return {}; // The tool will say why the edit does not apply.
     }
-    const receipt = await runtimeOf().formatText({ path, text: written });
+    const receipt = await project.runtime().formatText({ path, text: written });
     const prepared: Prepared = { path, prior, input, written, receipt };
     remember(event.tool_use_id, prepared);
     if (receipt.status !== 'formatted') return {};
@@ -153,37 +109,24 @@ export function formatboxHooks(options: ClaudeAgentSdkOptions = {}): ClaudeAgent
     if (event.hook_event_name !== 'PostToolUse' || !TOOLS.has(event.tool_name ?? '') || !isRecord(event.tool_input)) return {};
     const prepared = event.tool_use_id ? pending.get(event.tool_use_id) : undefined;
     if (event.tool_use_id) pending.delete(event.tool_use_id);
-    const path = prepared?.path ?? projectPath(event.tool_input.file_path, event.cwd);
-    if (!path) return {};
-    let onDisk: string;
-    try {
-      onDisk = readFileSync(join(root, ...path.split('/')), 'utf8');
-    } catch {
-      return {}; // Gone already: nothing to format.
-    }
-    const budget = limits.maxDiffChars;
+    const path = prepared?.path ?? project.projectPath(event.tool_input.file_path, event.cwd);
+    const onDisk = path === undefined ? undefined : project.readNow(path);
+    if (path === undefined || onDisk === undefined) return {};
     if (prepared?.rewritten && onDisk === prepared.receipt.content) {
       // The tool wrote F: tell the model how its own input now reads on disk.
       const receipt: Receipt = { ...prepared.receipt, input: prepared.rewritten, reconciled: true };
       delete receipt.diff;
-      return context(contextFor(receipt, prepared.input, prepared.written, prepared.prior, path, budget));
+      return context(project.contextOf(receipt, prepared.input, prepared.written, prepared.prior, path));
     }
     if (prepared && !prepared.rewritten && onDisk === prepared.written && prepared.receipt.status !== 'formatted') {
       // Already asked: unchanged needs no word, a failure is said once without formatting again.
-      return context(contextFor(prepared.receipt, prepared.input, onDisk, prepared.prior, path, budget));
+      return context(project.contextOf(prepared.receipt, prepared.input, onDisk, prepared.prior, path));
     }
     // Format after the write: the edit went through as the model sent it (or as rewritten, and the file is not F).
     const input = prepared?.rewritten ?? prepared?.input ?? toolInput(event.tool_name!, event.tool_input);
     if (!input) return {};
-    const prior = prepared ? prepared.prior : priorFromResponse(event.tool_response, input, onDisk);
-    try {
-      const receipt = prior === undefined
-        ? await runtimeOf().format({ path })
-        : await runtimeOf().afterWrite({ path, input, ...(prior !== null ? { prior } : {}) });
-      return context(contextFor(receipt, input, onDisk, prior, path, budget));
-    } catch (error) {
-      return context(clip(`formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}`, MAX_LINE_CHARS));
-    }
+    const prior = prepared ? prepared.prior : priorFromResponse(event.tool_response);
+    return context(await project.formatAfterWrite(path, input, prior, onDisk));
   }
 
   function remember(id: string, prepared: Prepared): void {
@@ -197,7 +140,7 @@ export function formatboxHooks(options: ClaudeAgentSdkOptions = {}): ClaudeAgent
       try {
         return await run(input as ClaudeToolHookInput);
       } catch (error) {
-        return event === 'PreToolUse' ? {} : context(clip(`formatbox: not formatted: ${messageOf(error)}`, MAX_LINE_CHARS));
+        return event === 'PreToolUse' ? {} : context(shownText(clip(`formatbox: not formatted: ${messageOf(error)}`, MAX_LINE_CHARS)));
       }
     };
 
@@ -208,32 +151,22 @@ export function formatboxHooks(options: ClaudeAgentSdkOptions = {}): ClaudeAgent
     },
     async close() {
       pending.clear();
-      await runtime?.close();
-      runtime = undefined;
+      await project.close();
     },
   };
 }
 
 function context(text: string | undefined): ClaudeHookOutput {
-  // Shown to the model: control characters and bidi overrides escaped, whatever their source.
-  return text ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: shownText(text, { multiline: true }) } } : {};
+  return text ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: text } } : {};
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The model's input in formatbox's shape (Claude Code's names: old_string, new_string, replace_all, content). */
+/** The model's input in formatbox's shape. */
 function toolInput(tool: string, raw: Record<string, unknown>): SingleFileInput | undefined {
-  const edit = (e: unknown): EditInput | undefined =>
-    isRecord(e) && typeof e.old_string === 'string' && typeof e.new_string === 'string'
-      ? { oldText: e.old_string, newText: e.new_string, ...(e.replace_all === true ? { replaceAll: true } : {}) }
-      : undefined;
-  if (tool === 'Write') return typeof raw.content === 'string' ? { content: raw.content } : undefined;
-  if (tool === 'Edit') return edit(raw);
-  if (!Array.isArray(raw.edits)) return undefined;
-  const edits = raw.edits.map(edit);
-  return edits.every((e): e is EditInput => e !== undefined) ? { edits } : undefined;
+  return inputOf(tool === 'Write' ? 'write' : tool === 'Edit' ? 'edit' : 'multiEdit', raw);
 }
 
 /** formatbox's input back in Claude Code's names: the fields that replace the model's. */
@@ -244,16 +177,9 @@ function claudeShape(input: SingleFileInput): Record<string, unknown> {
   return edit(input);
 }
 
-/** P from the tool's response (`originalFile`) when it replays to what is on disk; null for a created file. */
-function priorFromResponse(response: unknown, input: SingleFileInput, written: string): string | null | undefined {
+/** P from the tool's response: `originalFile` (checked against the file by formatAfterWrite); null for a created file. */
+function priorFromResponse(response: unknown): string | null | undefined {
   if (!isRecord(response)) return undefined;
-  const original = response.originalFile;
-  if (typeof original === 'string') {
-    try {
-      if (applyInput(original, input) === written) return original;
-    } catch {
-      // Not the file this edit was applied to.
-    }
-  }
-  return 'content' in input && response.type === 'create' ? null : undefined;
+  if (typeof response.originalFile === 'string') return response.originalFile;
+  return response.type === 'create' ? null : undefined;
 }
