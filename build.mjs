@@ -68,6 +68,7 @@ export const UNIVERSAL_ENTRIES = {
 /** Agent SDK adapters that run in Node (package subpath → source): the SDK hosts a Node process. */
 export const NODE_AGENT_ENTRIES = {
   'claude-agent-sdk': 'src/agents/claude-agent-sdk/index.ts',
+  mastra: 'src/agents/mastra/index.ts',
 };
 
 /**
