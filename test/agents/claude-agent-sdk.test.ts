@@ -109,9 +109,10 @@ test('Claude Agent SDK with formatbox hooks: formatted before the write, the nex
     await formatbox.close();
   }
   assert.equal(session.code, 'ok');
-  // Before the write where the rewrite is certain; after it where the formatter changed other text
-  // (c.ts, crlf.ts) or could not run (bad.ts, a.ts under the invalid config); nothing where it is formatted.
-  assert.deepEqual(rewritten, ['a.ts', 'b.ts', 'big.ts']); // the follow-up is already formatted
+  // Before the write where a verified rewrite exists (c.ts: one edit widened over the other change);
+  // after it for a CRLF file or where the formatter could not run (bad.ts, a.ts under the invalid
+  // config); nothing where the edit is already formatted (the follow-up).
+  assert.deepEqual(rewritten, ['a.ts', 'b.ts', 'c.ts', 'big.ts']);
   const dump = () => [...session.after].map(([name, request]) => `--- after ${name}:\n${lastUserText(request).slice(0, 1200)}`).join('\n');
   const at = (name: string) => {
     const request = session.after.get(name);
@@ -134,7 +135,7 @@ test('Claude Agent SDK with formatbox hooks: formatted before the write, the nex
   assert.equal(write.failed, false, dump());
   assert.ok(write.text.includes('+export const b = { x: 1 };'), dump());
   assert.equal(readFileSync(file('b.ts'), 'utf8'), 'export const b = { x: 1 };\n');
-  // 4. The formatter changes text outside the edit: formatted after the write, the change told as a diff.
+  // 4. The formatter changes text outside the edit: the rewrite covers both, the other change told as a diff.
   const elsewhere = at('edit with changes elsewhere');
   assert.equal(elsewhere.failed, false, dump());
   assert.equal(readFileSync(file('c.ts'), 'utf8'), 'export const c = { c: 1 };\nexport const d = [3];\n');

@@ -13,10 +13,10 @@
  */
 import { jsonSchema, tool, type Tool } from 'ai';
 import type { Engine } from '../../engine/engine.js';
-import { EDIT_TOOL_SPECS, portBackend, runEditTool, type EditBackend, type EditToolName, type FilePort } from '../edit-tools.js';
+import { EDIT_TOOL_SPECS, portBackend, runEditTool, type EditBackend, type EditToolName, type FilePort } from '../shared/edit-tools.js';
 
-export { portBackend, portPath, EDIT_TOOL_SPECS, runEditTool } from '../edit-tools.js';
-export type { EditBackend, EditToolResult, FilePort } from '../edit-tools.js';
+export { portBackend, portPath, EDIT_TOOL_SPECS, runEditTool } from '../shared/edit-tools.js';
+export type { EditBackend, EditToolResult, FilePort } from '../shared/edit-tools.js';
 
 export interface EditArgs {
   path: string;

@@ -7,12 +7,13 @@
  *   await formatbox.close();
  *
  * Edit, MultiEdit and Write are formatted **before the write**: PreToolUse computes F from the file
- * and the model's input and returns the input that writes F (`updatedInput`, the whole input), after
- * checking that it replays to F (pre-write.ts). Claude Code's own tool then writes the final bytes.
+ * and the model's input (the runtime's `beforeWrite`, nothing written) and returns the input that
+ * writes F (`updatedInput`, the whole input), checked to replay to F (shared/before-write.ts).
+ * Claude Code's own tool then writes the final bytes.
  * The model's tool call keeps the text it sent, so PostToolUse tells it what is on disk for its edit
  * (`additionalContext`, as the Claude Code hook does), once the file is checked to be F.
- * Where no certain rewrite exists (the formatter changed text outside the edit, P unreadable or too
- * large), the edit goes through as sent and PostToolUse formats after the write.
+ * Where no certain rewrite exists (P unreadable or too large, a CRLF or BOM file, no verified
+ * rewrite), the edit goes through as sent and PostToolUse formats after the write.
  *
  * Permissions: the hooks never answer `permissionDecision`, so they grant nothing. In the SDK a
  * rewrite needs no `allow`: under `default` the user's `canUseTool` is asked with the rewritten
@@ -23,9 +24,9 @@ import { messageOf } from '../../core/errors.js';
 import { shownText } from '../../core/shown.js';
 import type { EditInput, Receipt, SingleFileInput } from '../../core/types.js';
 import { applyInput } from '../../tools/index.js';
-import { clip, MAX_LINE_CHARS } from '../../cli/agent-context.js';
-import { rewriteBeforeWrite } from '../pre-write.js';
-import { createSdkProject, inputOf, type SdkProjectOptions } from '../sdk-project.js';
+import { rewrittenInput } from '../shared/before-write.js';
+import { clip, MAX_LINE_CHARS } from '../shared/context.js';
+import { createSdkProject, inputOf, type SdkProjectOptions } from '../shared/sdk-project.js';
 
 /** The parts of the SDK's PreToolUse/PostToolUse hook input these hooks read. */
 export interface ClaudeToolHookInput {
@@ -88,18 +89,19 @@ export function formatboxHooks(options: ClaudeAgentSdkOptions = {}): ClaudeAgent
     const input = path && toolInput(event.tool_name!, event.tool_input);
     if (!path || !input) return {};
     const prior = project.readPrior(path);
-    if (prior === undefined) return {};
+    // A CRLF or BOM file: Claude Code's tools keep its line endings themselves; format after the write.
+    if (prior === undefined || (prior !== null && (prior.includes('\r') || prior.startsWith('\uFEFF')))) return {};
     let written: string;
     try {
       written = applyInput(prior ?? '', input);
     } catch {
       return {}; // The tool will say why the edit does not apply.
     }
-    const receipt = await project.runtime().formatText({ path, text: written });
+    const receipt = await project.runtime().beforeWrite({ path, input });
     const prepared: Prepared = { path, prior, input, written, receipt };
     remember(event.tool_use_id, prepared);
-    if (receipt.status !== 'formatted') return {};
-    const rewritten = rewriteBeforeWrite(prior, input, receipt.content);
+    if (receipt.status !== 'formatted' || receipt.content.includes('\r')) return {};
+    const rewritten = rewrittenInput(prior, input, receipt);
     if (!rewritten) return {};
     prepared.rewritten = rewritten;
     return { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...event.tool_input, ...claudeShape(rewritten) } } };
@@ -113,10 +115,8 @@ export function formatboxHooks(options: ClaudeAgentSdkOptions = {}): ClaudeAgent
     const onDisk = path === undefined ? undefined : project.readNow(path);
     if (path === undefined || onDisk === undefined) return {};
     if (prepared?.rewritten && onDisk === prepared.receipt.content) {
-      // The tool wrote F: tell the model how its own input now reads on disk.
-      const receipt: Receipt = { ...prepared.receipt, input: prepared.rewritten, reconciled: true };
-      delete receipt.diff;
-      return context(project.contextOf(receipt, prepared.input, prepared.written, prepared.prior, path));
+      // The tool wrote F: tell the model how its own input now reads on disk (the receipt says it as after a write).
+      return context(project.contextOf(prepared.receipt, prepared.input, prepared.written, prepared.prior, path));
     }
     if (prepared && !prepared.rewritten && onDisk === prepared.written && prepared.receipt.status !== 'formatted') {
       // Already asked: unchanged needs no word, a failure is said once without formatting again.

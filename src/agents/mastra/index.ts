@@ -16,8 +16,8 @@
  */
 import { messageOf } from '../../core/errors.js';
 import { shownText } from '../../core/shown.js';
-import { clip, MAX_LINE_CHARS } from '../../cli/agent-context.js';
-import { createSdkProject, inputOf, type SdkProjectOptions } from '../sdk-project.js';
+import { clip, MAX_LINE_CHARS } from '../shared/context.js';
+import { createSdkProject, inputOf, type SdkProjectOptions } from '../shared/sdk-project.js';
 
 export interface FormatboxMastraOptions extends SdkProjectOptions {
   /**

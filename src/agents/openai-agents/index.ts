@@ -17,10 +17,10 @@
 import { applyPatchTool, tool, type ApplyPatchResult, type ApplyPatchTool, type Editor, type FunctionTool } from '@openai/agents';
 import { FormatboxError } from '../../core/errors.js';
 import type { Engine } from '../../engine/engine.js';
-import { EDIT_TOOL_SPECS, portBackend, runEditTool, type EditBackend, type FilePort } from '../edit-tools.js';
+import { EDIT_TOOL_SPECS, portBackend, runEditTool, type EditBackend, type FilePort } from '../shared/edit-tools.js';
 
-export { portBackend, portPath } from '../edit-tools.js';
-export type { EditBackend, FilePort } from '../edit-tools.js';
+export { portBackend, portPath } from '../shared/edit-tools.js';
+export type { EditBackend, FilePort } from '../shared/edit-tools.js';
 
 export interface FormatboxAgentTools {
   /** `applyPatchTool({ editor })` with formatbox's editor. */

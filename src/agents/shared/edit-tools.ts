@@ -8,14 +8,14 @@
  * there is no file system (workerd, a browser), `portBackend({engine, files})` is one over the
  * universal engine and a file port the caller supplies. Universal: no `node:` import here.
  */
-import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
-import { shownText } from '../core/shown.js';
-import type { ApplyPatchInput, EditInput, Receipt, SingleFileInput, ToolInput } from '../core/types.js';
-import type { Engine } from '../engine/engine.js';
-import type { PatchReceipt } from '../reconcile/index.js';
-import { applyInput, applyParsedPatch, finalStates, parsePatch } from '../tools/index.js';
-import { mcpReply } from '../cli/mcp-result.js';
-import { DEFAULT_LIMITS } from '../config/limits.js';
+import { FormatboxError, isFormatboxError, messageOf } from '../../core/errors.js';
+import { shownText } from '../../core/shown.js';
+import type { ApplyPatchInput, EditInput, Receipt, SingleFileInput, ToolInput } from '../../core/types.js';
+import type { Engine } from '../../engine/engine.js';
+import type { PatchReceipt } from '../../reconcile/index.js';
+import { applyInput, applyParsedPatch, finalStates, parsePatch } from '../../tools/index.js';
+import { mcpReply } from '../../cli/mcp-result.js';
+import { DEFAULT_LIMITS } from '../../config/limits.js';
 
 /** What the tools need: each call performs the edit, formats, and returns receipts (a Node `Runtime` is one). */
 export interface EditBackend {

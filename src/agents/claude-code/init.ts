@@ -1,16 +1,17 @@
 /**
  * `formatbox init claude-code`: the http hook (no process per edit) with a SessionStart command
  * hook that starts the daemon and registers the session, or with `--command` the command hook
- * alone; with `--mcp` also the MCP server and the permission rule its tools need (`acceptEdits`
+ * alone, each as a PreToolUse hook (the edit formatted before the write, where the permission mode
+ * allows the edit anyway) and a PostToolUse hook (after the write, everywhere else); with `--mcp` also the MCP server and the permission rule its tools need (`acceptEdits`
  * does not cover MCP tools). The http hook's secret goes into the settings' `env`, in a file that
  * is not committed: `~/.claude/settings.json` (user) or `.claude/settings.local.json` (project).
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { HTTP_HOOK_PATH } from '../daemon-http.js';
-import { HOOK_SECRET_ENV } from '../hook-secret.js';
-import { jsonChange, type FileChange, type JsonDocument } from './files.js';
-import { readJson, type AgentSetup, type InitOptions } from './types.js';
+import { jsonChange, type FileChange, type JsonDocument } from '../shared/config-files.js';
+import type { AgentInit } from '../module.js';
+import { readJson, type InitOptions } from '../shared/init-types.js';
+import { HOOK_SECRET_ENV, HTTP_HOOK_PATH } from './wire.js';
 
 const MATCHER = 'Edit|MultiEdit|Write';
 
@@ -43,20 +44,22 @@ function claudeCodeChanges(options: InitOptions): FileChange[] {
       return;
     }
     if (options.command) {
-      doc.ensureInArray(['hooks', 'PostToolUse'], { matcher: MATCHER, hooks: [{ type: 'command', command: `${options.bin} hook claude-code`, timeout: 60 }] }, ours);
+      const hook = { type: 'command', command: `${options.bin} hook claude-code`, timeout: 60 };
+      // Before the write where the permission mode allows it (before-write.ts); after it as the fallback.
+      doc.ensureInArray(['hooks', 'PreToolUse'], { matcher: MATCHER, hooks: [hook] }, ours);
+      doc.ensureInArray(['hooks', 'PostToolUse'], { matcher: MATCHER, hooks: [hook] }, ours);
       return;
     }
     doc.ensureInArray(['hooks', 'SessionStart'], { hooks: [{ type: 'command', command: `${options.bin} hook claude-code --http-port ${port}`, timeout: 20 }] }, (g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')));
-    doc.ensureInArray(['hooks', 'PostToolUse'], {
-      matcher: MATCHER,
-      hooks: [{
-        type: 'http',
-        url: `http://127.0.0.1:${port}${HTTP_HOOK_PATH}`,
-        headers: { Authorization: `Bearer $${HOOK_SECRET_ENV}`, 'X-Formatbox-Project-Dir': '$CLAUDE_PROJECT_DIR' },
-        allowedEnvVars: [HOOK_SECRET_ENV, 'CLAUDE_PROJECT_DIR'],
-        timeout: 60,
-      }],
-    }, ours);
+    const http = {
+      type: 'http',
+      url: `http://127.0.0.1:${port}${HTTP_HOOK_PATH}`,
+      headers: { Authorization: `Bearer $${HOOK_SECRET_ENV}`, 'X-Formatbox-Project-Dir': '$CLAUDE_PROJECT_DIR' },
+      allowedEnvVars: [HOOK_SECRET_ENV, 'CLAUDE_PROJECT_DIR'],
+      timeout: 60,
+    };
+    doc.ensureInArray(['hooks', 'PreToolUse'], { matcher: MATCHER, hooks: [http] }, ours);
+    doc.ensureInArray(['hooks', 'PostToolUse'], { matcher: MATCHER, hooks: [http] }, ours);
   };
   const addSecret = (doc: JsonDocument) => doc.ensure(['env', HOOK_SECRET_ENV], options.secret(), `env.${HOOK_SECRET_ENV}`);
   const secretHere = !options.command && files.secrets === files.settings;
@@ -80,33 +83,35 @@ function secretWarnings(options: InitOptions): string[] {
   return mode !== undefined && (mode & 0o077) !== 0 ? [`warning: ${secrets} holds the hook secret and other users can read it (mode ${(mode & 0o777).toString(8)}): chmod 600 ${secrets}`] : [];
 }
 
-export const claudeCode: AgentSetup = {
-  name: 'claude-code',
+export const claudeCodeInit: AgentInit = {
   changes: claudeCodeChanges,
   notes: (options) => [
     ...(options.command ? [] : secretWarnings(options)),
     ...(options.mcp && options.scope === 'user' ? ['the MCP server at user scope: claude mcp add --scope user formatbox -- ' + [...options.binArgv, 'mcp'].join(' ')] : []),
   ],
-  detect(options) {
-    const found: string[] = [];
-    for (const scope of ['user', 'project'] as const) {
-      const files = settingsFiles({ ...options, scope });
-      for (const path of new Set([files.settings, files.secrets])) {
-        const doc = readJson(path);
-        if (!doc) continue;
-        const post = (doc.hooks as Record<string, unknown> | undefined)?.PostToolUse;
-        const groups = Array.isArray(post) ? post : [];
-        if (groups.some((g) => groupHas(g, isOurUrl))) {
-          const session = (doc.hooks as Record<string, unknown[]>).SessionStart;
-          const starts = Array.isArray(session) && session.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')));
-          found.push(`${path}: the http hook${starts ? ', started by a SessionStart hook' : ' (no SessionStart hook: nothing starts the daemon)'}`);
-        } else if (groups.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')))) found.push(`${path}: the command hook`);
-        const env = doc.env as Record<string, unknown> | undefined;
-        if (env?.[HOOK_SECRET_ENV]) found.push(`${path}: the http hook's secret`);
-      }
-      if (files.mcp && (readJson(files.mcp)?.mcpServers as Record<string, unknown> | undefined)?.formatbox) found.push(`${files.mcp}: the MCP server`);
-    }
-    return found;
-  },
 };
 
+/** Where Claude Code is set up to use formatbox (`formatbox doctor`). */
+export function detectClaudeCode(options: Omit<InitOptions, 'scope'>): string[] {
+  const found: string[] = [];
+  for (const scope of ['user', 'project'] as const) {
+    const files = settingsFiles({ ...options, scope });
+    for (const path of new Set([files.settings, files.secrets])) {
+      const doc = readJson(path);
+      if (!doc) continue;
+      const post = (doc.hooks as Record<string, unknown> | undefined)?.PostToolUse;
+      const groups = Array.isArray(post) ? post : [];
+      if (groups.some((g) => groupHas(g, isOurUrl))) {
+        const session = (doc.hooks as Record<string, unknown[]>).SessionStart;
+        const starts = Array.isArray(session) && session.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')));
+        found.push(`${path}: the http hook${starts ? ', started by a SessionStart hook' : ' (no SessionStart hook: nothing starts the daemon)'}`);
+      } else if (groups.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')))) found.push(`${path}: the command hook`);
+      const pre = (doc.hooks as Record<string, unknown> | undefined)?.PreToolUse;
+      if (Array.isArray(pre) && pre.some((g) => groupHas(g, (h) => isOurUrl(h) || isOurCommand(h, 'hook claude-code')))) found.push(`${path}: the pre-write hook (in acceptEdits and bypassPermissions modes)`);
+      const env = doc.env as Record<string, unknown> | undefined;
+      if (env?.[HOOK_SECRET_ENV]) found.push(`${path}: the http hook's secret`);
+    }
+    if (files.mcp && (readJson(files.mcp)?.mcpServers as Record<string, unknown> | undefined)?.formatbox) found.push(`${files.mcp}: the MCP server`);
+  }
+  return found;
+}

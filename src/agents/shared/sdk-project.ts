@@ -6,15 +6,14 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { resolveLimits } from '../config/limits.js';
-import { messageOf } from '../core/errors.js';
-import { shownPath, shownText } from '../core/shown.js';
-import type { EditInput, Limits, Receipt, SingleFileInput, UserConfig } from '../core/types.js';
-import { createRuntime } from '../node/runtime.js';
-import type { Runtime, Trust } from '../node/runtime.js';
-import { applyInput } from '../tools/index.js';
-import { clip, MAX_LINE_CHARS } from '../cli/agent-context.js';
-import { contextFor } from '../cli/hook-claude-code.js';
+import { resolveLimits } from '../../config/limits.js';
+import { messageOf } from '../../core/errors.js';
+import { shownPath, shownText } from '../../core/shown.js';
+import type { EditInput, Limits, Receipt, SingleFileInput, UserConfig } from '../../core/types.js';
+import { createRuntime } from '../../node/runtime.js';
+import type { Runtime, Trust } from '../../node/runtime.js';
+import { applyInput } from '../../tools/index.js';
+import { clip, contextFor, MAX_LINE_CHARS } from './context.js';
 
 export interface SdkProjectOptions {
   /** The project root; files outside it are left alone. Default: the process's working directory. */
