@@ -20,6 +20,8 @@ import { bundleForHost, resultsIn, runWorkerd } from '../runtimes/hosts.js';
 
 const MAX_DIFF_CHARS = 2000;
 const LINE_ALLOWANCE = 600;
+// The first format compiles Biome's wasm; on a loaded shared machine that can pass the default 10 s.
+const LIMITS = { timeoutMs: 60_000 };
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -65,7 +67,7 @@ test('AI SDK streamText with formatbox tools: each result says what is on disk, 
     ['edit under the invalid config', call('edit', { path: 'a.ts', old_string: 'c: [2, 3]', new_string: 'c:[2,3,4]' })],
   ];
   const model = await startScriptedModel(steps.map(([, step]) => step));
-  const runtime = createRuntime({ root });
+  const runtime = createRuntime({ root, limits: LIMITS });
   try {
     const provider = createOpenAICompatible({ name: 'scripted', baseURL: model.baseUrl, apiKey: 'test' });
     // The scripted server streams (as agents call models); streamText is the AI SDK's streaming loop.
@@ -165,7 +167,7 @@ test('formatbox/ai-sdk in workerd over a file port: the answers and files the No
 
   const root = project(FILES);
   mkdirSync(join(root, 'src'));
-  const runtime = createRuntime({ root });
+  const runtime = createRuntime({ root, limits: LIMITS });
   const answers: Array<{ ok?: string; error?: string }> = [];
   try {
     const tools = formatboxTools(runtime);

@@ -18,6 +18,8 @@ import { lastToolFailed, lastUserText, startScriptedModel, type MessagesRequest,
 const MAX_DIFF_CHARS = 2000; // the default budget
 /** The receipt line and the words around it. */
 const LINE_ALLOWANCE = 600;
+// The first format compiles Biome's wasm; on a loaded shared machine that can pass the default 10 s.
+const LIMITS = { timeoutMs: 60_000 };
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -93,7 +95,7 @@ test('Claude Agent SDK with formatbox hooks: formatted before the write, the nex
     ['invalid config', { tool: 'Write', input: { file_path: file('biome.json'), content: '{ "formatter": { "indentStyle": "sideways" } }\n' } }],
     ['edit under the invalid config', { tool: 'Edit', input: { file_path: file('a.ts'), old_string: 'c: [2, 3]', new_string: 'c:[2,3,4]' } }],
   ];
-  const formatbox = formatboxHooks({ root });
+  const formatbox = formatboxHooks({ root, limits: LIMITS });
   // Which calls were rewritten before the write (the hook's own answers, by file).
   const rewritten: string[] = [];
   const pre = formatbox.hooks.PreToolUse[0]!.hooks[0]!;
@@ -173,7 +175,7 @@ test('Claude Agent SDK under default permissions: the hooks grant nothing; canUs
   writeFileSync(join(root, 'biome.json'), '{}\n');
   writeFileSync(join(root, 'a.ts'), 'export const a = 1;\n');
   const asked: Array<{ tool: string; input: Record<string, unknown> }> = [];
-  const formatbox = formatboxHooks({ root });
+  const formatbox = formatboxHooks({ root, limits: LIMITS });
   let session: Session;
   try {
     session = await runSession(root, [

@@ -16,6 +16,8 @@ import { formattedEditText, startScriptedModel, type ScriptStep } from './openai
 
 const MAX_DIFF_CHARS = 2000;
 const LINE_ALLOWANCE = 600;
+// The first format compiles Biome's wasm; on a loaded shared machine that can pass the default 10 s.
+const LIMITS = { timeoutMs: 60_000 };
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -57,7 +59,7 @@ test('Mastra agent with a workspace and formatbox\'s processor: each edit result
     ['edit under the invalid config', call(EDIT, { path: 'a.ts', old_string: 'c: [2, 3]', new_string: 'c:[2,3,4]' })],
   ];
   const model = await startScriptedModel(steps.map(([, step]) => step));
-  const formatbox = formatboxProcessor({ root });
+  const formatbox = formatboxProcessor({ root, limits: LIMITS });
   try {
     const workspace = new Workspace({ filesystem: new LocalFilesystem({ basePath: root }) });
     const agent = new Agent({ id: 'coder', name: 'coder', instructions: 'Edit files.', model: { providerId: 'scripted', modelId: 'scripted', url: model.baseUrl, apiKey: 'test', api: 'chat' }, workspace, outputProcessors: [formatbox] });

@@ -15,6 +15,8 @@ import { formattedEditText, startScriptedModel, type ScriptStep } from './openai
 
 const MAX_DIFF_CHARS = 2000;
 const LINE_ALLOWANCE = 600;
+// The first format compiles Biome's wasm; on a loaded shared machine that can pass the default 10 s.
+const LIMITS = { timeoutMs: 60_000 };
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 setTracingDisabled(true);
@@ -57,7 +59,7 @@ test('OpenAI Agents with formatbox as the apply_patch editor and edit/write tool
     ['edit under the invalid config', call('edit', { path: 'a.ts', old_string: 'c: [2, 3]', new_string: 'c:[2,3,4]' })],
   ];
   const model = await startScriptedModel(steps.map(([, step]) => step));
-  const runtime = createRuntime({ root });
+  const runtime = createRuntime({ root, limits: LIMITS });
   try {
     const { applyPatch, edit, write } = formatboxTools(runtime);
     const agent = new Agent({ name: 'coder', instructions: 'Edit files.', model: 'scripted', tools: [applyPatch, edit, write] });
