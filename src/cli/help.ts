@@ -45,10 +45,11 @@ Every option takes its value as --x VALUE or --x=VALUE.
 ${COMMON}`,
   hook: `usage: formatbox hook claude-code|codex [--socket PATH] [--http-port N]
 
-A PostToolUse hook for Claude Code's Edit and Write (and MultiEdit, in versions that have it), or
-Codex's apply_patch (Codex's hooks share Claude Code's wire format; \`codex\` names the setup). It
-reads the event on stdin and prints hookSpecificOutput.additionalContext when the formatter changed
-the file. It always exits 0: problems go to stderr. On a SessionStart event it starts the daemon,
+Claude Code's PreToolUse and PostToolUse hook for Edit and Write (and MultiEdit, in versions that
+have it), or Codex's PostToolUse hook for its apply_patch. It reads the event on stdin. Before the
+write (acceptEdits and bypassPermissions modes) it prints hookSpecificOutput.updatedInput, the edit
+rewritten to write the formatted file; after the write it prints additionalContext when the
+formatter changed the file. It always exits 0: problems go to stderr. On a SessionStart event it starts the daemon,
 which then serves Claude Code's http hook on 127.0.0.1:N for the session ($FORMATBOX_HOOK_SECRET).
 The per-user daemon formats (started on first use); with --socket (or
 $FORMATBOX_SOCKET) a server started with serve --socket does, when its socket is yours (0600, in a

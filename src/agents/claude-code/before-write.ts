@@ -20,8 +20,22 @@ import { decideRoot } from '../../node/service/request-root.js';
 import { applyInput } from '../../tools/index.js';
 import type { HookContext } from '../module.js';
 import { rewrittenInput } from '../shared/before-write.js';
-import { contextFor } from '../shared/context.js';
+import { changedEdits, clip, contextFor, MAX_LINE_CHARS } from '../shared/context.js';
 import type { ClaudeCodeHookInput } from './hook.js';
+
+/** Files rewritten before their write, and the F each should now hold (the PostToolUse hook's shortcut). */
+const rewrittenFinals = new Map<string, string>();
+const MAX_REMEMBERED = 64;
+
+/**
+ * Whether `written` is the F this process rewrote `absolute`'s edit to, a moment ago: then the
+ * PostToolUse hook that follows has nothing to format or say. Forgotten once asked.
+ */
+export function wasWrittenAsRewritten(absolute: string, written: string): boolean {
+  const final = rewrittenFinals.get(absolute);
+  rewrittenFinals.delete(absolute);
+  return final !== undefined && final === written;
+}
 
 /** The permission modes in which Claude Code writes an edit without asking the user. */
 const MODES_THAT_ALLOW_EDITS = new Set(['acceptEdits', 'bypassPermissions']);
@@ -44,7 +58,8 @@ export async function claudeCodeBeforeWrite(event: ClaudeCodeHookInput & { permi
   } catch {
     return undefined; // The PostToolUse hook says why.
   }
-  const prior = readPrior(join(root, ...path.split('/')));
+  const absolute = join(root, ...path.split('/'));
+  const prior = readPrior(absolute);
   if (prior === undefined || (prior === null && !('content' in input))) return undefined;
   if (prior !== null && (prior.includes('\r') || prior.startsWith('\uFEFF'))) return undefined;
   let receipt: Receipt;
@@ -57,8 +72,11 @@ export async function claudeCodeBeforeWrite(event: ClaudeCodeHookInput & { permi
   const rewritten = rewrittenInput(prior, input, receipt);
   if (!rewritten) return undefined;
   const updatedInput = claudeCodeShape(raw, rewritten);
+  rewrittenFinals.delete(absolute);
+  rewrittenFinals.set(absolute, receipt.content);
+  while (rewrittenFinals.size > MAX_REMEMBERED) rewrittenFinals.delete(rewrittenFinals.keys().next().value as string);
   const written = applyInput(prior ?? '', input);
-  const told = contextFor(receipt, input, written, prior, path, context.maxDiffChars);
+  const told = shortContext(receipt, input, rewritten, context.maxDiffChars) ?? contextFor(receipt, input, written, prior, path, context.maxDiffChars);
   return {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',
@@ -86,4 +104,23 @@ function claudeCodeShape(raw: Record<string, unknown>, input: SingleFileInput): 
   if ('edits' in input) return { ...raw, edits: input.edits.map(edit) };
   const { replace_all: _replaceAll, ...rest } = raw;
   return { ...rest, ...edit(input as EditInput) };
+}
+
+/**
+ * The fewest words that let the model copy the text on disk: Claude Code's tool result already says
+ * the edit was applied, so only each changed edit's new text, between `<<<` and `>>>` lines (the
+ * text is exactly what lies between them). Undefined when the rewrite is not the edits alone (a
+ * write, or changes outside them: then the full context says more).
+ */
+function shortContext(receipt: Receipt, sent: SingleFileInput, rewritten: SingleFileInput, budget: number): string | undefined {
+  if ('content' in sent || 'content' in rewritten) return undefined;
+  const sentEdits = 'edits' in sent ? sent.edits : [sent as EditInput];
+  const nowEdits = 'edits' in rewritten ? rewritten.edits : [rewritten as EditInput];
+  if (sentEdits.length !== nowEdits.length || nowEdits.some((edit, i) => edit.oldText !== sentEdits[i]!.oldText)) return undefined;
+  const changed = changedEdits(sent, rewritten);
+  if (changed.length === 0) return undefined;
+  const by = receipt.formatter ? `${receipt.formatter.name} ${receipt.formatter.version}` : 'the formatter';
+  const head = clip(`formatbox (${by}): ${changed.length > 1 ? 'each new_string' : 'new_string'} is on disk as the text between <<< and >>>:`, MAX_LINE_CHARS);
+  const blocks = changed.map((edit) => `${changed.length > 1 ? `${edit.label}:\n` : ''}<<<\n${edit.newText}\n>>>`).join('\n');
+  return blocks.length <= budget ? `${head}\n${blocks}` : undefined;
 }

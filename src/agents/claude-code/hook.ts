@@ -19,7 +19,7 @@ import { decideRoot, type RootDecision } from '../../node/service/request-root.j
 import { applyInput, occurrences } from '../../tools/index.js';
 import type { HookContext } from '../module.js';
 import { clip, contextFor, MAX_LINE_CHARS } from '../shared/context.js';
-import { claudeCodeBeforeWrite, type BeforeWriteOutput } from './before-write.js';
+import { claudeCodeBeforeWrite, wasWrittenAsRewritten, type BeforeWriteOutput } from './before-write.js';
 
 /** What Claude Code sends on stdin (the fields formatbox reads). */
 export interface ClaudeCodeHookInput {
@@ -75,6 +75,8 @@ export async function claudeCodeHook(raw: unknown, context: HookContext): Promis
   } catch {
     return undefined; // Gone already; nothing to format.
   }
+  // Rewritten before the write and written as rewritten: already formatted, and the model told.
+  if (wasWrittenAsRewritten(absolute, written)) return undefined;
   const prior = priorOf(event, input, written);
   const budget = context.maxDiffChars;
   const { handler } = context;
