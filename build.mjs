@@ -33,7 +33,9 @@ const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.opt
  * `formatbox format` run is ~60 ms of work).
  */
 const BUNDLED_IN_NODE = new Set(['json5', 'jsonc-parser', 'picomatch', 'smol-toml', 'yaml']); // yaml: a lazy stub (lazyYaml)
-const nodeExternal = external.filter((name) => !BUNDLED_IN_NODE.has(name));
+/** The agent SDKs the adapters plug into are the user's own (optional peer dependencies): never bundled. */
+const peers = Object.keys(pkg.peerDependencies ?? {});
+const nodeExternal = [...external.filter((name) => !BUNDLED_IN_NODE.has(name)), ...peers];
 const common = { bundle: true, format: 'esm', sourcemap: true, target: 'es2022', logLevel: 'warning', legalComments: 'none' };
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
@@ -59,6 +61,14 @@ export const UNIVERSAL_ENTRIES = {
   core: 'src/entries/core.ts',
   ...Object.fromEntries(MODULES.filter((module) => existsSync(`src/formatters/${module.id}/entry.ts`)).map((module) => [module.id, `src/formatters/${module.id}/entry.ts`])),
   wasi: 'src/entries/wasi.ts',
+  'ai-sdk': 'src/agents/ai-sdk/index.ts',
+  'openai-agents': 'src/agents/openai-agents/index.ts',
+};
+
+/** Agent SDK adapters that run in Node (package subpath → source): the SDK hosts a Node process. */
+export const NODE_AGENT_ENTRIES = {
+  'claude-agent-sdk': 'src/agents/claude-agent-sdk/index.ts',
+  mastra: 'src/agents/mastra/index.ts',
 };
 
 /**
@@ -69,7 +79,7 @@ export function packageShape(entries = UNIVERSAL_ENTRIES, assets = WASM_ASSETS) 
   const typesOf = (source) => `dist/types/${source.slice('src/'.length).replace(/\.ts$/, '.d.ts')}`;
   const exports = { '.': { types: './dist/types/index.d.ts', default: './dist/index.js' } };
   const typesVersions = {};
-  const subpaths = { ...Object.fromEntries(Object.entries(entries).filter(([name]) => name !== 'index')), node: 'src/node/index.ts' };
+  const subpaths = { ...Object.fromEntries(Object.entries(entries).filter(([name]) => name !== 'index')), node: 'src/node/index.ts', ...NODE_AGENT_ENTRIES };
   for (const [name, source] of Object.entries(subpaths)) {
     exports[`./${name}`] = { types: `./${typesOf(source)}`, default: `./dist/${name}.js` };
     typesVersions[name] = [typesOf(source)];
@@ -141,6 +151,7 @@ export const NODE_ENTRIES = {
   'cli-format-main': 'src/cli/format-main.ts',
   'cli-runtime': 'src/node/runtime.ts',
   'opencode-plugin': 'src/agents/opencode/plugin.ts',
+  ...NODE_AGENT_ENTRIES,
   'shipped-prettier-plugin-xml': 'src/formatters/shipped/prettier-plugin-xml.ts',
   'shipped-prettier-plugin-svelte': 'src/formatters/shipped/prettier-plugin-svelte.ts',
   'shipped-prettier-plugin-php': 'src/node/shipped/prettier-plugin-php.ts',
@@ -223,6 +234,7 @@ const universalOptions = {
   platform: 'neutral',
   mainFields: ['browser', 'module', 'main'],
   conditions: ['browser', 'import', 'default'],
+  external: peers,
   plugins: [forbidNodeBuiltins],
 };
 

@@ -16,6 +16,8 @@ export type ModelTurn =
   | { tool: string; args: Record<string, unknown>; namespace?: string }
   /** A Responses API freeform (custom) tool call, e.g. Codex's apply_patch: `input` is the raw text. */
   | { customTool: string; input: string }
+  /** A Responses API apply_patch call (the hosted apply_patch tool, as the OpenAI Agents SDK offers it): one file operation. */
+  | { applyPatch: { type: 'create_file' | 'update_file'; path: string; diff: string } | { type: 'delete_file'; path: string } }
   | { text: string };
 
 export interface ModelRequest {
@@ -147,7 +149,7 @@ function chatToolResults(body: Record<string, unknown>): string[] {
 
 function responsesToolResults(body: Record<string, unknown>): string[] {
   const input = Array.isArray(body.input) ? (body.input as Record<string, unknown>[]) : [];
-  return input.filter((item) => item.type === 'function_call_output' || item.type === 'custom_tool_call_output').map((item) => textOf(item.output));
+  return input.filter((item) => item.type === 'function_call_output' || item.type === 'custom_tool_call_output' || item.type === 'apply_patch_call_output').map((item) => textOf(item.output));
 }
 
 function sse(res: ServerResponse, data: unknown, event?: string): void {
@@ -164,6 +166,7 @@ function writeChat(res: ServerResponse, turn: ModelTurn, id: string, model: stri
     sse(res, chunk({ role: 'assistant', content: turn.text }, null));
     sse(res, chunk({}, 'stop', { usage }));
   } else {
+    if ('applyPatch' in turn) throw new Error('an apply_patch call needs the Responses API');
     const name = 'tool' in turn ? turn.tool : turn.customTool;
     const args = 'tool' in turn ? JSON.stringify(turn.args) : JSON.stringify({ input: turn.input });
     sse(res, chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }] }, null));
@@ -179,6 +182,7 @@ function writeResponses(res: ServerResponse, turn: ModelTurn, id: string, model:
   let item: Record<string, unknown>;
   if ('text' in turn) item = { type: 'message', id: `msg_${id}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
   else if ('tool' in turn) item = { type: 'function_call', id: `fc_${id}`, call_id: id, name: turn.tool, ...(turn.namespace ? { namespace: turn.namespace } : {}), arguments: JSON.stringify(turn.args), status: 'completed' };
+  else if ('applyPatch' in turn) item = { type: 'apply_patch_call', id: `apc_${id}`, call_id: id, operation: turn.applyPatch, status: 'completed' };
   else item = { type: 'custom_tool_call', id: `ctc_${id}`, call_id: id, name: turn.customTool, input: turn.input, status: 'completed' };
   sse(res, { type: 'response.output_item.added', output_index: 0, item }, 'response.output_item.added');
   sse(res, { type: 'response.output_item.done', output_index: 0, item }, 'response.output_item.done');

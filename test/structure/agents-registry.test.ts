@@ -9,8 +9,18 @@ import type { RequestHandler } from '../../src/node/service/requests.js';
 
 const AGENTS_DIR = fileURLToPath(new URL('../../src/agents/', import.meta.url));
 
-test('every agent folder is registered once, under its folder name', () => {
-  const folders = readdirSync(AGENTS_DIR, { withFileTypes: true }).filter((entry) => entry.isDirectory() && entry.name !== 'shared').map((entry) => entry.name).sort();
+/** The SDK adapters' folders: library entries users import (build.mjs), not agents formatbox sets up. */
+async function sdkAdapterFolders(): Promise<Set<string>> {
+  const build = (await import('../../build.mjs')) as { UNIVERSAL_ENTRIES: Record<string, string>; NODE_AGENT_ENTRIES: Record<string, string> };
+  const sources = [...Object.values(build.UNIVERSAL_ENTRIES), ...Object.values(build.NODE_AGENT_ENTRIES)];
+  return new Set(sources.map((source) => /^src\/agents\/([^/]+)\/index\.ts$/.exec(source)?.[1]).filter((name): name is string => name !== undefined));
+}
+
+test('every agent folder is registered once, under its folder name (the SDK adapters are package entries instead)', async () => {
+  const sdks = await sdkAdapterFolders();
+  assert.ok(sdks.size > 0);
+  for (const sdk of sdks) assert.ok(existsSync(`${AGENTS_DIR}${sdk}/index.ts`), `${sdk}/index.ts`);
+  const folders = readdirSync(AGENTS_DIR, { withFileTypes: true }).filter((entry) => entry.isDirectory() && entry.name !== 'shared' && !sdks.has(entry.name)).map((entry) => entry.name).sort();
   assert.deepEqual(AGENTS.map((agent) => agent.name).sort(), folders);
   assert.equal(new Set(AGENTS.map((agent) => agent.name)).size, AGENTS.length);
   for (const folder of folders) assert.ok(existsSync(`${AGENTS_DIR}${folder}/index.ts`), `${folder}/index.ts`);
