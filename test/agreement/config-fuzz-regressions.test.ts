@@ -93,3 +93,28 @@ test('a parser neither Prettier nor a listed plugin has: both refuse, where form
     }
   }
 });
+
+const BIOME_BIN = new URL(`../../node_modules/@biomejs/cli-${process.platform}-${process.arch}/biome`, import.meta.url).pathname;
+
+test('Biome: json.formatter.enabled true beats formatter.enabled false (with formatWithErrors, on a .json file with comments)', async () => {
+  // Found as seed 3 of biome-wide (project 342): formatbox skipped the file, the CLI formats it with its errors.
+  const dir = join(base, `b${counter++}`);
+  const files = {
+    'biome.json': JSON.stringify({ formatter: { enabled: false, formatWithErrors: true }, javascript: { formatter: { enabled: false } }, json: { formatter: { enabled: true } } }),
+    'f0.json': '{\r\n  // a comment\n  "a": [1, 2, 3],\n  "b": {"c": null},\n}\n',
+    'f1.json': '{"a":1,"b":[1,2]}\n',
+    'f2.js': 'let s = {a:1}\n',
+  };
+  writeTree(dir, { '.git/': '', ...files });
+  const runtime = createRuntime({ root: dir, pool });
+  const ours: Record<string, string> = {};
+  try {
+    for (const path of ['f0.json', 'f1.json', 'f2.js']) ours[path] = (await runtime.format({ path, check: true })).content;
+  } finally {
+    await runtime.close();
+  }
+  spawnSync(BIOME_BIN, ['format', '--write', '--colors=off', '.'], { cwd: dir, encoding: 'utf8' });
+  for (const path of ['f0.json', 'f1.json', 'f2.js']) assert.equal(ours[path], readFileSync(join(dir, path), 'utf8'), path);
+  assert.notEqual(ours['f1.json'], files['f1.json'], 'the JSON formatter ran');
+  assert.equal(ours['f2.js'], files['f2.js'], 'the JavaScript formatter stays off');
+});

@@ -242,9 +242,11 @@ export function biomeExcludes(config: BiomeConfigFile, configuration: Record<str
   const relative = relativeTo(config.dir, path);
   const files = isRecord(configuration.files) ? configuration.files : {};
   const formatter = isRecord(configuration.formatter) ? configuration.formatter : {};
-  if (formatter.enabled === false) return `formatter.enabled is false in ${config.file}`;
   const section = biomeLanguageSection(language);
   const languageConfig = section && isRecord(configuration[section]) ? configuration[section] : undefined;
+  // `<language>.formatter.enabled: true` wins over `formatter.enabled: false` in Biome's CLI.
+  const languageEnabled = languageConfig !== undefined && isRecord(languageConfig.formatter) && languageConfig.formatter.enabled === true;
+  if (formatter.enabled === false && !languageEnabled) return `formatter.enabled is false in ${config.file}`;
   if (languageConfig && isRecord(languageConfig.formatter) && languageConfig.formatter.enabled === false) {
     return `${section}.formatter.enabled is false in ${config.file}`;
   }
