@@ -75,7 +75,7 @@ export function packageShape(entries = UNIVERSAL_ENTRIES, assets = WASM_ASSETS) 
     typesVersions[name] = [typesOf(source)];
   }
   Object.assign(exports, {
-    './opencode': { types: './dist/types/agents/opencode-plugin.d.ts', default: './dist/opencode-plugin.js' },
+    './opencode': { types: './dist/types/agents/opencode/plugin.d.ts', default: './dist/opencode-plugin.js' },
     './server': './dist/opencode-plugin.js',
     './wasm/manifest.json': './wasm/manifest.json',
     './wasm/*': './wasm/*',
@@ -140,7 +140,7 @@ export const NODE_ENTRIES = {
   'cli-mcp-tools': 'src/cli/mcp-tools.ts',
   'cli-format-main': 'src/cli/format-main.ts',
   'cli-runtime': 'src/node/runtime.ts',
-  'opencode-plugin': 'src/agents/opencode-plugin.ts',
+  'opencode-plugin': 'src/agents/opencode/plugin.ts',
   'shipped-prettier-plugin-xml': 'src/formatters/shipped/prettier-plugin-xml.ts',
   'shipped-prettier-plugin-svelte': 'src/formatters/shipped/prettier-plugin-svelte.ts',
   'shipped-prettier-plugin-php': 'src/node/shipped/prettier-plugin-php.ts',

@@ -16,7 +16,7 @@ import { processAlive } from '../node/process-alive.js';
 import { preparePrivateDir, type DaemonPaths } from './daemon-paths.js';
 import { authenticateServer, checkSocketPath, PeerRefused } from './socket-auth.js';
 import { readOrCreateUserSecret } from './user-secret.js';
-import { defaultUserConfigPath, userConfigNamed } from './user-config-path.js';
+import { defaultUserConfigPath, userConfigNamed } from '../node/service/user-config-path.js';
 
 /** The caller's settings, sent with every request: the daemon keeps state per (root, config, trust). */
 export interface DaemonSettings {
@@ -35,8 +35,8 @@ export interface DaemonEnvelope {
   root?: string;
   /** op 'request': a CLI request (see requests.ts). */
   request?: unknown;
-  /** op 'hook': a Claude Code hook event, and the caller's cwd and $CLAUDE_PROJECT_DIR. */
-  hook?: { event: unknown; cwd: string; projectDir?: string };
+  /** op 'hook': the agent (its name in src/agents/registry.ts), its hook event, and the caller's cwd and $CLAUDE_PROJECT_DIR. */
+  hook?: { agent: string; event: unknown; cwd: string; projectDir?: string };
   /** op 'session': a Claude Code session that uses the http hook (daemon-http.ts): its port, its secret, its process. */
   session?: { port?: number; secret?: string; pid?: number };
 }

@@ -11,9 +11,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { messageOf } from '../core/errors.js';
+import { HTTP_HOOK_PATH } from '../agents/claude-code/wire.js';
 import { bearerToken } from './hook-secret.js';
 
-export const HTTP_HOOK_PATH = '/hook/claude-code';
 /** An event carries the file before and after the edit; formatbox refuses inputs over 2 MiB anyway. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Ports one daemon serves at most (one per settings file that names its own). */

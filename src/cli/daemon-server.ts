@@ -25,15 +25,15 @@ import { FormatboxError, messageOf } from '../core/errors.js';
 import type { UserConfig } from '../core/types.js';
 import { createWorkerPool, type WorkerPool } from '../node/index.js';
 import { settingsFor, type DaemonEnvelope, type DaemonReply, type DaemonSettings } from './daemon-client.js';
+import { hookAgentNames, hookOf } from '../agents/registry.js';
 import { createHttpHooks, type HttpHooks } from './daemon-http.js';
 import { checkPrivateDir } from './daemon-paths.js';
 import { isSecretShaped, readOrCreateSecret, sameSecret } from './hook-secret.js';
-import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
-import { createRequestHandler, errorReply, type RequestHandler } from './requests.js';
+import { createRequestHandler, errorReply, type RequestHandler } from '../node/service/requests.js';
 import { listenPrivately, reachable } from './socket.js';
 import { serverHandshake } from './socket-auth.js';
 import { readOrCreateUserSecret } from './user-secret.js';
-import { parseUserConfig } from './user-config.js';
+import { parseUserConfig } from '../node/service/user-config.js';
 
 /** 15 minutes. */
 export const DEFAULT_IDLE_MS = 15 * 60 * 1000;
@@ -110,7 +110,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       // The command hook gets $CLAUDE_PROJECT_DIR; an http hook gets it only where Claude Code can
       // interpolate it into the header, else the session's cwd stands for it (files outside: silence).
       const dir = projectDir ?? (cwd.startsWith('/') && cwd !== '/' ? cwd : undefined);
-      return (await hook({ v: options.build, op: 'hook', ...(grant.settings ? { settings: grant.settings } : {}), hook: { event, cwd, ...(dir ? { projectDir: dir } : {}) } }) as { output?: unknown }).output ?? {};
+      return (await hook({ v: options.build, op: 'hook', ...(grant.settings ? { settings: grant.settings } : {}), hook: { agent: 'claude-code', event, cwd, ...(dir ? { projectDir: dir } : {}) } }) as { output?: unknown }).output ?? {};
     },
     busy: (delta) => {
       active += delta;
@@ -279,11 +279,12 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
 
   async function hook(envelope: DaemonEnvelope): Promise<unknown> {
     const state = stateFor(envelope.settings);
-    const { event, cwd, projectDir } = envelope.hook ?? { event: undefined, cwd: '/' };
+    const { agent, event, cwd, projectDir } = envelope.hook ?? { agent: undefined, event: undefined, cwd: '/' };
+    const translate = hookOf(agent);
+    if (!translate) throw new FormatboxError('INVALID_REQUEST', `usage: formatbox hook ${hookAgentNames().join('|')}`);
     if (!event || typeof event !== 'object' || Array.isArray(event)) return {};
-    const withCwd = { cwd, ...(event as ClaudeCodeHookInput) };
     const { maxDiffChars } = resolveLimits(state.config);
-    const output = await using(state, () => claudeCodeHook(withCwd, state.handler, projectDir ? { CLAUDE_PROJECT_DIR: projectDir } : {}, { maxDiffChars }));
+    const output = await using(state, () => translate(event, { handler: state.handler, cwd, ...(projectDir ? { projectDir } : {}), maxDiffChars }));
     return output ? { output } : {};
   }
 

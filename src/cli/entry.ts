@@ -15,12 +15,8 @@ import { EXIT_CODE_BY_ERROR, EXIT_FORMAT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_US
 import { stdinRequest, writeStdinResult } from './format-args.js';
 import { hasStdinFilepath, parseFlags, type Flags } from './flags.js';
 import { COMMAND_HELP } from './help.js';
-import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
+import { placeRequest, saysNoRoot, withNoRootReason } from '../node/service/request-root.js';
 import { formatboxBuildId, formatboxVersion } from '../node/version.js';
-
-/** Claude Code's Edit, MultiEdit and Write; Codex's apply_patch (its hooks share the wire format). */
-const HOOK_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'apply_patch']);
-const HOOK_AGENTS = new Set(['claude-code', 'codex']);
 
 /** Exit code for the thin path, or undefined: run the full CLI instead. */
 async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
@@ -72,11 +68,16 @@ function envelope(op: DaemonEnvelope['op'], flags: Flags, env: NodeJS.ProcessEnv
   return { v: formatboxBuildId(), op, settings: settingsFor(flags, env), root: resolve(flags.root ?? process.cwd()), ...extra };
 }
 
-/** PostToolUse hook: always exit 0 (Claude Code blocks the session on exit 2); problems go to stderr. */
+/**
+ * `formatbox hook AGENT`: always exit 0 (Claude Code blocks the session on exit 2); problems go to
+ * stderr. The event goes to the daemon as it came, with the agent's name: which agents have a hook
+ * and what their events mean is src/agents/'s (registry.ts), not loaded in this thin process.
+ */
 async function thinHook(flags: Flags, env: NodeJS.ProcessEnv): Promise<number> {
   try {
-    if (!HOOK_AGENTS.has(flags.positional[0] ?? '')) {
-      process.stderr.write('formatbox: usage: formatbox hook claude-code|codex\n');
+    const agent = flags.positional[0];
+    if (agent === undefined || agent === '') {
+      process.stderr.write('formatbox: usage: formatbox hook AGENT (formatbox hook --help names them)\n');
       return 0; // Still never a blocking error for the agent.
     }
     for (const option of flags.unknown) process.stderr.write(`formatbox: hook: ignoring unknown option ${option}\n`);
@@ -86,9 +87,9 @@ async function thinHook(flags: Flags, env: NodeJS.ProcessEnv): Promise<number> {
     } catch {
       return 0; // Not a hook event: say nothing, never fail the edit.
     }
-    if (event && typeof event === 'object' && (event as { hook_event_name?: unknown }).hook_event_name === 'SessionStart') return await sessionStart(flags, env);
-    if (!event || typeof event !== 'object' || !HOOK_TOOLS.has((event as { tool_name?: unknown }).tool_name as string)) return 0;
-    const hook = { event, cwd: process.cwd(), ...(env.CLAUDE_PROJECT_DIR ? { projectDir: env.CLAUDE_PROJECT_DIR } : {}) };
+    if (!event || typeof event !== 'object' || Array.isArray(event)) return 0;
+    if ((event as { hook_event_name?: unknown }).hook_event_name === 'SessionStart') return await sessionStart(flags, env);
+    const hook = { agent, event, cwd: process.cwd(), ...(env.CLAUDE_PROJECT_DIR ? { projectDir: env.CLAUDE_PROJECT_DIR } : {}) };
     let output: unknown;
     try {
       const reply = await callDaemon(envelope('hook', flags, env, { hook }), callOptions(env, { replyTimeoutMs: hookTimeoutMs(env), startTimeoutMs: 10_000 }));
@@ -97,7 +98,7 @@ async function thinHook(flags: Flags, env: NodeJS.ProcessEnv): Promise<number> {
       if (!(error instanceof DaemonUnavailable)) throw error;
       process.stderr.write(`formatbox: no daemon (${error.message}); formatting in this process\n`);
       const local = await import('./local.js');
-      output = await local.hookLocally(event, flags);
+      output = await local.hookLocally(agent, event, flags);
     }
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
   } catch (error) {

@@ -9,7 +9,7 @@ import { relative, resolve } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
 import { EXIT_FORMAT_FAILED, EXIT_USAGE } from './exit-codes.js';
 import { COMMAND_HELP } from './help.js';
-import { saysNoRoot } from './request-root.js';
+import { saysNoRoot } from '../node/service/request-root.js';
 
 /**
  * Exit code when the arguments end the command before any file is touched, else undefined.

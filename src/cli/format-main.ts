@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { parseFlags } from './flags.js';
 import { checkFormatArgs } from './format-args.js';
 import { runFormat } from './format.js';
-import { loadUserConfig } from './user-config.js';
+import { loadUserConfig } from '../node/service/user-config.js';
 import { exitWith } from './exit-with.js';
 import { useV8Flags } from './v8-flags.js';
 

@@ -19,8 +19,8 @@ import { EXIT_FORMAT_FAILED, EXIT_OK, EXIT_WOULD_CHANGE } from './exit-codes.js'
 import { quietOnEpipe } from './epipe.js';
 import { formatJsonStatus } from './format-args.js';
 import type { Flags } from './flags.js';
-import type { HandlerOptions } from './requests.js';
-import { allowedRoot, placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
+import type { HandlerOptions } from '../node/service/requests.js';
+import { allowedRoot, placeRequest, saysNoRoot, withNoRootReason } from '../node/service/request-root.js';
 
 type FormatFlags = Pick<Flags, 'positional' | 'check' | 'json'> & Partial<Pick<Flags, 'threads' | 'cache' | 'native' | 'ignorePaths'>>;
 

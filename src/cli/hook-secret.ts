@@ -9,8 +9,6 @@
 import { randomBytes, createHash, timingSafeEqual } from 'node:crypto';
 import { readOrCreateSecretFile } from './user-secret.js';
 
-/** The environment variable the hook's header interpolates (listed in its `allowedEnvVars`). */
-export const HOOK_SECRET_ENV = 'FORMATBOX_HOOK_SECRET';
 const FILE = 'hook-secret';
 const SECRET_PATTERN = /^[0-9a-f]{64}$/;
 

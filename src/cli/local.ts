@@ -5,9 +5,10 @@
  */
 import { resolve } from 'node:path';
 import { resolveLimits } from '../config/limits.js';
-import { claudeCodeHook, type ClaudeCodeHookInput, type HookOutput } from './hook-claude-code.js';
-import { createRequestHandler, type CliResult, type HandlerOptions } from './requests.js';
-import { loadUserConfig } from './user-config.js';
+import { hookAgentNames, hookOf } from '../agents/registry.js';
+import { FormatboxError } from '../core/errors.js';
+import { createRequestHandler, type CliResult, type HandlerOptions } from '../node/service/requests.js';
+import { loadUserConfig } from '../node/service/user-config.js';
 import { useV8Flags } from './v8-flags.js';
 
 interface LocalFlags {
@@ -32,12 +33,15 @@ export async function requestLocally(request: unknown, flags: LocalFlags): Promi
   }
 }
 
-/** The Claude Code hook, in this process. */
-export async function hookLocally(event: unknown, flags: LocalFlags): Promise<HookOutput | undefined> {
+/** The hook of the agent named `agent`, in this process (undefined: nothing to say). */
+export async function hookLocally(agent: string, event: unknown, flags: LocalFlags): Promise<unknown> {
+  const hook = hookOf(agent);
+  if (!hook) throw new FormatboxError('INVALID_REQUEST', `usage: formatbox hook ${hookAgentNames().join('|')}`);
   const options = handlerOptions(flags);
   const handler = createRequestHandler(options);
   try {
-    return await claudeCodeHook(event as ClaudeCodeHookInput, handler, process.env, { maxDiffChars: resolveLimits(options.config).maxDiffChars });
+    const projectDir = process.env.CLAUDE_PROJECT_DIR || undefined;
+    return await hook(event, { handler, cwd: process.cwd(), ...(projectDir ? { projectDir } : {}), maxDiffChars: resolveLimits(options.config).maxDiffChars });
   } finally {
     await handler.close();
   }

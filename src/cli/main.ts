@@ -8,9 +8,9 @@ import { exitWith } from './exit-with.js';
 import { runDemo } from './demo.js';
 import { hasStdinFilepath, parseFlags, type Flags } from './flags.js';
 import { formatCommand } from './format-main.js';
-import { claudeCodeHook, type ClaudeCodeHookInput } from './hook-claude-code.js';
-import { answerLine, createRequestHandler, errorReply, type HandlerOptions } from './requests.js';
-import { loadUserConfig } from './user-config.js';
+import { hookAgentNames, hookOf } from '../agents/registry.js';
+import { answerLine, createRequestHandler, errorReply, type HandlerOptions } from '../node/service/requests.js';
+import { loadUserConfig } from '../node/service/user-config.js';
 import { connectHandler, serveSocket } from './socket.js';
 import type { DoctorReport } from '../node/index.js';
 import { COMMAND_HELP, USAGE } from './help.js';
@@ -23,6 +23,7 @@ import { quietOnEpipe } from './epipe.js';
 import { useV8Flags } from './v8-flags.js';
 import { resolveLimits } from '../config/limits.js';
 import type { Receipt } from '../core/types.js';
+import type { HookTranslation } from '../agents/module.js';
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -42,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'hook') return runHookNeverFailing(rest);
   if (command === 'daemon' && rest[0] === 'run') return runDaemonCommand(parseFlags(rest.slice(1), { command }));
   if (command === 'mcp') return (await import('./mcp.js')).runMcp(parseFlags(rest, { command }));
-  if (command === 'init') return (await import('./init/index.js')).runInit(rest);
+  if (command === 'init') return (await import('./init.js')).runInit(rest);
   if (command === 'format' && !hasStdinFilepath(rest)) return formatCommand(rest);
   if (command === 'apply' || command === 'format') useV8Flags('one-edit');
   const flags = parseFlags(rest, { command });
@@ -56,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
       try {
         const path = flags.positional[0];
         const report = (await handler.handle({ method: 'doctor', ...(path !== undefined ? { path } : {}) })) as DoctorReport;
-        const agents = (await import('./init/index.js')).detectAgents();
+        const agents = (await import('./init.js')).agentsSetUp();
         process.stdout.write(flags.json ? JSON.stringify({ ...report, agents }, null, 2) + '\n' : `${formatDoctor(report)}\n\n${formatAgents(agents)}\n`);
         return 0;
       } finally {
@@ -163,10 +164,11 @@ async function runHookNeverFailing(rest: string[]): Promise<number> {
     useV8Flags('one-edit');
     const flags = parseFlags(rest, { command: 'hook', unknown: 'collect' });
     for (const option of flags.unknown) process.stderr.write(`formatbox: hook: ignoring unknown option ${option}\n`);
-    if (flags.positional[0] !== 'claude-code' && flags.positional[0] !== 'codex') throw new FormatboxError('INVALID_REQUEST', 'usage: formatbox hook claude-code|codex');
+    const hook = hookOf(flags.positional[0]);
+    if (!hook) throw new FormatboxError('INVALID_REQUEST', `usage: formatbox hook ${hookAgentNames().join('|')}`);
     const { config } = loadUserConfig(flags.config);
     const options = { defaultRoot: resolve(flags.root ?? process.cwd()), ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
-    return await runClaudeCodeHook(options, flags.socket ?? process.env.FORMATBOX_SOCKET);
+    return await runHook(hook, options, flags.socket ?? process.env.FORMATBOX_SOCKET);
   } catch (error) {
     process.stderr.write(`formatbox: hook: ${messageOf(error)}${isFormatboxError(error) ? ` (${error.code})` : ''}\n`);
     return 0;
@@ -174,7 +176,7 @@ async function runHookNeverFailing(rest: string[]): Promise<number> {
 }
 
 /** With a socket that answers, the warm server formats; otherwise this process does (cold). */
-async function runClaudeCodeHook(options: HandlerOptions, socket: string | undefined): Promise<number> {
+async function runHook(hook: HookTranslation, options: HandlerOptions, socket: string | undefined): Promise<number> {
   const handler = (socket ? await connectHandler(resolve(socket)) : undefined) ?? createRequestHandler(options);
   try {
     let event: unknown;
@@ -183,7 +185,8 @@ async function runClaudeCodeHook(options: HandlerOptions, socket: string | undef
     } catch {
       return 0; // Not a hook event: say nothing, never fail the edit.
     }
-    const output = await claudeCodeHook(event as ClaudeCodeHookInput, handler, process.env, { maxDiffChars: resolveLimits(options.config).maxDiffChars });
+    const projectDir = process.env.CLAUDE_PROJECT_DIR || undefined;
+    const output = await hook(event, { handler, cwd: process.cwd(), ...(projectDir ? { projectDir } : {}), maxDiffChars: resolveLimits(options.config).maxDiffChars });
     if (output) process.stdout.write(JSON.stringify(output) + '\n');
     return 0;
   } finally {

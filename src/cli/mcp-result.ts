@@ -15,7 +15,7 @@ import type { DoctorReport } from '../node/index.js';
 import { doctorLanguageLabel } from './doctor-label.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { rereadHint } from '../reconcile/index.js';
-import { changedEdits, clip, editBlock, editsHint, MAX_LINE_CHARS } from './agent-context.js';
+import { changedEdits, clip, editBlock, editsHint, MAX_LINE_CHARS } from '../agents/shared/context.js';
 
 interface McpReplyOptions {
   /** The budget for everything after the receipt line, in each part. */

@@ -5,5 +5,5 @@
  */
 export { DEFAULT_LIMITS, resolveLimits } from '../config/limits.js';
 export { mcpReply } from './mcp-result.js';
-export { createRequestHandler } from './requests.js';
-export { loadUserConfig } from './user-config.js';
+export { createRequestHandler } from '../node/service/requests.js';
+export { loadUserConfig } from '../node/service/user-config.js';

@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import type { ToolInput } from '../core/types.js';
-import type { RequestHandler } from './requests.js';
+import type { RequestHandler } from '../node/service/requests.js';
 import { shownText } from '../core/shown.js';
 import { EXIT_CODE_BY_ERROR } from './exit-codes.js';
 import { McpServer, type CallToolResult, type ToolDefinition } from './mcp-server.js';

@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { FormatboxError } from '../core/errors.js';
-import { answerLine, type CliResult, type RequestHandler } from './requests.js';
+import { answerLine, type CliResult, type RequestHandler } from '../node/service/requests.js';
 import { authenticateServer, checkSocketPath, serverHandshake } from './socket-auth.js';
 import { readOrCreateUserSecret } from './user-secret.js';
 

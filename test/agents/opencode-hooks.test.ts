@@ -9,9 +9,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createOpencodeHooks, pathsOf, type OpencodeHooks } from '../../src/agents/opencode-hooks.js';
-import { createRequestHandler, type RequestHandler } from '../../src/cli/requests.js';
-import type { CliResult } from '../../src/cli/requests.js';
+import { createOpencodeHooks, pathsOf, type OpencodeHooks } from '../../src/agents/opencode/hooks.js';
+import { createRequestHandler, type RequestHandler } from '../../src/node/service/requests.js';
+import type { CliResult } from '../../src/node/service/requests.js';
 
 describe('opencode plugin hooks', () => {
   let project: string;

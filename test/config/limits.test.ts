@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { DEFAULT_LIMITS, resolveLimits } from '../../src/config/limits.js';
-import { createRequestHandler } from '../../src/cli/requests.js';
+import { createRequestHandler } from '../../src/node/service/requests.js';
 import type { DoctorReport } from '../../src/node/index.js';
 
 test('resolveLimits: defaults, then the user config in either shape, then explicit limits', () => {

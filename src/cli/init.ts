@@ -1,26 +1,21 @@
 /**
- * `formatbox init claude-code|codex|opencode|cursor [--user|--project]`: writes the setup each
- * agent needs (one module per agent), merged into its existing config files, never replacing what
- * the user set, showing each change as a diff; a second run changes nothing. `detectAgents` is
- * what `formatbox doctor` shows.
+ * `formatbox init <agent> [--user|--project]`: parses the options, applies the changes the agent's
+ * module plans (src/agents/<agent>/init.ts, found in src/agents/registry.ts), merged into its
+ * existing config files, never replacing what the user set, and prints each change as a diff; a
+ * second run changes nothing. `agentsSetUp` is what `formatbox doctor` shows.
  */
 import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { FormatboxError } from '../../core/errors.js';
-import { preparePrivateDir, daemonPaths } from '../daemon-paths.js';
-import { readOrCreateSecret } from '../hook-secret.js';
-import { findProjectRoot } from '../../node/project-root.js';
-import { claudeCode } from './claude-code.js';
-import { codex } from './codex.js';
-import { cursor } from './cursor.js';
-import { applyChanges } from './files.js';
-import { opencode } from './opencode.js';
-import type { AgentSetup, InitOptions } from './types.js';
+import { AGENTS, agentNamed, detectAgents } from '../agents/registry.js';
+import { applyChanges } from '../agents/shared/config-files.js';
+import type { InitOptions } from '../agents/shared/init-types.js';
+import { FormatboxError } from '../core/errors.js';
+import { findProjectRoot } from '../node/project-root.js';
+import { preparePrivateDir, daemonPaths } from './daemon-paths.js';
+import { readOrCreateSecret } from './hook-secret.js';
 
-const AGENTS: readonly AgentSetup[] = [claudeCode, codex, opencode, cursor];
-
-const INIT_USAGE = `usage: formatbox init claude-code|codex|opencode|cursor [--user|--project] [options]
+const INIT_USAGE = `usage: formatbox init ${AGENTS.filter((agent) => agent.init).map((agent) => agent.name).join('|')} [--user|--project] [options]
 
 Writes what the agent needs to use formatbox, merged into its config files (nothing the user set is
 replaced; each change is shown as a diff; a second run changes nothing).
@@ -52,8 +47,9 @@ function baseOptions(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()):
 
 export function runInit(args: string[], out: (text: string) => void = (t) => process.stdout.write(t)): number {
   const [agentName, ...rest] = args;
-  const agent = AGENTS.find((a) => a.name === agentName);
-  if (!agent) throw new FormatboxError('INVALID_REQUEST', `${agentName === undefined ? 'name an agent' : `unknown agent ${JSON.stringify(agentName)}`}\n\n${INIT_USAGE}`);
+  const agent = agentNamed(agentName);
+  const init = agent?.init;
+  if (!agent || !init) throw new FormatboxError('INVALID_REQUEST', `${agentName === undefined ? 'name an agent' : `unknown agent ${JSON.stringify(agentName)}`}\n\n${INIT_USAGE}`);
   const options: InitOptions = { ...baseOptions(), scope: 'user' };
   let write = true;
   for (let i = 0; i < rest.length; i++) {
@@ -78,14 +74,14 @@ export function runInit(args: string[], out: (text: string) => void = (t) => pro
       if (options.binArgv.length === 0) throw new FormatboxError('INVALID_REQUEST', '--bin needs a command');
     } else throw new FormatboxError('INVALID_REQUEST', `unknown option ${arg}\n\n${INIT_USAGE}`);
   }
-  const changes = agent.changes(options);
+  const changes = init.changes(options);
   const shown = applyChanges(changes, write);
   const changed = changes.filter((c) => c.before !== c.after);
   if (shown.length > 0) out(`${shown.join('\n')}\n`);
   out(changed.length === 0
     ? `${agent.name}: already set up (${options.scope}); nothing changed\n`
     : `${agent.name}: ${write ? 'wrote' : 'would write'} ${changed.map((c) => c.path).join(', ')}\n`);
-  for (const note of agent.notes(options)) out(`note: ${note}\n`);
+  for (const note of init.notes(options)) out(`note: ${note}\n`);
   if (options.bin === 'formatbox' && !onPath('formatbox')) {
     out(`note: formatbox is not on PATH, so the agent cannot run it: npm install -g formatbox, or run init again with --bin "${process.execPath} ${process.argv[1] ?? 'path/to/dist/cli.js'}"\n`);
   }
@@ -104,7 +100,6 @@ function onPath(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /** Per agent, where it is set up to use formatbox (empty: not set up). */
-export function detectAgents(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Array<{ agent: string; setup: string[] }> {
-  const options = baseOptions(env, cwd);
-  return AGENTS.map((agent) => ({ agent: agent.name, setup: agent.detect(options) }));
+export function agentsSetUp(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Array<{ agent: string; setup: string[] }> {
+  return detectAgents(baseOptions(env, cwd));
 }

@@ -1,7 +1,6 @@
-/** What every agent's `formatbox init` module offers (one module per agent, listed in init/index.ts). */
+/** The options every agent's `formatbox init` plans with (module.ts: AgentInit), and reading an agent's JSON config. */
 import { parse } from 'jsonc-parser';
-import type { FileChange } from './files.js';
-import { readText } from './files.js';
+import { readText } from './config-files.js';
 
 export interface InitOptions {
   scope: 'user' | 'project';
@@ -19,15 +18,6 @@ export interface InitOptions {
   mcp: boolean;
   /** The http hook's secret (read or created only when a file needs it). */
   secret(): string;
-}
-
-export interface AgentSetup {
-  name: string;
-  changes(options: InitOptions): FileChange[];
-  /** What the user should know after init (not written anywhere). */
-  notes(options: InitOptions): string[];
-  /** Where this agent is set up to use formatbox, and how (for `formatbox doctor`). */
-  detect(options: Omit<InitOptions, 'scope'>): string[];
 }
 
 /** A JSON(C) object read for detection; undefined when missing or not an object. */

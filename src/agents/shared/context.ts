@@ -1,10 +1,12 @@
 /**
- * What an agent's model is told after an edit, shared by the Claude Code hook and the MCP server so
- * both say it the same way: each edit's new text as the formatter left it, in a delimited block the
+ * What an agent's model is told after an edit, shared by every agent's hook and the MCP server so
+ * all say it the same way: each edit's new text as the formatter left it, in a delimited block the
  * model can copy into its next edit, and a reread hint when that does not fit the budget.
  */
-import { shownPath } from '../core/shown.js';
-import type { EditInput, SingleFileInput, ToolInput } from '../core/types.js';
+import { unifiedDiff } from '../../core/diff.js';
+import { shownPath } from '../../core/shown.js';
+import type { EditInput, Receipt, SingleFileInput, ToolInput } from '../../core/types.js';
+import { rereadHint } from '../../reconcile/index.js';
 
 /** Longest receipt line or failure line kept in what the model is told. */
 export const MAX_LINE_CHARS = 500;
@@ -56,4 +58,28 @@ function countNewlines(text: string, from: number, to: number): number {
   let count = 0;
   for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) count++;
   return count;
+}
+
+/**
+ * The context for the model: one receipt line, then at most `budget` characters: each changed
+ * edit's new text in a delimited block, then the other changes as a diff. When that does not fit,
+ * a reread hint (which lines changed) replaces it. `newTextName` is the agent's name for an edit's new
+ * text (Claude Code's `new_string`; opencode's `newString`).
+ */
+export function contextFor(receipt: Receipt, input: SingleFileInput, written: string, prior: string | null | undefined, path: string, budget: number, newTextName = 'new_string'): string | undefined {
+  if (receipt.status === 'failed' || receipt.status === 'timeout' || receipt.status === 'refused') {
+    return clip(`formatbox: ${receipt.line} (your edit is on disk as written)`, MAX_LINE_CHARS);
+  }
+  if (receipt.status !== 'formatted') return undefined;
+  const head = clip(`formatbox: ${receipt.line}. The file on disk differs from what you wrote.`, MAX_LINE_CHARS);
+  const parts: string[] = [];
+  if (typeof prior === 'string' && !('content' in input)) {
+    for (const edit of changedEdits(input, receipt.input)) parts.push(editBlock(edit.label, edit.newText, newTextName));
+    if (receipt.diff) parts.push(`other formatter changes:\n${receipt.diff.replace(/\n$/, '')}`);
+  } else {
+    parts.push(`the formatter changed:\n${unifiedDiff(written, receipt.content, { path }).replace(/\n$/, '')}`);
+  }
+  let body = parts.join('\n');
+  if (body.length > budget) body = clip(rereadHint(path, written, receipt.content) || `the formatter changed more than fits here; reread ${shownPath(path)}`, budget);
+  return body === '' ? head : `${head}\n${body}`;
 }

@@ -9,8 +9,9 @@
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { FormatboxError } from '../../core/errors.js';
-import { readText, type FileChange } from './files.js';
-import type { AgentSetup, InitOptions } from './types.js';
+import type { AgentInit } from '../module.js';
+import { readText, type FileChange } from '../shared/config-files.js';
+import type { InitOptions } from '../shared/init-types.js';
 
 const APPROVAL = 'default_tools_approval_mode';
 
@@ -44,8 +45,7 @@ function appended(text: string, block: string): string {
 
 const tomlString = (value: string) => JSON.stringify(value);
 
-export const codex: AgentSetup = {
-  name: 'codex',
+export const codexInit: AgentInit = {
   changes(options) {
     const path = configFile(options, options.scope);
     const before = readText(path);
@@ -76,22 +76,24 @@ export const codex: AgentSetup = {
     'Codex runs the apply_patch hook only once you trust it: open /hooks in Codex and trust "formatbox hook codex"',
     ...(options.scope === 'project' ? ['Codex reads a project .codex/config.toml only in a project you have trusted'] : []),
   ],
-  detect(options) {
-    const found: string[] = [];
-    for (const scope of ['user', 'project'] as const) {
-      const path = configFile(options, scope);
-      let value: Record<string, unknown> | undefined;
-      let table: Record<string, unknown> | undefined;
-      try {
-        value = parsed(path, readText(path));
-        table = serverTable(value);
-      } catch (error) {
-        found.push(`${path}: ${(error as Error).message}`);
-        continue;
-      }
-      if (table) found.push(`${path}: the MCP server${table[APPROVAL] === 'approve' ? ', tools approved' : ` (no ${APPROVAL} = "approve": tool calls need approval)`}`);
-      if (hasPatchHook(value)) found.push(`${path}: the apply_patch hook (Codex runs it once trusted in /hooks)`);
-    }
-    return found;
-  },
 };
+
+/** Where Codex is set up to use formatbox (`formatbox doctor`). */
+export function detectCodex(options: Omit<InitOptions, 'scope'>): string[] {
+  const found: string[] = [];
+  for (const scope of ['user', 'project'] as const) {
+    const path = configFile(options, scope);
+    let value: Record<string, unknown> | undefined;
+    let table: Record<string, unknown> | undefined;
+    try {
+      value = parsed(path, readText(path));
+      table = serverTable(value);
+    } catch (error) {
+      found.push(`${path}: ${(error as Error).message}`);
+      continue;
+    }
+    if (table) found.push(`${path}: the MCP server${table[APPROVAL] === 'approve' ? ', tools approved' : ` (no ${APPROVAL} = "approve": tool calls need approval)`}`);
+    if (hasPatchHook(value)) found.push(`${path}: the apply_patch hook (Codex runs it once trusted in /hooks)`);
+  }
+  return found;
+}

@@ -4,9 +4,9 @@
  * cannot supply it.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { FormatboxError } from '../core/errors.js';
-import type { UserConfig } from '../core/types.js';
-import { isRecord, parseData } from '../config/data.js';
+import { FormatboxError } from '../../core/errors.js';
+import type { UserConfig } from '../../core/types.js';
+import { isRecord, parseData } from '../../config/data.js';
 import { defaultUserConfigPath, userConfigNamed } from './user-config-path.js';
 
 export { defaultUserConfigPath } from './user-config-path.js';

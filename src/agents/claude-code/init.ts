@@ -7,10 +7,10 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { HTTP_HOOK_PATH } from '../daemon-http.js';
-import { HOOK_SECRET_ENV } from '../hook-secret.js';
-import { jsonChange, type FileChange, type JsonDocument } from './files.js';
-import { readJson, type AgentSetup, type InitOptions } from './types.js';
+import { jsonChange, type FileChange, type JsonDocument } from '../shared/config-files.js';
+import type { AgentInit } from '../module.js';
+import { readJson, type InitOptions } from '../shared/init-types.js';
+import { HOOK_SECRET_ENV, HTTP_HOOK_PATH } from './wire.js';
 
 const MATCHER = 'Edit|MultiEdit|Write';
 
@@ -80,33 +80,33 @@ function secretWarnings(options: InitOptions): string[] {
   return mode !== undefined && (mode & 0o077) !== 0 ? [`warning: ${secrets} holds the hook secret and other users can read it (mode ${(mode & 0o777).toString(8)}): chmod 600 ${secrets}`] : [];
 }
 
-export const claudeCode: AgentSetup = {
-  name: 'claude-code',
+export const claudeCodeInit: AgentInit = {
   changes: claudeCodeChanges,
   notes: (options) => [
     ...(options.command ? [] : secretWarnings(options)),
     ...(options.mcp && options.scope === 'user' ? ['the MCP server at user scope: claude mcp add --scope user formatbox -- ' + [...options.binArgv, 'mcp'].join(' ')] : []),
   ],
-  detect(options) {
-    const found: string[] = [];
-    for (const scope of ['user', 'project'] as const) {
-      const files = settingsFiles({ ...options, scope });
-      for (const path of new Set([files.settings, files.secrets])) {
-        const doc = readJson(path);
-        if (!doc) continue;
-        const post = (doc.hooks as Record<string, unknown> | undefined)?.PostToolUse;
-        const groups = Array.isArray(post) ? post : [];
-        if (groups.some((g) => groupHas(g, isOurUrl))) {
-          const session = (doc.hooks as Record<string, unknown[]>).SessionStart;
-          const starts = Array.isArray(session) && session.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')));
-          found.push(`${path}: the http hook${starts ? ', started by a SessionStart hook' : ' (no SessionStart hook: nothing starts the daemon)'}`);
-        } else if (groups.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')))) found.push(`${path}: the command hook`);
-        const env = doc.env as Record<string, unknown> | undefined;
-        if (env?.[HOOK_SECRET_ENV]) found.push(`${path}: the http hook's secret`);
-      }
-      if (files.mcp && (readJson(files.mcp)?.mcpServers as Record<string, unknown> | undefined)?.formatbox) found.push(`${files.mcp}: the MCP server`);
-    }
-    return found;
-  },
 };
 
+/** Where Claude Code is set up to use formatbox (`formatbox doctor`). */
+export function detectClaudeCode(options: Omit<InitOptions, 'scope'>): string[] {
+  const found: string[] = [];
+  for (const scope of ['user', 'project'] as const) {
+    const files = settingsFiles({ ...options, scope });
+    for (const path of new Set([files.settings, files.secrets])) {
+      const doc = readJson(path);
+      if (!doc) continue;
+      const post = (doc.hooks as Record<string, unknown> | undefined)?.PostToolUse;
+      const groups = Array.isArray(post) ? post : [];
+      if (groups.some((g) => groupHas(g, isOurUrl))) {
+        const session = (doc.hooks as Record<string, unknown[]>).SessionStart;
+        const starts = Array.isArray(session) && session.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')));
+        found.push(`${path}: the http hook${starts ? ', started by a SessionStart hook' : ' (no SessionStart hook: nothing starts the daemon)'}`);
+      } else if (groups.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')))) found.push(`${path}: the command hook`);
+      const env = doc.env as Record<string, unknown> | undefined;
+      if (env?.[HOOK_SECRET_ENV]) found.push(`${path}: the http hook's secret`);
+    }
+    if (files.mcp && (readJson(files.mcp)?.mcpServers as Record<string, unknown> | undefined)?.formatbox) found.push(`${files.mcp}: the MCP server`);
+  }
+  return found;
+}

@@ -9,12 +9,12 @@
  * It formats in-process (opencode runs plugins in its own Bun), one warm runtime per project root.
  * This module's only export is the plugin: opencode treats every export of a plugin module as one.
  */
-import { resolveLimits } from '../config/limits.js';
-import { messageOf } from '../core/errors.js';
-import type { UserConfig } from '../core/types.js';
-import { createRequestHandler } from '../cli/requests.js';
-import { loadUserConfig } from '../cli/user-config.js';
-import { createOpencodeHooks, type OpencodeHooks } from './opencode-hooks.js';
+import { resolveLimits } from '../../config/limits.js';
+import { messageOf } from '../../core/errors.js';
+import type { UserConfig } from '../../core/types.js';
+import { createRequestHandler } from '../../node/service/requests.js';
+import { loadUserConfig } from '../../node/service/user-config.js';
+import { createOpencodeHooks, type OpencodeHooks } from './hooks.js';
 
 interface PluginInput {
   directory: string;

@@ -8,26 +8,29 @@
  * formatted as it is (W → F), and the model is told what the formatter changed: the receipt line and
  * a bounded diff (or a reread hint), the files of one patch sharing the budget.
  */
-import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { shownPath } from '../core/shown.js';
-import { messageOf } from '../core/errors.js';
-import type { Receipt } from '../core/types.js';
-import { findProjectRoot } from '../node/project-root.js';
-import { writtenPathsOfPatch } from '../tools/patch/paths.js';
-import { contextFor, type ClaudeCodeHookInput, type HookOutput } from './hook-claude-code.js';
-import type { RequestHandler } from './requests.js';
+import { resolve } from 'node:path';
+import { messageOf } from '../../core/errors.js';
+import { shownPath } from '../../core/shown.js';
+import type { Receipt } from '../../core/types.js';
+import { findProjectRoot } from '../../node/project-root.js';
+import { writtenPathsOfPatch } from '../../tools/patch/paths.js';
+import type { ClaudeCodeHookInput, HookOutput } from '../claude-code/hook.js';
+import type { HookContext } from '../module.js';
+import { contextFor, MAX_LINE_CHARS } from '../shared/context.js';
 
-/** Longest line kept for a file that could not be formatted. */
-const MAX_LINE_CHARS = 500;
-
-export function isCodexPatchEvent(event: ClaudeCodeHookInput): boolean {
-  return event.tool_name === 'apply_patch' && typeof event.tool_input?.command === 'string';
-}
-
-/** The hook's answer for a Codex apply_patch event, or undefined when the formatter changed nothing. */
-export async function codexPatchHook(event: ClaudeCodeHookInput, handler: RequestHandler, budget: number): Promise<HookOutput | undefined> {
-  const cwd = event.cwd || process.cwd();
+/**
+ * The hook's answer for a Codex event, or undefined when there is nothing to say: only a PostToolUse
+ * of apply_patch is formatted (Codex writes with nothing else).
+ */
+export async function codexPatchHook(raw: unknown, context: HookContext): Promise<HookOutput | undefined> {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const event = raw as ClaudeCodeHookInput;
+  if (event.hook_event_name !== undefined && event.hook_event_name !== 'PostToolUse') return undefined;
+  if (event.tool_name !== 'apply_patch' || typeof event.tool_input?.command !== 'string') return undefined;
+  const { handler } = context;
+  const budget = context.maxDiffChars;
+  const cwd = event.cwd || context.cwd;
   const paths = writtenPathsOfPatch(String(event.tool_input?.command ?? ''));
   if (paths.length === 0) return undefined;
   // The session's project: the root a file in its cwd would have. Codex may write elsewhere (its

@@ -7,8 +7,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { jsonChange } from './files.js';
-import { readJson, type AgentSetup, type InitOptions } from './types.js';
+import type { AgentInit } from '../module.js';
+import { jsonChange } from '../shared/config-files.js';
+import { readJson, type InitOptions } from '../shared/init-types.js';
 
 /** opencode's built-in formatters that cover what formatbox formats. */
 const OVERLAPPING_FORMATTERS = ['prettier', 'biome', 'oxfmt', 'gofmt', 'ruff', 'uv', 'clang-format', 'shfmt', 'rustfmt'];
@@ -36,8 +37,7 @@ function pluginEntry(): string {
 const isOurPlugin = (entry: unknown) =>
   typeof entry === 'string' && (entry === 'formatbox' || entry === pluginEntry() || entry.includes('formatbox/opencode') || entry.endsWith('opencode-plugin.js'));
 
-export const opencode: AgentSetup = {
-  name: 'opencode',
+export const opencodeInit: AgentInit = {
   changes(options) {
     return [jsonChange(configFile(options, options.scope), (doc) => {
       if (doc.get(['$schema']) === undefined) doc.set(['$schema'], 'https://opencode.ai/config.json');
@@ -52,19 +52,21 @@ export const opencode: AgentSetup = {
     'opencode takes its project from the directory it starts in ($PWD)',
     ...(existsSync(pluginPath()) ? [] : [`the plugin file ${pluginPath()} is missing from this install (npm run build makes it)`]),
   ],
-  detect(options) {
-    const found: string[] = [];
-    for (const scope of ['user', 'project'] as const) {
-      const path = configFile(options, scope);
-      const doc = readJson(path);
-      if (!doc) continue;
-      if (Array.isArray(doc.plugin) && doc.plugin.some(isOurPlugin)) {
-        const formatter = doc.formatter as Record<string, { disabled?: boolean }> | false | undefined;
-        const on = formatter === false ? [] : OVERLAPPING_FORMATTERS.filter((n) => formatter?.[n]?.disabled !== true);
-        found.push(`${path}: the formatbox plugin${on.length ? ` (opencode's own ${on.join(', ')} still on)` : ', opencode\'s overlapping formatters off'}`);
-      }
-      if ((doc.mcp as Record<string, unknown> | undefined)?.formatbox) found.push(`${path}: the MCP server`);
-    }
-    return found;
-  },
 };
+
+/** Where opencode is set up to use formatbox (`formatbox doctor`). */
+export function detectOpencode(options: Omit<InitOptions, 'scope'>): string[] {
+  const found: string[] = [];
+  for (const scope of ['user', 'project'] as const) {
+    const path = configFile(options, scope);
+    const doc = readJson(path);
+    if (!doc) continue;
+    if (Array.isArray(doc.plugin) && doc.plugin.some(isOurPlugin)) {
+      const formatter = doc.formatter as Record<string, { disabled?: boolean }> | false | undefined;
+      const on = formatter === false ? [] : OVERLAPPING_FORMATTERS.filter((n) => formatter?.[n]?.disabled !== true);
+      found.push(`${path}: the formatbox plugin${on.length ? ` (opencode's own ${on.join(', ')} still on)` : ', opencode\'s overlapping formatters off'}`);
+    }
+    if ((doc.mcp as Record<string, unknown> | undefined)?.formatbox) found.push(`${path}: the MCP server`);
+  }
+  return found;
+}

@@ -13,13 +13,13 @@
  *
  * Runtimes are kept per root (one shared worker pool), so wasm stays warm across requests.
  */
-import { createPinnedFormatters, type PinnedFormatters } from '../node/pinned-formatters.js';
-import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
-import type { Receipt, SingleFileInput, ToolInput, UserConfig } from '../core/types.js';
-import type { PatchReceipt } from '../reconcile/index.js';
-import { toolKind } from '../tools/index.js';
-import { resolveLimits } from '../config/limits.js';
-import { createRuntime, createWorkerPool, type DoctorReport, type Runtime, type WorkerPool } from '../node/index.js';
+import { createPinnedFormatters, type PinnedFormatters } from '../pinned-formatters.js';
+import { FormatboxError, isFormatboxError, messageOf } from '../../core/errors.js';
+import type { Receipt, SingleFileInput, ToolInput, UserConfig } from '../../core/types.js';
+import type { PatchReceipt } from '../../reconcile/index.js';
+import { toolKind } from '../../tools/index.js';
+import { resolveLimits } from '../../config/limits.js';
+import { createRuntime, createWorkerPool, type DoctorReport, type Runtime, type WorkerPool } from '../index.js';
 import { allowedRoot, placeRequest, withNoRootReason } from './request-root.js';
 
 interface CliRequest {

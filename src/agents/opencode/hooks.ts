@@ -13,15 +13,15 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { resolveLimits } from '../config/limits.js';
-import { messageOf } from '../core/errors.js';
-import { shownPath } from '../core/shown.js';
-import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
-import { contextFor } from '../cli/hook-claude-code.js';
-import type { RequestHandler } from '../cli/requests.js';
-import { findProjectRoot } from '../node/project-root.js';
-import { applyInput } from '../tools/index.js';
-import { writtenPathsOfPatch } from '../tools/patch/paths.js';
+import { resolveLimits } from '../../config/limits.js';
+import { messageOf } from '../../core/errors.js';
+import { shownPath } from '../../core/shown.js';
+import type { EditInput, Receipt, SingleFileInput } from '../../core/types.js';
+import { findProjectRoot } from '../../node/project-root.js';
+import type { RequestHandler } from '../../node/service/requests.js';
+import { applyInput } from '../../tools/index.js';
+import { writtenPathsOfPatch } from '../../tools/patch/paths.js';
+import { contextFor } from '../shared/context.js';
 
 /** `tool.execute.before`/`after`'s first argument. */
 interface OpencodeToolCall {

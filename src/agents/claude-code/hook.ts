@@ -8,19 +8,15 @@
  * and a bounded diff (or a reread hint) for changes elsewhere. Nothing is printed when the formatter
  * changed nothing. A hook never fails the edit: problems become a short context line, exit code 0.
  */
-import { shownPath, shownText } from '../core/shown.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decideRoot, type RootDecision } from './request-root.js';
-import { unifiedDiff } from '../core/diff.js';
-import { resolveLimits } from '../config/limits.js';
-import { messageOf } from '../core/errors.js';
-import type { EditInput, Receipt, SingleFileInput } from '../core/types.js';
-import { rereadHint } from '../reconcile/index.js';
-import { applyInput, occurrences } from '../tools/index.js';
-import type { RequestHandler } from './requests.js';
-import { changedEdits, clip, editBlock, MAX_LINE_CHARS } from './agent-context.js';
-import { codexPatchHook, isCodexPatchEvent } from './hook-codex.js';
+import { messageOf } from '../../core/errors.js';
+import { shownPath, shownText } from '../../core/shown.js';
+import type { EditInput, Receipt, SingleFileInput } from '../../core/types.js';
+import { decideRoot, type RootDecision } from '../../node/service/request-root.js';
+import { applyInput, occurrences } from '../../tools/index.js';
+import type { HookContext } from '../module.js';
+import { clip, contextFor, MAX_LINE_CHARS } from '../shared/context.js';
 
 /** What Claude Code sends on stdin (the fields formatbox reads). */
 export interface ClaudeCodeHookInput {
@@ -37,20 +33,14 @@ export interface HookOutput {
 
 const TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
 
-interface HookOptions {
-  /** The budget for everything after the receipt line (edit blocks, diff, hints). Default: DEFAULT_LIMITS.maxDiffChars. */
-  maxDiffChars?: number;
-}
-
 /**
  * The hook's answer for one event, or undefined when there is nothing to tell the model. Never
  * throws for a bad event: anything that is not an Edit, MultiEdit or Write event is ignored.
  */
-export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: RequestHandler, env: NodeJS.ProcessEnv = process.env, options: HookOptions = {}): Promise<HookOutput | undefined> {
-  if (!event || typeof event !== 'object' || Array.isArray(event)) return undefined;
+export async function claudeCodeHook(raw: unknown, context: HookContext): Promise<HookOutput | undefined> {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const event = raw as ClaudeCodeHookInput;
   if (event.hook_event_name !== undefined && event.hook_event_name !== 'PostToolUse') return undefined;
-  // Codex's hooks speak this wire format too; its apply_patch is handled apart (hook-codex.ts).
-  if (isCodexPatchEvent(event)) return codexPatchHook({ cwd: process.cwd(), ...event }, handler, resolveLimits(undefined, { maxDiffChars: options.maxDiffChars }).maxDiffChars);
   if (typeof event.tool_name !== 'string' || !TOOLS.has(event.tool_name) || !event.tool_input || typeof event.tool_input !== 'object') return undefined;
   const filePath = event.tool_input.file_path;
   if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) return undefined;
@@ -58,7 +48,7 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
   // is in; a file outside it is not ours (silence), a root that may not be one is said.
   let decision: RootDecision;
   try {
-    decision = decideRoot({ cwd: event.cwd || process.cwd(), path: filePath, ...(env.CLAUDE_PROJECT_DIR ? { root: env.CLAUDE_PROJECT_DIR } : {}) });
+    decision = decideRoot({ cwd: event.cwd || context.cwd, path: filePath, ...(context.projectDir ? { root: context.projectDir } : {}) });
   } catch (error) {
     return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(shownText(`formatbox: ${shownPath(filePath)} was not formatted: ${messageOf(error)}`), MAX_LINE_CHARS) } };
   }
@@ -78,14 +68,15 @@ export async function claudeCodeHook(event: ClaudeCodeHookInput, handler: Reques
     return undefined; // Gone already; nothing to format.
   }
   const prior = priorOf(event, input, written);
-  const budget = resolveLimits(undefined, { maxDiffChars: options.maxDiffChars }).maxDiffChars;
+  const budget = context.maxDiffChars;
+  const { handler } = context;
   try {
     const receipt = (prior === undefined
       ? await handler.handle({ root, method: 'format', path })
       : await handler.handle({ root, path, input, prior })) as Receipt;
-    const context = contextFor(receipt, input, written, prior, path, budget);
+    const told = contextFor(receipt, input, written, prior, path, budget);
     // Shown to the model: control characters and bidi overrides escaped, whatever their source.
-    return context ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: shownText(context, { multiline: true }) } } : undefined;
+    return told ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: shownText(told, { multiline: true }) } } : undefined;
   } catch (error) {
     return { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: clip(shownText(`formatbox: ${shownPath(path)} was not formatted: ${messageOf(error)}`), MAX_LINE_CHARS) } };
   }
@@ -126,28 +117,4 @@ function priorOf(event: ClaudeCodeHookInput, input: SingleFileInput, written: st
     prior = prior.replace(edit.newText, () => edit.oldText);
   }
   return replays(prior) ? prior : undefined;
-}
-
-/**
- * The context for the model: one receipt line, then at most `budget` characters: each changed
- * edit's new text in a delimited block, then the other changes as a diff. When that does not fit,
- * a reread hint (which lines changed) replaces it. `newTextName` is the agent's name for an edit's new
- * text (Claude Code's `new_string`; opencode's `newString`).
- */
-export function contextFor(receipt: Receipt, input: SingleFileInput, written: string, prior: string | null | undefined, path: string, budget: number, newTextName = 'new_string'): string | undefined {
-  if (receipt.status === 'failed' || receipt.status === 'timeout' || receipt.status === 'refused') {
-    return clip(`formatbox: ${receipt.line} (your edit is on disk as written)`, MAX_LINE_CHARS);
-  }
-  if (receipt.status !== 'formatted') return undefined;
-  const head = clip(`formatbox: ${receipt.line}. The file on disk differs from what you wrote.`, MAX_LINE_CHARS);
-  const parts: string[] = [];
-  if (typeof prior === 'string' && !('content' in input)) {
-    for (const edit of changedEdits(input, receipt.input)) parts.push(editBlock(edit.label, edit.newText, newTextName));
-    if (receipt.diff) parts.push(`other formatter changes:\n${receipt.diff.replace(/\n$/, '')}`);
-  } else {
-    parts.push(`the formatter changed:\n${unifiedDiff(written, receipt.content, { path }).replace(/\n$/, '')}`);
-  }
-  let body = parts.join('\n');
-  if (body.length > budget) body = clip(rereadHint(path, written, receipt.content) || `the formatter changed more than fits here; reread ${shownPath(path)}`, budget);
-  return body === '' ? head : `${head}\n${body}`;
 }

@@ -15,10 +15,10 @@
  */
 import { statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { shownPath } from '../core/shown.js';
-import { FormatboxError } from '../core/errors.js';
-import { isInside } from '../node/fs/inside.js';
-import { callerProjectRoot, findProjectRoot, realPathOf, refusedRootReason } from '../node/project-root.js';
+import { shownPath } from '../../core/shown.js';
+import { FormatboxError } from '../../core/errors.js';
+import { isInside } from '../fs/inside.js';
+import { callerProjectRoot, findProjectRoot, realPathOf, refusedRootReason } from '../project-root.js';
 
 /** What a receipt says about a file whose project root could not be found. */
 const NO_ROOT_REASON = 'no project root found (no VCS root and no formatter config above the file); it was taken relative to the current directory';
