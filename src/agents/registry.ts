@@ -6,12 +6,13 @@
  */
 import { claudeCode } from './claude-code/index.js';
 import { codex } from './codex/index.js';
+import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
 import type { AgentModule, HookTranslation } from './module.js';
 import { opencode } from './opencode/index.js';
 import type { InitOptions } from './shared/init-types.js';
 
-export const AGENTS: readonly AgentModule[] = [claudeCode, codex, opencode, cursor];
+export const AGENTS: readonly AgentModule[] = [claudeCode, codex, opencode, cursor, copilot];
 
 export function agentNamed(name: string | undefined): AgentModule | undefined {
   return AGENTS.find((agent) => agent.name === name);

@@ -1,0 +1,166 @@
+/**
+ * Format before the write, for agents whose pre-tool hook may rewrite the tool's input (Copilot's
+ * `modifiedArgs`, Gemini's `tool_input`, cline's `overrideInput`): the file as it is now (P) with
+ * the model's input applied gives W; the formatter turns W into F; the answer is an input that,
+ * applied by the agent to P, writes F. The rewritten edit keeps the model's span where the formatter
+ * changed nothing outside it (reconcile), else it is widened to the whole lines that differ, grown
+ * until its old text occurs once in P. Every rewrite is checked by applying it to P: anything that
+ * does not give F exactly, or that would put much more text into the transcript than the model
+ * wrote, passes the edit through unchanged, and the agent's post-tool hook formats after the write.
+ */
+import { closeSync, fstatSync, openSync, readSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { messageOf } from '../../core/errors.js';
+import type { EditInput, Receipt, SingleFileInput } from '../../core/types.js';
+import { decideRoot } from '../../node/service/request-root.js';
+import type { RequestHandler } from '../../node/service/requests.js';
+import { reconcile } from '../../reconcile/index.js';
+import { applyInput, occurrences } from '../../tools/index.js';
+
+/** Largest file read to format before its write; a larger one is formatted after the write. */
+export const MAX_PRIOR_BYTES = 2 * 1024 * 1024;
+
+export type BeforeWrite =
+  /** Apply `input` instead of the model's: it writes F. `changed` lists the edits whose text differs from the model's. */
+  | { kind: 'rewrite'; root: string; path: string; input: SingleFileInput; final: string; changed: Array<{ label: string; newText: string }>; line: string }
+  /** The formatter leaves W as it is: nothing to rewrite, nothing to say. */
+  | { kind: 'unchanged' }
+  /** Let the model's input through; the post-tool hook formats after the write (`why` is for logs and tests). */
+  | { kind: 'pass'; why: string }
+  /** The file is not in the session's project: not ours, say nothing before or after. */
+  | { kind: 'outside' };
+
+export interface BeforeWriteRequest {
+  /** The session's working directory (where the agent runs). */
+  cwd: string;
+  /** The file the tool writes (absolute, or relative to `cwd`). */
+  filePath: string;
+  /** The model's input: one edit, or a whole-file write. */
+  input: EditInput | { content: string };
+  handler: RequestHandler;
+  /** How much more text than the model wrote a rewrite may carry (the diff budget). */
+  maxGrowthChars: number;
+}
+
+export async function formatBeforeWrite(request: BeforeWriteRequest): Promise<BeforeWrite> {
+  const { filePath, input } = request;
+  if (filePath === '' || filePath.includes('\0')) return { kind: 'pass', why: 'no usable path' };
+  let decision;
+  try {
+    decision = decideRoot({ cwd: request.cwd, path: filePath });
+  } catch (error) {
+    return { kind: 'pass', why: messageOf(error) };
+  }
+  if (decision.outside || decision.path === undefined) return { kind: 'outside' };
+  if (decision.noRoot) return { kind: 'pass', why: 'no project root' };
+  const { root, path } = decision;
+  const prior = readPrior(join(root, ...path.split('/')));
+  if (prior === 'too-large') return { kind: 'pass', why: `larger than ${MAX_PRIOR_BYTES} bytes` };
+  if (prior === 'unreadable') return { kind: 'pass', why: 'unreadable' };
+  if (prior === undefined && !('content' in input)) return { kind: 'pass', why: 'an edit of a file that does not exist' };
+  let written: string;
+  try {
+    written = applyInput(prior ?? '', input);
+  } catch (error) {
+    return { kind: 'pass', why: `the edit does not apply: ${messageOf(error)}` }; // The agent reports its own error.
+  }
+  let receipt: Receipt;
+  try {
+    receipt = (await request.handler.handle({ root, method: 'formatText', path, text: written })) as Receipt;
+  } catch (error) {
+    return { kind: 'pass', why: messageOf(error) };
+  }
+  if (receipt.status === 'unchanged' || receipt.status === 'skipped') return { kind: 'unchanged' };
+  if (receipt.status !== 'formatted' || typeof receipt.content !== 'string') return { kind: 'pass', why: receipt.line };
+  const final = receipt.content;
+  if ('content' in input) {
+    if (final.length > input.content.length + request.maxGrowthChars) return { kind: 'pass', why: 'the formatted file is much longer than the model wrote' };
+    return { kind: 'rewrite', root, path, input: { content: final }, final, changed: [], line: receipt.line };
+  }
+  const rewritten = rewrittenEdit(prior!, input, final);
+  if (!rewritten) return { kind: 'pass', why: 'no single edit of the file gives the formatted text' };
+  const grown = rewritten.newText.length + rewritten.oldText.length - input.newText.length - input.oldText.length;
+  if (grown > request.maxGrowthChars) return { kind: 'pass', why: `the rewritten edit is ${grown} characters longer than the model's` };
+  const changed = rewritten.newText === input.newText && rewritten.oldText === input.oldText ? [] : [{ label: 'your edit', newText: rewritten.newText }];
+  return { kind: 'rewrite', root, path, input: rewritten, final, changed, line: receipt.line };
+}
+
+/**
+ * One edit that turns `prior` into `final`, checked by applying it: the model's edit as reconcile
+ * rewrote it when that alone gives F, else the lines that differ between P and F, widened until
+ * their old text occurs once in P. Undefined when neither checks out.
+ */
+export function rewrittenEdit(prior: string, input: EditInput, final: string): EditInput | undefined {
+  const gives = (edit: EditInput): boolean => {
+    try {
+      return applyInput(prior, edit) === final;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    const reconciled = reconcile({ prior, input, final });
+    const edit = reconciled.input as EditInput;
+    if (reconciled.reconciled && !reconciled.diff && typeof edit.oldText === 'string' && gives(edit)) return edit;
+  } catch {
+    // Fall through to the widened edit.
+  }
+  const widened = widenedEdit(prior, final, input.replaceAll === true);
+  return widened && gives(widened) ? widened : undefined;
+}
+
+/** The whole lines where `prior` and `final` differ, as one edit whose old text occurs once in `prior`. */
+function widenedEdit(prior: string, final: string, replaceAll: boolean): EditInput | undefined {
+  if (prior === final) return undefined;
+  let head = 0;
+  const shorter = Math.min(prior.length, final.length);
+  while (head < shorter && prior.charCodeAt(head) === final.charCodeAt(head)) head++;
+  let tail = 0;
+  while (tail < shorter - head && prior.charCodeAt(prior.length - 1 - tail) === final.charCodeAt(final.length - 1 - tail)) tail++;
+  let start = prior.lastIndexOf('\n', head - 1) + 1;
+  let end = lineEnd(prior, prior.length - tail);
+  for (;;) {
+    const oldText = prior.slice(start, end);
+    if (oldText !== '' && occurrences(prior, oldText, 2).length === 1) {
+      const newText = final.slice(start, final.length - (prior.length - end));
+      return replaceAll ? { oldText, newText, replaceAll: true } : { oldText, newText };
+    }
+    if (start === 0 && end === prior.length) return undefined;
+    start = start === 0 ? 0 : prior.lastIndexOf('\n', start - 2) + 1;
+    end = end === prior.length ? end : lineEnd(prior, end + 1);
+  }
+}
+
+/** The offset just past the line break that ends the line holding `at` (or the text's end). */
+function lineEnd(text: string, at: number): number {
+  if (at > 0 && text[at - 1] === '\n') return at;
+  const newline = text.indexOf('\n', at);
+  return newline === -1 ? text.length : newline + 1;
+}
+
+/** The file's text (UTF-8), undefined when it does not exist; read without following a final symlink. */
+function readPrior(absolute: string): string | undefined | 'too-large' | 'unreadable' {
+  let fd: number;
+  try {
+    fd = openSync(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 'unreadable';
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return 'unreadable';
+    if (stat.size > MAX_PRIOR_BYTES) return 'too-large';
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read).toString('utf8');
+  } catch {
+    return 'unreadable';
+  } finally {
+    closeSync(fd);
+  }
+}
