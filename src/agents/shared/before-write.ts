@@ -10,12 +10,15 @@
  */
 import { closeSync, fstatSync, openSync, readSync, constants } from 'node:fs';
 import { join } from 'node:path';
+import { unifiedDiff } from '../../core/diff.js';
 import { messageOf } from '../../core/errors.js';
+import { shownPath } from '../../core/shown.js';
 import type { EditInput, Receipt, SingleFileInput } from '../../core/types.js';
 import { decideRoot } from '../../node/service/request-root.js';
 import type { RequestHandler } from '../../node/service/requests.js';
-import { reconcile } from '../../reconcile/index.js';
+import { reconcile, rereadHint } from '../../reconcile/index.js';
 import { applyInput, occurrences } from '../../tools/index.js';
+import { clip, editBlock, editsHint, MAX_LINE_CHARS } from './context.js';
 
 /** Largest file read to format before its write; a larger one is formatted after the write. */
 export const MAX_PRIOR_BYTES = 2 * 1024 * 1024;
@@ -163,4 +166,24 @@ function readPrior(absolute: string): string | undefined | 'too-large' | 'unread
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * What to tell a model whose transcript keeps its own input after a rewrite (cline): the receipt
+ * line and each changed edit's text on disk, or for a write the formatter's diff of what the model
+ * wrote; a reread hint when that is over `budget`.
+ */
+export function rewriteNote(outcome: Extract<BeforeWrite, { kind: 'rewrite' }>, sent: EditInput | { content: string }, newTextName: string, budget: number): string | undefined {
+  const head = clip(`formatbox: ${outcome.line}. The file on disk differs from what you wrote.`, MAX_LINE_CHARS);
+  let body: string;
+  if ('content' in sent) {
+    if (sent.content === outcome.final) return undefined;
+    body = `the formatter changed:\n${unifiedDiff(sent.content, outcome.final, { path: outcome.path }).replace(/\n$/, '')}`;
+    if (body.length > budget) body = clip(rereadHint(outcome.path, sent.content, outcome.final) || `reread ${shownPath(outcome.path)} before editing it again`, budget);
+  } else {
+    if (outcome.changed.length === 0) return undefined;
+    body = outcome.changed.map((edit) => editBlock(edit.label, edit.newText, newTextName)).join('\n');
+    if (body.length > budget) body = clip(editsHint(outcome.path, outcome.final, outcome.changed), budget);
+  }
+  return `${head}\n${body}`;
 }

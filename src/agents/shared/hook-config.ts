@@ -17,9 +17,9 @@ export function runsHook(command: unknown, agent: string): boolean {
   return typeof command === 'string' && new RegExp(`\\bhook ${agent}\\b`).test(command);
 }
 
-/** Adds a Claude-style group `{matcher, hooks: [{type: 'command', command, timeout}]}` under `hooks.<event>` unless one runs our hook. */
-export function ensureHookGroup(doc: JsonDocument, event: string, matcher: string, command: string, agent: string, timeout: number): void {
-  doc.ensureInArray(['hooks', event], { matcher, hooks: [{ type: 'command', command, timeout }] }, (group) =>
+/** Adds a Claude-style group `{matcher, hooks: [{type: 'command', command}]}` under `hooks.<event>` unless one runs our hook. */
+export function ensureHookGroup(doc: JsonDocument, event: string, matcher: string, command: string, agent: string): void {
+  doc.ensureInArray(['hooks', event], { matcher, hooks: [{ type: 'command', command }] }, (group) =>
     Array.isArray((group as { hooks?: unknown[] })?.hooks) && (group as { hooks: Array<{ command?: unknown }> }).hooks.some((hook) => runsHook(hook?.command, agent)));
 }
 
