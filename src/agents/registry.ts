@@ -12,9 +12,10 @@ import { cursor } from './cursor/index.js';
 import { gemini } from './gemini/index.js';
 import type { AgentModule, HookTranslation } from './module.js';
 import { opencode } from './opencode/index.js';
+import { qwen } from './qwen/index.js';
 import type { InitOptions } from './shared/init-types.js';
 
-export const AGENTS: readonly AgentModule[] = [claudeCode, codex, opencode, cursor, copilot, gemini, cline];
+export const AGENTS: readonly AgentModule[] = [claudeCode, codex, opencode, cursor, copilot, gemini, cline, qwen];
 
 export function agentNamed(name: string | undefined): AgentModule | undefined {
   return AGENTS.find((agent) => agent.name === name);

@@ -43,10 +43,12 @@ result, as prettier and biome do; exit 2 when it cannot be formatted (syntax err
 Every option takes its value as --x VALUE or --x=VALUE.
 
 ${COMMON}`,
-  hook: `usage: formatbox hook claude-code|codex [--socket PATH] [--http-port N]
+  hook: `usage: formatbox hook claude-code|codex|copilot|gemini|cline|qwen [--socket PATH] [--http-port N]
 
 A PostToolUse hook for Claude Code's Edit and Write (and MultiEdit, in versions that have it), or
-Codex's apply_patch (Codex's hooks share Claude Code's wire format; \`codex\` names the setup). It
+Codex's apply_patch (Codex's hooks share Claude Code's wire format; \`codex\` names the setup).
+copilot, gemini and cline: their pre-tool hooks rewrite an edit to write the formatted text, their
+post-tool hooks format what passed through; qwen: its PostToolUse hook (docs/agents-hook-clis.md). It
 reads the event on stdin and prints hookSpecificOutput.additionalContext when the formatter changed
 the file. It always exits 0: problems go to stderr. On a SessionStart event it starts the daemon,
 which then serves Claude Code's http hook on 127.0.0.1:N for the session ($FORMATBOX_HOOK_SECRET).
@@ -77,7 +79,7 @@ directory) and why, as format would decide in PATH's project; sandbox status, ig
 which agents (Claude Code, Codex, opencode, Cursor) are set up to use formatbox, where and how.
 
 ${COMMON}`,
-  init: `usage: formatbox init claude-code|codex|opencode|cursor [--user|--project] [--dry-run] [--bin CMD]
+  init: `usage: formatbox init claude-code|codex|opencode|cursor|copilot|gemini|cline|qwen [--user|--project] [--dry-run] [--bin CMD]
        formatbox init claude-code [--command] [--port N] [--mcp]
 
 Writes the setup the agent needs, merged into its config files: nothing the user set is replaced,
