@@ -10,12 +10,12 @@
  * The pieces, in runtime/, each over the one state object (state.ts): bootstrap (the engine, on the
  * first call), config-refresh (config and pins as they are on disk), paths (resolve and lock),
  * observers, single-file (edit, multiEdit, write), final-write (F, compare-and-swap against W),
- * apply-patch, format-file (format, afterWrite, formatText; cache-key) and doctor.
+ * apply-patch, format-file (format, afterWrite, beforeWrite, formatText; cache-key) and doctor.
  */
 import type { ProjectFiles, ToolInput } from '../core/types.js';
 import { applyPatch } from './runtime/apply-patch.js';
 import { doctor } from './runtime/doctor.js';
-import { afterWrite, format, formatText } from './runtime/format-file.js';
+import { afterWrite, beforeWrite, format, formatText } from './runtime/format-file.js';
 import { single } from './runtime/single-file.js';
 import { closeRuntime, createRuntimeState } from './runtime/state.js';
 import type { Runtime, RuntimeOptions } from './runtime/types.js';
@@ -33,6 +33,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     write: ({ path, content }) => single(state, 'write', path, { content }),
     applyPatch: (request) => applyPatch(state, request),
     afterWrite: (request) => afterWrite(state, request),
+    beforeWrite: (request) => beforeWrite(state, request),
     format: (request) => format(state, request),
     formatText: (request) => formatText(state, request),
     doctor: (request) => doctor(state, request),

@@ -1,7 +1,9 @@
 // The real Claude Code CLI (the pinned version .ci/run installs into the agent cache) driven by a
 // scripted model on 127.0.0.1 (anthropic-server.ts), set up by `formatbox init claude-code` itself,
-// with the command hook, the http hook (SessionStart starts the daemon) and `formatbox mcp`. For
-// each: an unformatted Edit, then the NEXT model request must hold the formatted text; a follow-up
+// with the command hook and the http hook (SessionStart starts the daemon) in acceptEdits mode
+// (the edit formatted before the write: PreToolUse), the command hook in default mode with allow
+// rules (no permission granted by formatbox: formatted after the write, PostToolUse) and
+// `formatbox mcp`. For each: an unformatted Edit, then the NEXT model request must hold the formatted text; a follow-up
 // Edit that copies that text must succeed; a Write is answered with what is on disk; and bad input
 // (a syntax error, a file outside the project, a 400-line edit, an invalid config) never blocks the
 // session and what the model is told stays within maxDiffChars plus the receipt line.
@@ -39,7 +41,9 @@ interface Setup {
   args: string[];
 }
 
-async function setUp(mode: 'command' | 'http' | 'mcp'): Promise<Setup> {
+type Mode = 'command' | 'http' | 'after-write' | 'mcp';
+
+async function setUp(mode: Mode): Promise<Setup> {
   const root = mkdtempSync(join(tmpdir(), 'fb-cc-proj-'));
   const home = mkdtempSync(join(tmpdir(), 'fb-cc-home-'));
   const outside = mkdtempSync(join(tmpdir(), 'fb-cc-outside-'));
@@ -51,13 +55,20 @@ async function setUp(mode: 'command' | 'http' | 'mcp'): Promise<Setup> {
   writeFileSync(join(outside, 'biome.json'), '{}\n');
   // A user who has trusted this workspace (project permissions apply only then).
   writeFileSync(join(home, '.claude.json'), JSON.stringify({ projects: { [root]: { hasTrustDialogAccepted: true } } }));
-  const initArgs = mode === 'command' ? ['--command'] : mode === 'http' ? ['--port', String(await freePort())] : ['--command', '--mcp'];
+  const initArgs = mode === 'command' || mode === 'after-write' ? ['--command'] : mode === 'http' ? ['--port', String(await freePort())] : ['--command', '--mcp'];
   const init = await runCli(built!.cli, ['init', 'claude-code', '--project', '--bin', `${process.execPath} ${built!.cli}`, ...initArgs], { env: { ...iso.env, HOME: home }, cwd: root });
   assert.equal(init.code, 0, init.stdout + init.stderr);
   if (mode === 'mcp') {
     // Only the MCP tools format in this run: no hook.
     const settings = JSON.parse(readFileSync(join(root, '.claude', 'settings.json'), 'utf8'));
     delete settings.hooks;
+    writeFileSync(join(root, '.claude', 'settings.json'), JSON.stringify(settings));
+  }
+  if (mode === 'after-write') {
+    // Default mode: the user allows edits by rule. formatbox cannot know every rule, so it does
+    // not rewrite (a rewrite must not stand in for the user's answer): it formats after the write.
+    const settings = JSON.parse(readFileSync(join(root, '.claude', 'settings.json'), 'utf8'));
+    settings.permissions = { allow: ['Edit', 'Write'] };
     writeFileSync(join(root, '.claude', 'settings.json'), JSON.stringify(settings));
   }
   return { root, home, outside, args: ['--add-dir', outside, ...(mode === 'mcp' ? ['--mcp-config', join(root, '.mcp.json'), '--strict-mcp-config'] : [])] };
@@ -67,14 +78,14 @@ async function setUp(mode: 'command' | 'http' | 'mcp'): Promise<Setup> {
 function formatboxPart(told: string): string {
   const at = told.indexOf('formatbox: ');
   if (at < 0) return '';
-  const end = told.indexOf('\n\nPostToolUse:', at);
-  return told.slice(at, end < 0 ? undefined : end);
+  const end = told.slice(at).search(/\n\n(Pre|Post)ToolUse:/);
+  return told.slice(at, end < 0 ? undefined : at + end);
 }
 
 const BLOCK = '\n' + Array.from({ length: 400 }, (_, i) => `const v${i}={k:${i},s:'x'}`).join('\n');
 
 /** The actions, named, as tool calls for the hook (Claude Code's own tools) or for formatbox mcp. */
-function plan(mode: 'command' | 'http' | 'mcp', setup: Setup): Array<[string, Step]> {
+function plan(mode: Mode, setup: Setup): Array<[string, Step]> {
   const file = (name: string) => join(setup.root, name);
   if (mode === 'mcp') {
     const call = (tool: string, input: Record<string, unknown>) => () => ({ tool: `mcp__formatbox__${tool}`, input });
@@ -116,11 +127,13 @@ function stepsOf(actions: Array<[string, Step]>, results: Map<string, MessagesRe
   }];
 }
 
-for (const mode of ['command', 'http', 'mcp'] as const) {
-  test(`Claude Code ${CLAUDE_CODE_VERSION} with formatbox (${mode === 'mcp' ? 'formatbox mcp' : `the ${mode} hook`}): the next request holds the formatted text`, { skip: missing, timeout: 240_000 }, async () => {
+const TITLES: Record<Mode, string> = { command: 'the command hook, before the write', http: 'the http hook, before the write', 'after-write': 'the command hook in default mode, after the write', mcp: 'formatbox mcp' };
+
+for (const mode of ['command', 'http', 'after-write', 'mcp'] as const) {
+  test(`Claude Code ${CLAUDE_CODE_VERSION} with formatbox (${TITLES[mode]}): the next request holds the formatted text`, { skip: missing, timeout: 240_000 }, async () => {
     const setup = await setUp(mode);
     const results = new Map<string, MessagesRequest>();
-    const run = await runClaude(claude!, { cwd: setup.root, home: setup.home, steps: stepsOf(plan(mode, setup), results), args: setup.args, env: { XDG_RUNTIME_DIR: iso.runtimeDir, FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(setup.home, '.config') } });
+    const run = await runClaude(claude!, { cwd: setup.root, home: setup.home, steps: stepsOf(plan(mode, setup), results), args: setup.args, ...(mode === 'after-write' ? { permissionMode: 'default' } : {}), env: { XDG_RUNTIME_DIR: iso.runtimeDir, FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(setup.home, '.config') } });
     assert.equal(run.code, 0, run.stderr + run.stdout.slice(-3000));
     const dump = () => [...results].map(([name, request]) => `--- after ${name}:\n${lastUserText(request).slice(0, 1500)}`).join('\n');
     const at = (name: string) => {
@@ -139,6 +152,8 @@ for (const mode of ['command', 'http', 'mcp'] as const) {
       assert.equal(edit.text.split('formatted (biome').length, 2, 'the receipt line once');
     } else {
       assert.ok(edit.text.includes('<<<\nexport const a = { b: 1, c: [2] };\n>>>'), dump());
+      // Before the write, Claude Code writes F itself: it sees no hook change the file afterwards.
+      if (mode !== 'after-write') assert.doesNotMatch(edit.text, /hook modified|modified by (a|the) .*hook/i, dump());
     }
     // 2. A follow-up edit that copies that text succeeds.
     const followUp = at('follow-up edit');
@@ -177,5 +192,6 @@ for (const mode of ['command', 'http', 'mcp'] as const) {
     assert.match(invalid.text, /biome\.json/, dump());
     assert.ok((mode === 'mcp' ? invalid.text : formatboxPart(invalid.text)).length <= MAX_DIFF_CHARS + LINE_ALLOWANCE);
     console.log(`${mode}: ${Math.round(run.ms)} ms for the session; 400-line edit told ${part.length} chars`);
+    if (process.env.FORMATBOX_TEST_DUMP) console.log(dump());
   });
 }

@@ -32,7 +32,7 @@ export interface ClaudeRun {
 }
 
 /** Runs `claude -p` in `cwd` with the steps as the model's turns, then a final text answer. */
-export async function runClaude(claude: string, options: { cwd: string; home: string; steps: Step[]; args?: string[]; env?: Record<string, string>; timeoutMs?: number }): Promise<ClaudeRun> {
+export async function runClaude(claude: string, options: { cwd: string; home: string; steps: Step[]; args?: string[]; env?: Record<string, string>; timeoutMs?: number; permissionMode?: string }): Promise<ClaudeRun> {
   let next = 0;
   const model = await startScriptedModel((request) => (next < options.steps.length ? options.steps[next++]!(request) : undefined));
   try {
@@ -47,7 +47,7 @@ export async function runClaude(claude: string, options: { cwd: string; home: st
       ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
       ...options.env,
     };
-    const args = ['-p', 'Follow the plan.', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', ...(options.args ?? [])];
+    const args = ['-p', 'Follow the plan.', '--output-format', 'stream-json', '--verbose', '--permission-mode', options.permissionMode ?? 'acceptEdits', ...(options.args ?? [])];
     const child = spawn(claude, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatBeforeWrite, rewrittenEdit } from '../../src/agents/shared/before-write.js';
+import { formatBeforeWrite, rewrittenEdit } from '../../src/agents/shared/hook-before-write.js';
 import { formatAfterWrite } from '../../src/agents/shared/after-write.js';
 import { createRequestHandler } from '../../src/node/service/requests.js';
 import { applyInput } from '../../src/tools/index.js';

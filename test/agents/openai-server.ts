@@ -132,6 +132,14 @@ function textOf(content: unknown): string {
   return content === undefined || content === null ? '' : JSON.stringify(content);
 }
 
+/** The arguments of the last tool call the request's transcript shows as the model's own (chat API). */
+export function lastToolCallArgs(request: ModelRequest): Record<string, unknown> | undefined {
+  const messages = Array.isArray(request.body.messages) ? (request.body.messages as Record<string, unknown>[]) : [];
+  const calls = messages.flatMap((m) => (m.role === 'assistant' && Array.isArray(m.tool_calls) ? (m.tool_calls as Array<{ function?: { arguments?: string } }>) : []));
+  const last = calls[calls.length - 1]?.function?.arguments;
+  return typeof last === 'string' ? (JSON.parse(last) as Record<string, unknown>) : undefined;
+}
+
 function chatToolResults(body: Record<string, unknown>): string[] {
   const messages = Array.isArray(body.messages) ? (body.messages as Record<string, unknown>[]) : [];
   return messages.filter((m) => m.role === 'tool').map((m) => textOf(m.content));

@@ -23,7 +23,8 @@ describe('opencode plugin hooks', () => {
     mkdirSync(join(project, '.git'));
     writeFileSync(join(project, 'biome.json'), '{}\n');
     handler = createRequestHandler({ defaultRoot: project, findRoot: true });
-    hooks = createOpencodeHooks({ directory: project, handler, maxDiffChars: 300 });
+    // These cases are the after-write path; the before-write one makes its own hooks.
+    hooks = createOpencodeHooks({ directory: project, handler, maxDiffChars: 300, beforeWrite: false });
   });
   after(async () => {
     await handler.close();
@@ -45,6 +46,36 @@ describe('opencode plugin hooks', () => {
     const out = await call('edit', 'c1', { filePath: file, oldString: 'export const a = 1;', newString: "export const a = {x:'y'}" }, () => writeFileSync(file, "export const a = {x:'y'}\n"));
     assert.equal(out, 'Edit applied successfully.\n\nformatbox: formatted (biome 2.4.15, wasm): a.ts. The file on disk differs from what you wrote.\nyour edit: newString is now on disk as (exactly the text between the <<< and >>> lines):\n<<<\nexport const a = { x: "y" };\n>>>');
     assert.equal(readFileSync(file, 'utf8'), 'export const a = { x: "y" };\n');
+  });
+
+  it('before the write: edit and write args rewritten to give F, nothing appended when the tool wrote F; a syntax error and CRLF go through as sent', async () => {
+    const beforeHooks = createOpencodeHooks({ directory: project, handler, maxDiffChars: 300 });
+    const run = async (tool: string, callID: string, args: Record<string, unknown>, file: string) => {
+      await beforeHooks['tool.execute.before']({ tool, sessionID: 's', callID }, { args });
+      // The tool writes what its (possibly rewritten) args say, as opencode's edit and write do.
+      if (tool === 'write') writeFileSync(file, args.content as string);
+      else writeFileSync(file, readFileSync(file, 'utf8').replace(args.oldString as string, () => args.newString as string));
+      const result = { title: '', output: 'Edit applied successfully.', metadata: {} };
+      await beforeHooks['tool.execute.after']({ tool, sessionID: 's', callID, args }, result);
+      return result.output;
+    };
+    const file = join(project, 'pre.ts');
+    writeFileSync(file, 'export const a = 1;\nexport const b = 2;\n');
+    const edit = { filePath: file, oldString: 'export const a = 1;', newString: "export const a = {x:'y'}" };
+    assert.equal(await run('edit', 'p1', edit, file), 'Edit applied successfully.');
+    assert.equal(edit.newString, 'export const a = { x: "y" };');
+    assert.equal(readFileSync(file, 'utf8'), 'export const a = { x: "y" };\nexport const b = 2;\n');
+    const write = { filePath: join(project, 'pre-new.ts'), content: 'export function f(a,b){return a+b}\n' };
+    assert.equal(await run('write', 'p2', write, write.filePath), 'Edit applied successfully.');
+    assert.equal(readFileSync(write.filePath, 'utf8'), 'export function f(a, b) {\n\treturn a + b;\n}\n');
+    const broken = { filePath: file, oldString: 'export const b = 2;', newString: 'export const b = (;' };
+    assert.match(await run('edit', 'p3', broken, file), /formatter failed \(biome[^)]*\): pre\.ts/);
+    assert.equal(broken.newString, 'export const b = (;', 'not rewritten');
+    const crlf = join(project, 'crlf.ts');
+    writeFileSync(crlf, 'export const c = 1;\r\n');
+    const crlfEdit = { filePath: crlf, oldString: 'export const c = 1;', newString: 'export const c = {d:1};' };
+    await run('edit', 'p4', crlfEdit, crlf);
+    assert.equal(crlfEdit.newString, 'export const c = {d:1};', 'a CRLF file is formatted after the write');
   });
 
   it('an edit opencode matched loosely (not a literal replacement of P) is reported as a write of W', async () => {

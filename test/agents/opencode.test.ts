@@ -1,9 +1,12 @@
 /**
  * The real opencode CLI (pinned, from the npm registry) with the formatbox plugin, driven through
  * `opencode run` by a scripted model on loopback (an openai-compatible provider). The model makes
- * unformatted edits; the test reads the model's NEXT request and checks that the tool result holds
- * the text now on disk, and a follow-up edit that copies that text succeeds (without the plugin
- * opencode answers `Could not find oldString`). Bad input never blocks and stays bounded.
+ * unformatted edits; the test reads the model's NEXT request and checks that it holds the text now
+ * on disk, and a follow-up edit that copies that text succeeds (without the plugin opencode answers
+ * `Could not find oldString`). Before the write (the default) the model's own call in the transcript
+ * shows the rewritten arguments and the tool result gets nothing added; after the write
+ * (`beforeWrite: false`, and for apply_patch) the tool result holds the formatted text. Bad input
+ * never blocks and stays bounded.
  *
  * opencode offers `edit` and `write` to most models and `apply_patch` instead of both to `gpt-`
  * models (its tool registry), so the patch case runs with a model id starting `gpt-5`.
@@ -16,7 +19,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { installCopy } from '../cli/built-cli.js';
 import { agentBinary, agentCache, boundBreach, formatboxNotes, runAgent, type AgentRun } from './agent-cache.js';
-import { formattedEditText, startScriptedModel, type ModelRequest, type ScriptStep } from './openai-server.js';
+import { formattedEditText, lastToolCallArgs, startScriptedModel, type ModelRequest, type ScriptStep } from './openai-server.js';
 
 const MAX_DIFF_CHARS = 2000; // formatbox's default budget
 const { bin, skip } = agentBinary('opencode');
@@ -43,7 +46,7 @@ describe('opencode with the formatbox plugin', { skip, timeout: 240_000 }, () =>
   after(() => rmSync(base, { recursive: true, force: true }));
 
   /** A project (git repo, Biome for TypeScript, an invalid ruff.toml for Python) and a session run. */
-  async function session(name: string, modelId: string, files: Record<string, string>, script: ScriptStep[]): Promise<{ project: string; run: AgentRun; requests: ModelRequest[]; errors: string[] }> {
+  async function session(name: string, modelId: string, files: Record<string, string>, script: ScriptStep[], pluginOptions?: Record<string, unknown>): Promise<{ project: string; run: AgentRun; requests: ModelRequest[]; errors: string[] }> {
     const project = join(base, name);
     mkdirSync(project, { recursive: true });
     execFileSync('git', ['init', '-q'], { cwd: project });
@@ -53,7 +56,7 @@ describe('opencode with the formatbox plugin', { skip, timeout: 240_000 }, () =>
     mkdirSync(home, { recursive: true });
     writeFileSync(join(project, 'opencode.json'), JSON.stringify({
       $schema: 'https://opencode.ai/config.json',
-      plugin: [pluginUrl],
+      plugin: [pluginOptions ? [pluginUrl, pluginOptions] : pluginUrl],
       formatter: false,
       autoupdate: false,
       share: 'disabled',
@@ -89,7 +92,7 @@ describe('opencode with the formatbox plugin', { skip, timeout: 240_000 }, () =>
     }
   }
 
-  it('edit and write: the next request holds the formatted text, a copying edit succeeds, bad input stays bounded', async () => {
+  it('after the write (beforeWrite: false), edit and write: the next request holds the formatted text, a copying edit succeeds, bad input stays bounded', async () => {
     const big = Array.from({ length: 400 }, (_, i) => `export const v${i} = ${i};`).join('\n') + '\n';
     const files = {
       'biome.json': '{}\n',
@@ -123,7 +126,7 @@ describe('opencode with the formatbox plugin', { skip, timeout: 240_000 }, () =>
       () => ({ text: 'done' }),
     ];
     project = join(base, 'edits');
-    const { run, requests, errors } = await session('edits', 'scripted-coder', files, script);
+    const { run, requests, errors } = await session('edits', 'scripted-coder', files, script, { beforeWrite: false });
     assert.deepEqual(errors, [], `the script failed; opencode said:\n${run.stderr.slice(-3000)}`);
     assert.equal(run.code, 0, run.stderr.slice(-3000));
     const results = requests[requests.length - 1]?.toolResults ?? [];
@@ -161,6 +164,54 @@ describe('opencode with the formatbox plugin', { skip, timeout: 240_000 }, () =>
       assert.equal(breach, undefined, `tool result ${i}: ${breach}`);
     }
     assert.ok(formatboxNotes(large).length <= MAX_DIFF_CHARS + 500, `the 400-line edit's note is ${formatboxNotes(large).length} characters`);
+  });
+
+  it('before the write (the default): the transcript shows the rewritten call, nothing is added to the result, a copying edit succeeds, bad input stays bounded', async () => {
+    const big = Array.from({ length: 2000 }, (_, i) => `export const v${i} = ${i};`).join('\n') + '\n';
+    const files = { 'biome.json': '{}\n', 'a.ts': 'export const a = { b: 1 };\n', 'bad.ts': 'export const ok = 1;\n', 'big.ts': big, 'crlf.ts': 'export const c = 1;\r\n' };
+    const outside = join(base, 'outside-before.ts');
+    writeFileSync(outside, 'export const out = 1;\n');
+    const project = join(base, 'before');
+    const script: ScriptStep[] = [
+      () => ({ tool: 'edit', args: { filePath: join(project, 'a.ts'), oldString: 'export const a = { b: 1 };', newString: "export const a = {b:1,c:'x'}" } }),
+      (r) => {
+        // The model copies from its own call as the transcript now shows it.
+        const own = lastToolCallArgs(r)?.newString;
+        if (own !== 'export const a = { b: 1, c: "x" };') throw new Error(`the transcript shows the call as ${JSON.stringify(own)}`);
+        return { tool: 'edit', args: { filePath: join(project, 'a.ts'), oldString: own, newString: own.replace('"x"', '"y"') } };
+      },
+      () => ({ tool: 'write', args: { filePath: join(project, 'b.ts'), content: 'export function f(a,b){return a+b}\n' } }),
+      () => ({ tool: 'edit', args: { filePath: join(project, 'bad.ts'), oldString: 'export const ok = 1;', newString: 'export const ok = (;' } }),
+      () => ({ tool: 'edit', args: { filePath: join(project, 'big.ts'), oldString: 'export const v7 = 7;', newString: 'export const v7 = {k:7}' } }),
+      () => ({ tool: 'edit', args: { filePath: join(project, 'crlf.ts'), oldString: 'export const c = 1;', newString: 'export const c = {d:1};' } }),
+      () => ({ tool: 'edit', args: { filePath: outside, oldString: 'export const out = 1;', newString: "export const out = {o:'1'}" } }),
+      () => ({ text: 'done' }),
+    ];
+    const { run, requests, errors } = await session('before', 'scripted-coder', files, script);
+    assert.deepEqual(errors, [], `the script failed; opencode said:\n${run.stderr.slice(-3000)}`);
+    assert.equal(run.code, 0, run.stderr.slice(-3000));
+    const results = requests[requests.length - 1]?.toolResults ?? [];
+    assert.equal(results.length, 7, JSON.stringify(results.map((r) => r.slice(0, 300))));
+    const [edit, copyEdit, write, syntax, large, crlf, outsideResult] = results as [string, string, string, string, string, string, string];
+    // Zero characters added: the transcript's call already holds the text on disk.
+    assert.equal(edit, 'Edit applied successfully.');
+    assert.equal(copyEdit, 'Edit applied successfully.');
+    assert.equal(readFileSync(join(project, 'a.ts'), 'utf8'), 'export const a = { b: 1, c: "y" };\n');
+    assert.doesNotMatch(write, /formatbox/);
+    assert.equal(readFileSync(join(project, 'b.ts'), 'utf8'), 'export function f(a, b) {\n\treturn a + b;\n}\n');
+    // A syntax error goes through as sent and is reported after the write.
+    assert.match(syntax, /formatbox: formatter failed \(biome[^)]*\): bad\.ts/);
+    assert.equal(readFileSync(join(project, 'bad.ts'), 'utf8'), 'export const ok = (;\n');
+    // A 2,000-line file: rewritten before the write like any other, nothing added.
+    assert.equal(large, 'Edit applied successfully.');
+    assert.equal(readFileSync(join(project, 'big.ts'), 'utf8'), big.replace('export const v7 = 7;', 'export const v7 = { k: 7 };'));
+    // A CRLF file is formatted after the write (Biome's LF), never blocked, bounded.
+    assert.match(crlf, /^Edit applied successfully\./);
+    assert.equal(boundBreach(formatboxNotes(crlf), MAX_DIFF_CHARS), undefined);
+    assert.equal(readFileSync(join(project, 'crlf.ts'), 'utf8'), 'export const c = { d: 1 };\n');
+    // Outside the project: opencode's edit as sent, formatbox silent.
+    assert.equal(outsideResult, 'Edit applied successfully.');
+    assert.equal(readFileSync(outside, 'utf8'), "export const out = {o:'1'}\n");
   });
 
   it('apply_patch (gpt- models): both files of the patch come back formatted, a copying patch applies', async () => {

@@ -1,5 +1,7 @@
 /**
- * `formatbox hook claude-code`: a PostToolUse hook for Claude Code's Edit, MultiEdit and Write.
+ * `formatbox hook claude-code`: a PostToolUse hook for Claude Code's Edit, MultiEdit and Write, and
+ * its PreToolUse hook for the same tools (before-write.ts: the edit formatted before it is written,
+ * where the session's permission mode lets it through anyway). This file is the PostToolUse half.
  *
  * Claude Code has already written W when the hook runs. The hook formats the file in-process,
  * reconciles against the file before the edit (P: the tool response's `originalFile` when present,
@@ -17,6 +19,7 @@ import { decideRoot, type RootDecision } from '../../node/service/request-root.j
 import { applyInput, occurrences } from '../../tools/index.js';
 import type { HookContext } from '../module.js';
 import { clip, contextFor, MAX_LINE_CHARS } from '../shared/context.js';
+import { claudeCodeBeforeWrite, type BeforeWriteOutput } from './before-write.js';
 
 /** What Claude Code sends on stdin (the fields formatbox reads). */
 export interface ClaudeCodeHookInput {
@@ -37,13 +40,18 @@ const TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
  * The hook's answer for one event, or undefined when there is nothing to tell the model. Never
  * throws for a bad event: anything that is not an Edit, MultiEdit or Write event is ignored.
  */
-export async function claudeCodeHook(raw: unknown, context: HookContext): Promise<HookOutput | undefined> {
+export async function claudeCodeHook(raw: unknown, context: HookContext): Promise<HookOutput | BeforeWriteOutput | undefined> {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
   const event = raw as ClaudeCodeHookInput;
-  if (event.hook_event_name !== undefined && event.hook_event_name !== 'PostToolUse') return undefined;
-  if (typeof event.tool_name !== 'string' || !TOOLS.has(event.tool_name) || !event.tool_input || typeof event.tool_input !== 'object') return undefined;
+  const before = event.hook_event_name === 'PreToolUse';
+  if (event.hook_event_name !== undefined && event.hook_event_name !== 'PostToolUse' && !before) return undefined;
+  if (typeof event.tool_name !== 'string' || !TOOLS.has(event.tool_name) || !event.tool_input || typeof event.tool_input !== 'object' || Array.isArray(event.tool_input)) return undefined;
   const filePath = event.tool_input.file_path;
   if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\0')) return undefined;
+  if (before) {
+    const input = toolInput(event.tool_name, event.tool_input);
+    return input ? claudeCodeBeforeWrite(event, input, context) : undefined;
+  }
   // The containment rule (request-root.ts): CLAUDE_PROJECT_DIR, else the project the session's cwd
   // is in; a file outside it is not ours (silence), a root that may not be one is said.
   let decision: RootDecision;

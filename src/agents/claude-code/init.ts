@@ -1,7 +1,8 @@
 /**
  * `formatbox init claude-code`: the http hook (no process per edit) with a SessionStart command
  * hook that starts the daemon and registers the session, or with `--command` the command hook
- * alone; with `--mcp` also the MCP server and the permission rule its tools need (`acceptEdits`
+ * alone, each as a PreToolUse hook (the edit formatted before the write, where the permission mode
+ * allows the edit anyway) and a PostToolUse hook (after the write, everywhere else); with `--mcp` also the MCP server and the permission rule its tools need (`acceptEdits`
  * does not cover MCP tools). The http hook's secret goes into the settings' `env`, in a file that
  * is not committed: `~/.claude/settings.json` (user) or `.claude/settings.local.json` (project).
  */
@@ -43,20 +44,22 @@ function claudeCodeChanges(options: InitOptions): FileChange[] {
       return;
     }
     if (options.command) {
-      doc.ensureInArray(['hooks', 'PostToolUse'], { matcher: MATCHER, hooks: [{ type: 'command', command: `${options.bin} hook claude-code`, timeout: 60 }] }, ours);
+      const hook = { type: 'command', command: `${options.bin} hook claude-code`, timeout: 60 };
+      // Before the write where the permission mode allows it (before-write.ts); after it as the fallback.
+      doc.ensureInArray(['hooks', 'PreToolUse'], { matcher: MATCHER, hooks: [hook] }, ours);
+      doc.ensureInArray(['hooks', 'PostToolUse'], { matcher: MATCHER, hooks: [hook] }, ours);
       return;
     }
     doc.ensureInArray(['hooks', 'SessionStart'], { hooks: [{ type: 'command', command: `${options.bin} hook claude-code --http-port ${port}`, timeout: 20 }] }, (g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')));
-    doc.ensureInArray(['hooks', 'PostToolUse'], {
-      matcher: MATCHER,
-      hooks: [{
-        type: 'http',
-        url: `http://127.0.0.1:${port}${HTTP_HOOK_PATH}`,
-        headers: { Authorization: `Bearer $${HOOK_SECRET_ENV}`, 'X-Formatbox-Project-Dir': '$CLAUDE_PROJECT_DIR' },
-        allowedEnvVars: [HOOK_SECRET_ENV, 'CLAUDE_PROJECT_DIR'],
-        timeout: 60,
-      }],
-    }, ours);
+    const http = {
+      type: 'http',
+      url: `http://127.0.0.1:${port}${HTTP_HOOK_PATH}`,
+      headers: { Authorization: `Bearer $${HOOK_SECRET_ENV}`, 'X-Formatbox-Project-Dir': '$CLAUDE_PROJECT_DIR' },
+      allowedEnvVars: [HOOK_SECRET_ENV, 'CLAUDE_PROJECT_DIR'],
+      timeout: 60,
+    };
+    doc.ensureInArray(['hooks', 'PreToolUse'], { matcher: MATCHER, hooks: [http] }, ours);
+    doc.ensureInArray(['hooks', 'PostToolUse'], { matcher: MATCHER, hooks: [http] }, ours);
   };
   const addSecret = (doc: JsonDocument) => doc.ensure(['env', HOOK_SECRET_ENV], options.secret(), `env.${HOOK_SECRET_ENV}`);
   const secretHere = !options.command && files.secrets === files.settings;
@@ -103,6 +106,8 @@ export function detectClaudeCode(options: Omit<InitOptions, 'scope'>): string[] 
         const starts = Array.isArray(session) && session.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')));
         found.push(`${path}: the http hook${starts ? ', started by a SessionStart hook' : ' (no SessionStart hook: nothing starts the daemon)'}`);
       } else if (groups.some((g) => groupHas(g, (h) => isOurCommand(h, 'hook claude-code')))) found.push(`${path}: the command hook`);
+      const pre = (doc.hooks as Record<string, unknown> | undefined)?.PreToolUse;
+      if (Array.isArray(pre) && pre.some((g) => groupHas(g, (h) => isOurUrl(h) || isOurCommand(h, 'hook claude-code')))) found.push(`${path}: the pre-write hook (in acceptEdits and bypassPermissions modes)`);
       const env = doc.env as Record<string, unknown> | undefined;
       if (env?.[HOOK_SECRET_ENV]) found.push(`${path}: the http hook's secret`);
     }

@@ -5,7 +5,7 @@
  * `{overrideInput, contextModification}` back from stdout.
  *
  * Before the write, `overrideInput` (the whole input) is the model's edit rewritten to write the
- * formatted text (shared/before-write.ts). cline's transcript keeps the model's own call and its
+ * formatted text (shared/hook-before-write.ts). cline's transcript keeps the model's own call and its
  * result does not show the text, so `contextModification` (added unescaped as hook context) tells
  * the model each changed edit's text on disk. A hook grants nothing: cline's approval is unchanged.
  * Where the rewrite cannot be verified, the edit passes through and PostToolUse formats the file.
@@ -13,7 +13,7 @@
 import type { EditInput } from '../../core/types.js';
 import type { HookContext } from '../module.js';
 import { formatAfterWrite } from '../shared/after-write.js';
-import { formatBeforeWrite, rewriteNote } from '../shared/before-write.js';
+import { formatBeforeWrite, rewriteNote } from '../shared/hook-before-write.js';
 
 interface ClineEvent {
   hookName?: unknown;

@@ -4,14 +4,14 @@
  * `{cwd, toolName, toolArgs}`, plus `toolResult` after the tool ran).
  *
  * Before the write, the answer's `modifiedArgs` (the whole argument object) is the model's edit
- * rewritten to write the formatted text (shared/before-write.ts). Copilot's transcript then shows
+ * rewritten to write the formatted text (shared/hook-before-write.ts). Copilot's transcript then shows
  * the rewritten arguments as the model's own call, so the model is told nothing more. No
  * `permissionDecision` is given: Copilot asks the user exactly as it would have. Where the rewrite
  * cannot be verified, the edit passes through and `postToolUse` formats the written file, telling
  * the model through `additionalContext` (appended to the tool result, unescaped).
  */
 import { formatAfterWrite } from '../shared/after-write.js';
-import { formatBeforeWrite } from '../shared/before-write.js';
+import { formatBeforeWrite } from '../shared/hook-before-write.js';
 import type { HookContext } from '../module.js';
 import type { EditInput } from '../../core/types.js';
 

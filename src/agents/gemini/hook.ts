@@ -4,7 +4,7 @@
  *
  * Before the write, `hookSpecificOutput.tool_input` (the whole input: Gemini validates it as the
  * tool's parameters) is the model's edit rewritten to write the formatted text
- * (shared/before-write.ts). Gemini's own tool result then shows the written code ("Here is the
+ * (shared/hook-before-write.ts). Gemini's own tool result then shows the written code ("Here is the
  * updated code:"), so formatbox adds nothing. A BeforeTool hook grants nothing: Gemini asks for the
  * tool as it would have. Where the rewrite cannot be verified the edit passes through and
  * `AfterTool` formats the written file; Gemini escapes `<` and `>` in that context, so it uses no
@@ -13,7 +13,7 @@
 import type { EditInput } from '../../core/types.js';
 import type { HookContext } from '../module.js';
 import { formatAfterWrite } from '../shared/after-write.js';
-import { formatBeforeWrite } from '../shared/before-write.js';
+import { formatBeforeWrite } from '../shared/hook-before-write.js';
 
 interface GeminiEvent {
   hook_event_name?: unknown;

@@ -9,6 +9,15 @@
  * diff or a reread hint. Nothing is appended when the formatter changed nothing. A hook never fails
  * the tool: every problem becomes one short line after the tool's own output.
  *
+ * Before the write: for `edit` and `write`, `tool.execute.before` formats first. It computes F (the
+ * file as the edit and the formatter would leave it, nothing written) and rewrites the call's
+ * `args` in place so that opencode's own tool writes F (shared/before-write.ts, verified against F).
+ * opencode puts the rewritten arguments into the transcript as the model's own call, so the model
+ * already sees the text on disk: `tool.execute.after` then adds nothing when the file is F. Where
+ * no verified rewrite exists (a failure, a CRLF or BOM file, a patch) the call goes through as sent
+ * and is formatted after the write, as above. opencode asks its permissions inside the tool, after
+ * this hook, so the user approves the rewritten edit: nothing is granted on the user's behalf.
+ *
  * The shapes below are the parts of opencode's `Hooks` these hooks use (@opencode-ai/plugin 1.18).
  */
 import { readFileSync, statSync } from 'node:fs';
@@ -21,6 +30,7 @@ import { findProjectRoot } from '../../node/project-root.js';
 import type { RequestHandler } from '../../node/service/requests.js';
 import { applyInput } from '../../tools/index.js';
 import { writtenPathsOfPatch } from '../../tools/patch/paths.js';
+import { rewrittenInput } from '../shared/before-write.js';
 import { contextFor } from '../shared/context.js';
 
 /** `tool.execute.before`/`after`'s first argument. */
@@ -51,6 +61,8 @@ interface OpencodeHookOptions {
   maxDiffChars?: number;
   /** A file larger than this is not recorded (and so not reconciled) before the tool runs. */
   maxInputBytes?: number;
+  /** Format edit and write calls before the write (default true); false: only after it. */
+  beforeWrite?: boolean;
 }
 
 /** The tools whose writes formatbox formats (opencode 1.18 has no multiedit). */
@@ -66,6 +78,8 @@ interface TouchedFile {
   prior: string | null | undefined;
   /** Why it is not formatted, when that is known before the tool runs. */
   skip?: string;
+  /** F, when the call's args were rewritten to write it: a file found so needs no note. */
+  final?: string;
 }
 
 export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks {
@@ -94,6 +108,9 @@ export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks
         });
         pending.set(call.callID, files);
         while (pending.size > MAX_PENDING_CALLS) pending.delete(pending.keys().next().value as string);
+        if (options.beforeWrite !== false && files.length === 1 && (call.tool === 'edit' || call.tool === 'write')) {
+          await rewriteBeforeWrite(call.tool, output.args as Record<string, unknown>, files[0]!);
+        }
       } catch {
         // Recording is best effort: without P the after-hook formats W as it is.
       }
@@ -115,6 +132,43 @@ export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks
     },
   };
 
+  /**
+   * Rewrites `args` (opencode's edit `{filePath, oldString, newString, replaceAll?}` or write
+   * `{filePath, content}`) to write F, when a verified rewrite exists; records F in `file`.
+   */
+  async function rewriteBeforeWrite(tool: 'edit' | 'write', args: Record<string, unknown>, file: TouchedFile): Promise<void> {
+    const { prior } = file;
+    if (prior === undefined || file.skip || (prior !== null && (prior.includes('\r') || prior.startsWith('\uFEFF')))) return;
+    const found = findProjectRoot(file.absolute, { projectDir: options.directory });
+    if (!found) return;
+    let input: SingleFileInput;
+    if (tool === 'write') {
+      if (typeof args.content !== 'string') return;
+      input = { content: args.content };
+    } else {
+      if (prior === null || typeof args.oldString !== 'string' || args.oldString === '' || typeof args.newString !== 'string') return;
+      input = { oldText: args.oldString, newText: args.newString, ...(args.replaceAll === true ? { replaceAll: true } : {}) };
+    }
+    let receipt: Receipt;
+    try {
+      receipt = (await options.handler.handle({ root: found.root, method: 'beforeWrite', path: found.path, input })) as Receipt;
+    } catch {
+      return; // Written as sent; the after-hook formats it, or says why not.
+    }
+    if (receipt.content.includes('\r')) return;
+    const rewritten = rewrittenInput(prior, input, receipt);
+    if (!rewritten) return;
+    if ('content' in rewritten) args.content = rewritten.content;
+    else {
+      const edit = rewritten as EditInput;
+      args.oldString = edit.oldText;
+      args.newString = edit.newText;
+      if (edit.replaceAll) args.replaceAll = true;
+      else delete args.replaceAll;
+    }
+    file.final = receipt.content;
+  }
+
   async function noteFor(call: OpencodeToolCall, file: TouchedFile, fileBudget: number): Promise<string | undefined> {
     const found = findProjectRoot(file.absolute, { projectDir: options.directory });
     if (!found) return undefined; // Outside opencode's project: not ours to format.
@@ -125,6 +179,8 @@ export function createOpencodeHooks(options: OpencodeHookOptions): OpencodeHooks
     } catch {
       return undefined; // Deleted or moved away by the tool: nothing to format.
     }
+    // Written as rewritten before the write: the transcript's call already shows this text.
+    if (file.final !== undefined && written === file.final) return undefined;
     const input = inputFor(call.tool, call.args, file.prior, written);
     try {
       const receipt = (file.prior === undefined

@@ -4,7 +4,9 @@
  *   { "plugin": ["formatbox"], "formatter": false }
  * (`formatter: false` keeps opencode's own formatters, which it downloads and runs itself, off the
  * files formatbox formats.) Options, as `["formatbox", {…}]`: `config` (a formatbox.json
- * path; default the user's), `trusted` (load the project's own formatter config code), `maxDiffChars`.
+ * path; default the user's), `trusted` (load the project's own formatter config code), `maxDiffChars`,
+ * `beforeWrite` (default true: edit and write calls are formatted before opencode writes them; false:
+ * after, with the formatted text appended to the tool's result).
  *
  * It formats in-process (opencode runs plugins in its own Bun), one warm runtime per project root.
  * This module's only export is the plugin: opencode treats every export of a plugin module as one.
@@ -34,7 +36,7 @@ async function server(input: PluginInput, options: Record<string, unknown> = {})
   const trusted = options.trusted === true;
   const handler = createRequestHandler({ defaultRoot: input.directory, findRoot: true, ...(config ? { config } : {}), ...(trusted ? { trust: 'trusted' as const } : {}) });
   const maxDiffChars = typeof options.maxDiffChars === 'number' && options.maxDiffChars > 0 ? options.maxDiffChars : limits.maxDiffChars;
-  const hooks = createOpencodeHooks({ directory: input.directory, handler, maxDiffChars, maxInputBytes: limits.maxInputBytes });
+  const hooks = createOpencodeHooks({ directory: input.directory, handler, maxDiffChars, maxInputBytes: limits.maxInputBytes, beforeWrite: options.beforeWrite !== false });
   return { ...hooks, dispose: () => handler.close() };
 }
 

@@ -1,19 +1,21 @@
 /**
  * Formatting a file as it is: `format` (with the `formatbox format` cache: a file whose key is known
- * formatted is `unchanged` without a formatter call), `afterWrite` (a harness wrote the file itself)
- * and `formatText` (text given as if it were the file, nothing read or written).
+ * formatted is `unchanged` without a formatter call), `afterWrite` (a harness wrote the file itself),
+ * `beforeWrite` (a harness is about to write it: the edit applied and formatted in memory) and
+ * `formatText` (text given as if it were the file, nothing read or written).
  */
 import { FormatboxError } from '../../core/errors.js';
-import type { Receipt, WriteInput } from '../../core/types.js';
+import type { Receipt, SingleFileInput, WriteInput } from '../../core/types.js';
+import { applyInput } from '../../tools/index.js';
 import { toolKind } from '../../tools/index.js';
 import { resolveInside } from '../fs/paths.js';
 import { readSnapshot } from '../fs/read.js';
 import { nodeSha256 } from '../hash.js';
 import { engineOf } from './bootstrap.js';
 import { cacheKeyOf } from './cache-key.js';
-import { refreshConfigIfNeeded } from './config-refresh.js';
+import { isConfigFile, refreshConfigIfNeeded } from './config-refresh.js';
 import { commitFinal } from './final-write.js';
-import { decode } from './input.js';
+import { decode, priorText, withPath } from './input.js';
 import { finish, runBefore } from './observers.js';
 import { onlyTarget, withResolved } from './paths.js';
 import { elapsed, skippedReceipt } from './receipts.js';
@@ -77,6 +79,31 @@ export async function afterWrite(state: RuntimeState, request: AfterWriteRequest
     let receipt = await eng.afterEdit({ path: target.realRel, prior: request.prior ?? '', input: request.input, written });
     receipt = await commitFinal(target, receipt, { written, writtenBytes: snapshot.bytes, keep: snapshot, input: request.input });
     return finish(state, { path: target.rel, absolutePath: target.abs, tool: 'afterWrite', receipt }, started);
+  });
+}
+
+/**
+ * What writing `input` would leave on disk, computed and not written: P read, the input applied
+ * (W), W formatted and reconciled against P. No observer runs: nothing happened to the file.
+ */
+export async function beforeWrite(state: RuntimeState, request: { path: string; input: SingleFileInput }): Promise<Receipt> {
+  const started = performance.now();
+  const eng = await engineOf(state);
+  const tool = toolKind(request.input);
+  if (tool === 'applyPatch') throw new FormatboxError('INVALID_REQUEST', 'beforeWrite takes one file\'s edit, multiEdit or write input');
+  return withResolved(state, [request.path], async (targets) => {
+    const target = onlyTarget(targets);
+    const snapshot = await readSnapshot(target.abs, target.shown, state.readOptions);
+    if (!snapshot && tool !== 'write') throw new FormatboxError('FILE_NOT_FOUND', `${target.shown} does not exist; create it with write`);
+    const prior = snapshot ? priorText(snapshot, tool, target.shown) : '';
+    const written = withPath(target.shown, () => applyInput(prior, request.input));
+    if (isConfigFile(target.realRel)) {
+      // Its new text may change how it (and everything else) is formatted: known only once it is written.
+      const line = `not formatted before the write (a formatter config file): ${target.shown}`;
+      return skippedReceipt(target.rel, written, 'a formatter config file is formatted after it is written', line);
+    }
+    await refreshConfigIfNeeded(state, eng, [target.realRel]);
+    return { ...(await eng.afterEdit({ path: target.realRel, prior, input: request.input, written })), ms: elapsed(started) };
   });
 }
 

@@ -174,6 +174,12 @@ export interface Runtime {
   /** For harnesses that wrote the file themselves: formats what is on disk and reconciles. */
   afterWrite(request: AfterWriteRequest): Promise<Receipt>;
   /**
+   * For harnesses about to write the file themselves (an agent's pre-write hook): reads P, applies
+   * the input and formats the result in memory, writing nothing. The receipt says what the write
+   * would leave on disk (its `content`, F) and the input rewritten towards it.
+   */
+  beforeWrite(request: { path: string; input: SingleFileInput }): Promise<Receipt>;
+  /**
    * Formats the file as it is and writes F (compare-and-swap against the bytes read). The receipt's
    * input is a `write` of F. `check: true` writes nothing and runs no observers (`formatbox format --check`).
    */

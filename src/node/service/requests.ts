@@ -8,6 +8,7 @@
  * - With `prior` (the file before the edit; `null` for a new file), the caller already wrote the
  *   file: formatbox formats what is on disk and reconciles against `prior` (`afterWrite`).
  * Other methods: `{method: 'format', path, check?}` (format the file in place, or only report),
+ * `{method: 'beforeWrite', path, input}` (what writing a single-file input would leave on disk; nothing written),
  * `{method: 'formatText', path, text}` (format text as if it were `path`; `format --stdin-filepath`)
  * and `{method: 'doctor'}`.
  *
@@ -24,7 +25,7 @@ import { allowedRoot, placeRequest, withNoRootReason } from './request-root.js';
 
 interface CliRequest {
   id?: unknown;
-  method?: 'apply' | 'format' | 'formatText' | 'doctor';
+  method?: 'apply' | 'beforeWrite' | 'format' | 'formatText' | 'doctor';
   root?: string;
   path?: string;
   input?: ToolInput;
@@ -123,6 +124,11 @@ function handlePlaced(runtime: Runtime, request: CliRequest): Promise<CliResult>
       return runtime.doctor(typeof request.path === 'string' && request.path !== '' ? { path: request.path } : {});
     case 'format':
       return runtime.format({ path: requirePath(request), ...(request.check === true ? { check: true } : {}) });
+    case 'beforeWrite': {
+      const input = request.input;
+      if (!input || typeof input !== 'object' || toolKind(input) === 'applyPatch') throw new FormatboxError('INVALID_REQUEST', 'beforeWrite needs a single-file input ({oldText, newText}, {edits} or {content})');
+      return runtime.beforeWrite({ path: requirePath(request), input: input as SingleFileInput });
+    }
     case 'formatText':
       if (typeof request.text !== 'string') throw new FormatboxError('INVALID_REQUEST', 'formatText needs text (a string)');
       return runtime.formatText({ path: requirePath(request), text: request.text });
@@ -156,8 +162,8 @@ function apply(runtime: Runtime, request: CliRequest): Promise<Receipt | PatchRe
 function parseRequest(raw: unknown): CliRequest {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new FormatboxError('INVALID_REQUEST', 'a request is a JSON object: {root?, path, input, prior?}');
   const request = raw as CliRequest;
-  if (request.method !== undefined && !['apply', 'format', 'formatText', 'doctor'].includes(request.method)) {
-    throw new FormatboxError('INVALID_REQUEST', `unknown method ${JSON.stringify(request.method)}; use apply, format, formatText or doctor`);
+  if (request.method !== undefined && !['apply', 'beforeWrite', 'format', 'formatText', 'doctor'].includes(request.method)) {
+    throw new FormatboxError('INVALID_REQUEST', `unknown method ${JSON.stringify(request.method)}; use apply, beforeWrite, format, formatText or doctor`);
   }
   if (request.root !== undefined && typeof request.root !== 'string') throw new FormatboxError('INVALID_REQUEST', 'root must be a string');
   if (request.prior !== undefined && request.prior !== null && typeof request.prior !== 'string') throw new FormatboxError('INVALID_REQUEST', 'prior must be a string or null');
