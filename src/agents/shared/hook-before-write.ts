@@ -13,7 +13,7 @@ import { closeSync, fstatSync, openSync, readSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { unifiedDiff } from '../../core/diff.js';
 import { messageOf } from '../../core/errors.js';
-import { shownPath } from '../../core/shown.js';
+import { shownPath, shownText } from '../../core/shown.js';
 import type { EditInput, Receipt, SingleFileInput } from '../../core/types.js';
 import { decideRoot } from '../../node/service/request-root.js';
 import type { RequestHandler } from '../../node/service/requests.js';
@@ -159,5 +159,6 @@ export function rewriteNote(outcome: Extract<BeforeWrite, { kind: 'rewrite' }>, 
     body = outcome.changed.map((edit) => editBlock(edit.label, edit.newText, newTextName)).join('\n');
     if (body.length > budget) body = clip(editsHint(outcome.path, outcome.final, outcome.changed), budget);
   }
-  return `${head}\n${body}`;
+  // Shown to the model: control characters and bidi overrides escaped, whatever their source.
+  return shownText(`${head}\n${body}`, { multiline: true });
 }
