@@ -55,8 +55,8 @@ describe('cline with formatbox (PreToolUse and PostToolUse hooks)', { skip, time
     const model = await startScriptedModel(script);
     const env = { ...world.env, CLINE_NO_AUTO_UPDATE: '1' };
     try {
-      const auth = await runAgent(bin as string, ['auth', '--provider', 'openai', '--baseurl', model.baseUrl, '--apikey', 'scripted', '--modelid', 'scripted'], { cwd: project, env, timeoutMs: 60_000 });
-      assert.equal(auth.code, 0, auth.stderr);
+      const auth = await runAgent(bin as string, ['auth', '--provider', 'openai', '--baseurl', model.baseUrl, '--apikey', 'scripted', '--modelid', 'scripted'], { cwd: project, env, timeoutMs: 180_000 });
+      assert.equal(auth.code, 0, `cline auth (${auth.ms} ms): ${auth.stdout.slice(-1000)}\n${auth.stderr.slice(-1000)}`);
       const run = await runAgent(bin as string, ['make the edits'], { cwd: project, env, timeoutMs: 240_000 });
       return { run, requests: model.scripted(), errors: model.errors };
     } finally {
