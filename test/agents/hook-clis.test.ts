@@ -101,12 +101,12 @@ test('formatbox init copilot|gemini|cline|qwen --project: merged, idempotent, a 
     const second = await runCli(built.cli, ['init', agent, '--project'], { env, cwd: root });
     assert.match(second.stdout, /already set up/, `${agent}: ${second.stdout}`);
   }
-  assert.equal(JSON.parse(readFileSync(join(root, '.github', 'hooks', 'formatbox.json'), 'utf8')).hooks.preToolUse[0].bash, 'formatbox hook copilot');
+  assert.equal(JSON.parse(readFileSync(join(root, '.github', 'hooks', 'formatbox.json'), 'utf8')).hooks.preToolUse[0].bash, 'formatbox hook copilot || true');
   const gemini = readFileSync(join(root, '.gemini', 'settings.json'), 'utf8');
   assert.match(gemini, /\/\/ mine/);
   assert.match(gemini, /"BeforeTool"/);
   assert.equal(readFileSync(join(root, '.clinerules', 'hooks', 'PreToolUse.sh'), 'utf8'), '#!/bin/sh\necho mine\n', 'the user\'s script stays');
-  assert.match(readFileSync(join(root, '.clinerules', 'hooks', 'PostToolUse'), 'utf8'), /exec formatbox hook cline/);
+  assert.match(readFileSync(join(root, '.clinerules', 'hooks', 'PostToolUse'), 'utf8'), /^formatbox hook cline \|\| true$/m);
   assert.match(JSON.parse(readFileSync(join(root, '.qwen', 'settings.json'), 'utf8')).hooks.PostToolUse[0].hooks[0].command, /formatbox hook qwen/);
   const doctor = await runCli(built.cli, ['doctor'], { env, cwd: root });
   for (const agent of ['copilot', 'gemini', 'cline', 'qwen']) assert.match(doctor.stdout, new RegExp(`\\n  ${agent}: `), doctor.stdout);

@@ -29,7 +29,8 @@ function eventFiles(dir: string, event: string): string[] {
   }
 }
 
-const script = (options: InitOptions) => `#!/bin/sh\n# formatbox formats cline's editor writes (formatbox init cline)\nexec ${hookCommandLine(options, 'cline')}\n`;
+/** The hook itself always exits 0; `|| true` keeps a formatbox missing from PATH from failing the edit. */
+const script = (options: InitOptions) => `#!/bin/sh\n# formatbox formats cline's editor writes (formatbox init cline)\n${hookCommandLine(options, 'cline')} || true\n`;
 
 export const clineInit: AgentInit = {
   changes(options) {

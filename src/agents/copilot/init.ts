@@ -24,7 +24,9 @@ export const copilotInit: AgentInit = {
   changes(options) {
     return [jsonChange(hookFile(options, options.scope), (doc) => {
       doc.ensure(['version'], 1);
-      const bash = hookCommandLine(options, 'copilot');
+      // Copilot denies the tool call when a preToolUse hook errors (a formatbox no longer on PATH
+      // would block every edit); the hook itself always exits 0.
+      const bash = `${hookCommandLine(options, 'copilot')} || true`;
       for (const event of EVENTS) doc.ensureInArray(['hooks', event], { type: 'command', bash, matcher: MATCHER, timeoutSec: 30 }, isOurs);
     })];
   },
