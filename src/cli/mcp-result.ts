@@ -16,6 +16,7 @@ import { doctorLanguageLabel } from './doctor-label.js';
 import type { PatchReceipt } from '../reconcile/index.js';
 import { rereadHint } from '../reconcile/index.js';
 import { changedEdits, clip, editBlock, editsHint, MAX_LINE_CHARS } from '../agents/shared/context.js';
+import { mcpReceipt, type McpReceipt } from './mcp-receipt.js';
 
 interface McpReplyOptions {
   /** The budget for everything after the receipt line, in each part. */
@@ -48,19 +49,7 @@ function fileReply(receipt: Receipt, sent: SingleFileInput | undefined, options:
   const isWrite = sent === undefined || 'content' in sent;
   // The note is the line, then its own bounded diff or hint (and a word on why an input was kept).
   const rest = receipt.note.startsWith(receipt.line) ? receipt.note.slice(receipt.line.length).replace(/^\n/, '') : receipt.note;
-  const structured: Record<string, unknown> = {
-    path: receipt.path,
-    status: receipt.status,
-    ...(receipt.formatter ? { formatter: receipt.formatter } : {}),
-    reconciled: receipt.reconciled,
-    ...(receipt.reason !== undefined ? { reason: receipt.reason } : {}),
-    line: receipt.line,
-    record: receipt.record,
-    ...(receipt.ignored ? { ignored: receipt.ignored } : {}),
-    ...(receipt.scopeFallback ? { scopeFallback: receipt.scopeFallback } : {}),
-    ...(receipt.languageFrom ? { languageFrom: receipt.languageFrom } : {}),
-    ms: receipt.ms,
-  };
+  const structured: McpReceipt = mcpReceipt(receipt);
   const parts: string[] = [];
   let hint: string | undefined;
   if (receipt.status === 'formatted' && sent !== undefined && 'content' in sent) {

@@ -17,6 +17,7 @@ import type { ToolInput } from '../core/types.js';
 import type { RequestHandler } from '../node/service/requests.js';
 import { shownText } from '../core/shown.js';
 import { EXIT_CODE_BY_ERROR } from './exit-codes.js';
+import { RECEIPT_OUTPUT_SCHEMA } from './mcp-receipt.js';
 import { McpServer, type CallToolResult, type ToolDefinition } from './mcp-server.js';
 import { BoundedStdioServerTransport } from './mcp-stdio.js';
 import { formatboxVersion } from '../node/version.js';
@@ -33,29 +34,7 @@ const EDIT_ITEM = {
 } as const;
 const INCLUDE_CONTENT = { type: 'boolean', description: 'Also return the whole file as it is on disk now (structured content `content`). Default false: the reply says what changed, bounded.' } as const;
 
-const RECORD = { type: 'object', properties: { sha256: { type: 'string' }, bytes: { type: 'number' } }, required: ['sha256', 'bytes'] } as const;
-/** A receipt as the MCP server returns it (mcp-result.ts): no `note`, `content` only when asked for. */
-const RECEIPT_OUTPUT = {
-  type: 'object',
-  properties: {
-    path: { type: 'string' },
-    status: { type: 'string', enum: ['formatted', 'unchanged', 'skipped', 'failed', 'timeout', 'refused'] },
-    formatter: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' }, via: { type: 'string' } } },
-    reconciled: { type: 'boolean' },
-    reason: { type: 'string' },
-    line: { type: 'string' },
-    input: { type: 'object', description: 'The edit as the formatter left it (omitted for a write, and when it does not fit).' },
-    diff: { type: 'string', description: 'The other formatter changes (for a write: from the content sent), when they fit.' },
-    hint: { type: 'string', description: 'What to reread, when the changes do not fit.' },
-    record: RECORD,
-    ignored: { type: 'array' },
-    scopeFallback: { type: 'string' },
-    languageFrom: { type: 'string', description: 'Why the file is of its language when its name does not say (a shell shebang).' },
-    content: { type: 'string', description: 'The file on disk, only with includeContent.' },
-    ms: { type: 'number' },
-  },
-  required: ['path', 'status', 'reconciled', 'line', 'record'],
-} as const;
+const RECEIPT_OUTPUT = RECEIPT_OUTPUT_SCHEMA;
 const PATCH_OUTPUT = {
   type: 'object',
   properties: { reconciled: { type: 'boolean' }, reason: { type: 'string' }, receipts: { type: 'array', items: RECEIPT_OUTPUT }, input: { type: 'object' }, ms: { type: 'number' } },

@@ -69,6 +69,7 @@ function rewriteInput(request: ReconcileRequest, applied: AppliedEdits, kind: 'e
       'the written file is not the prior with the input applied (changed by someone else?); the edited region cannot be located') };
   }
   if (written === final) return { result: { input, reconciled: true } };
+  if (endsEveryLineWithCrlf(written) && !final.includes('\r')) return reconcileInWrittenEndings(request, applied, kind);
 
   // Fast path: the text between the regions is untouched in F, so each region maps to what lies
   // between the same anchors in F (the stable-anchor idea of code-assistant, made exact).
@@ -119,6 +120,28 @@ function rewriteInput(request: ReconcileRequest, applied: AppliedEdits, kind: 'e
   if (failures.length > 0) out.reason = failures.join('; ');
   if (diff !== '') out.diff = diff;
   return { result: out, replayed: result.replayed };
+}
+
+/** Every newline of `text` (at least one) is part of a CRLF. */
+function endsEveryLineWithCrlf(text: string): boolean {
+  return text.includes('\r\n') && !/(^|[^\r])\n/.test(text);
+}
+
+/**
+ * The formatter turned a CRLF file into LF (Biome's, Prettier's and Ruff's default). Reconciled on F
+ * in W's own endings, so the edits keep every change the formatter made in them (a `;` it added at
+ * the end of a line is not taken for the CR it replaced) and stay in the file's endings; what is left
+ * from `replay(P, input')` to F is the line endings alone, in the diff.
+ */
+function reconcileInWrittenEndings(request: ReconcileRequest, applied: AppliedEdits, kind: 'edit' | 'multiEdit'): { result: ReconcileResult; replayed?: string } {
+  const inWrittenEndings = rewriteInput({ ...request, final: request.final.replace(/\n/g, '\r\n') }, applied, kind);
+  const replayed = inWrittenEndings.replayed ?? applied.text;
+  const { diff: _diffToCrlf, ...result } = inWrittenEndings.result;
+  const diff = unifiedDiff(replayed, request.final, { path: request.path ?? 'file' });
+  if (applyUnifiedDiff(replayed, diff) !== request.final) {
+    return { result: unreconciled(request.input, applied.text, request.final, request.path ?? 'file', 'the diff did not apply; kept the original input') };
+  }
+  return { result: { ...result, ...(diff !== '' ? { diff } : {}) }, replayed };
 }
 
 /** True when the whole lines holding each edited region are unique in W and appear once, in the same order, in F. */

@@ -3,7 +3,11 @@
  * Node start; `.bin/biome format --write`, the formatter as a process per edit):
  *   - per edit inside a real Claude Code session (the pinned CLI from the agent cache, driven by
  *     the scripted model): the time from the model's Edit answer to Claude Code's next request,
- *     median over the edits, with no hook, with the command hook and with the http hook;
+ *     median over the edits, and the characters the model receives for the edit (its next request's
+ *     tool result and hook context), with no hook, with the command and the http hook before the
+ *     write (acceptEdits: PreToolUse) and with the http hook after the write (default mode with an
+ *     allow rule: PostToolUse); and the follow-up success rate: each unformatted edit is followed by
+ *     one that copies the formatted text (with no formatter it cannot apply);
  *   - `formatbox mcp`: `initialize` answered (the SDK's client connect), and the first tool call.
  *
  *   node --import tsx test/bench/agents.ts [edits=12]
@@ -11,12 +15,13 @@
  * lacks it (.ci/run installs it).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { findClaude, runClaude, type Step } from '../agents/claude.js';
+import { lastToolFailed, lastUserText } from '../agents/anthropic-server.js';
 import { freePort } from '../cli/built-cli.js';
 import { recordResult } from './report.js';
 
@@ -72,31 +77,60 @@ if (!claude) {
   console.log('Claude Code is not in the agent cache (.ci/run installs it): its rows are left out');
 } else {
   const perEdit: Record<string, number> = {};
-  for (const mode of ['no hook', 'command hook', 'http hook'] as const) {
+  const chars: Record<string, number> = {};
+  const modes = ['no hook', 'command hook, before the write', 'http hook, before the write', 'http hook, after the write'] as const;
+  for (const mode of modes) {
     const root = project(EDITS);
     const home = mkdtempSync(join(scratch, 'home-'));
     writeFileSync(join(home, '.claude.json'), JSON.stringify({ projects: { [root]: { hasTrustDialogAccepted: true } } }));
+    const after = mode === 'http hook, after the write';
     if (mode !== 'no hook') {
-      const args = mode === 'command hook' ? ['--command'] : ['--port', String(await freePort())];
+      const args = mode.startsWith('command hook') ? ['--command'] : ['--port', String(await freePort())];
       const init = spawnSync(process.execPath, [CLI, 'init', 'claude-code', '--project', '--bin', `${process.execPath} ${CLI}`, ...args], { cwd: root, env: { ...env, HOME: home }, encoding: 'utf8' });
       if (init.status !== 0) throw new Error(`init: ${init.stdout}${init.stderr}`);
     }
+    if (after) {
+      // Default mode with an allow rule: formatbox grants nothing, so it formats after the write.
+      const path = join(root, '.claude', 'settings.json');
+      const settings = JSON.parse(readFileSync(path, 'utf8'));
+      settings.permissions = { ...settings.permissions, allow: ['Edit', 'Write'] };
+      writeFileSync(path, JSON.stringify(settings));
+    }
     const file = join(root, 'a.ts');
-    // A warm-up edit first (the daemon's first format compiles Biome's wasm), then the measured ones.
+    // A Read first, then per marker an unformatted edit and a follow-up that copies the formatted text.
     const steps: Step[] = [() => ({ tool: 'Read', input: { file_path: file } })];
-    for (let i = 0; i <= EDITS - 1; i++) steps.push(() => ({ tool: 'Edit', input: { file_path: file, old_string: `const m${i} = 0;`, new_string: `const m${i}=1` } }));
-    const run = await runClaude(claude, { cwd: root, home, steps, env: { XDG_RUNTIME_DIR: runtimeDir, FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(home, '.config') } });
+    for (let i = 0; i <= EDITS - 1; i++) {
+      steps.push(() => ({ tool: 'Edit', input: { file_path: file, old_string: `const m${i} = 0;`, new_string: `const m${i}=1` } }));
+      steps.push(() => ({ tool: 'Edit', input: { file_path: file, old_string: `const m${i} = 1;`, new_string: `const m${i} = 2;` } }));
+    }
+    const run = await runClaude(claude, { cwd: root, home, steps, ...(after ? { permissionMode: 'default' } : {}), env: { XDG_RUNTIME_DIR: runtimeDir, FORMATBOX_CONFIG: '', XDG_CONFIG_HOME: join(home, '.config') } });
     if (run.code !== 0) throw new Error(`claude (${mode}) exited ${run.code}: ${run.stderr.slice(-500)}`);
-    // Turn k+1 arrives after the Edit answered at turn k; the first two edits warm up.
+    // Turn t+1 shows the result of the step taken at turn t: the unformatted edits are the steps
+    // at turns 1, 3, 5, …; the first one warms up (the daemon compiles Biome's wasm).
     const gaps: number[] = [];
-    for (let k = 3; k < run.times.length; k++) gaps.push(run.times[k]!.received - run.times[k - 1]!.answered);
+    const told: number[] = [];
+    let followUps = 0;
+    let followUpsOk = 0;
+    for (let t = 1; t + 1 < run.turns.length; t++) {
+      if (t % 2 === 1) {
+        if (t >= 3) gaps.push(run.times[t + 1]!.received - run.times[t]!.answered);
+        told.push(lastUserText(run.turns[t + 1]!).length);
+      } else {
+        followUps++;
+        if (!lastToolFailed(run.turns[t + 1]!)) followUpsOk++;
+      }
+    }
     perEdit[mode] = median(gaps);
+    chars[mode] = median(told);
     record(`Claude Code per edit, ${mode} (median of ${gaps.length})`, perEdit[mode]!);
+    console.log(`Claude Code, ${mode}: the model receives ${chars[mode]} characters per edit (median of ${told.length}); follow-ups that copy the formatted text: ${followUpsOk}/${followUps}`);
+    recordResult({ group: 'agents', name: `Claude Code, ${mode}: characters per edit`, value: chars[mode]!, unit: 'chars', anchor: 'no hook (the tool result alone)', anchorValue: chars['no hook'] ?? chars[mode]! });
+    recordResult({ group: 'agents', name: `Claude Code, ${mode}: follow-ups that apply`, value: followUps === 0 ? 0 : (100 * followUpsOk) / followUps, unit: '%', goal: mode === 'no hook' ? undefined : '≥ 100' });
   }
-  for (const mode of ['command hook', 'http hook'] as const) {
+  for (const mode of modes.slice(1)) {
     const added = perEdit[mode]! - perEdit['no hook']!;
-    console.log(`${mode} adds ${fmt(added)} per edit over no hook (${(added / biome).toFixed(2)}× biome format --write)`);
-    recordResult({ group: 'agents', name: `Claude Code: what the ${mode} adds per edit`, value: added, unit: 'ms', anchor: '.bin/biome format --write', anchorValue: biome, goal: mode === 'http hook' ? '≤ 0.25' : undefined });
+    console.log(`${mode} adds ${fmt(added)} and ${chars[mode]! - chars['no hook']!} characters per edit over no hook (${(added / biome).toFixed(2)}× biome format --write)`);
+    recordResult({ group: 'agents', name: `Claude Code: what the ${mode} adds per edit`, value: added, unit: 'ms', anchor: '.bin/biome format --write', anchorValue: biome, goal: mode.startsWith('http hook') ? '≤ 0.25' : undefined });
   }
 }
 

@@ -46,6 +46,7 @@ test('claude-code: http hook + SessionStart merged into existing settings, secre
   const http = after1.hooks.PostToolUse[1].hooks[0];
   assert.deepEqual([http.type, http.url, http.headers.Authorization, http.allowedEnvVars], ['http', 'http://127.0.0.1:45678/hook/claude-code', 'Bearer $FORMATBOX_HOOK_SECRET', ['FORMATBOX_HOOK_SECRET', 'CLAUDE_PROJECT_DIR']]);
   assert.equal(after1.hooks.PostToolUse[1].matcher, 'Edit|MultiEdit|Write');
+  assert.deepEqual(after1.hooks.PreToolUse, [after1.hooks.PostToolUse[1]], 'the http hook before the write too');
   assert.equal(after1.hooks.SessionStart[0].hooks[0].command, 'formatbox hook claude-code --http-port 45678');
   // The secret is the daemon's own (its 0600 file in the private daemon directory).
   const secretFile = join(iso.runtimeDir, 'formatbox', 'hook-secret');
@@ -89,7 +90,9 @@ test('claude-code --command: the command hook alone', { timeout: 60_000 }, async
   assert.match(switched.stdout, /a formatbox command hook is set up already; left as it is/);
   assert.equal(JSON.parse(readFileSync(join(root, '.claude', 'settings.json'), 'utf8')).hooks.PostToolUse.length, 1);
   const settings = JSON.parse(readFileSync(join(root, '.claude', 'settings.json'), 'utf8'));
-  assert.deepEqual(settings.hooks, { PostToolUse: [{ matcher: 'Edit|MultiEdit|Write', hooks: [{ type: 'command', command: 'formatbox hook claude-code', timeout: 60 }] }] });
+  // The same hook before the write (where the permission mode allows the edit) and after it.
+  const hook = { matcher: 'Edit|MultiEdit|Write', hooks: [{ type: 'command', command: 'formatbox hook claude-code', timeout: 60 }] };
+  assert.deepEqual(settings.hooks, { PreToolUse: [hook], PostToolUse: [hook] });
 });
 
 test('codex: the MCP table appended (comments kept), approval added to an existing table, never replaced', { timeout: 60_000 }, async () => {

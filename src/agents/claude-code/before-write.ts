@@ -20,7 +20,7 @@ import { decideRoot } from '../../node/service/request-root.js';
 import { applyInput } from '../../tools/index.js';
 import type { HookContext } from '../module.js';
 import { rewrittenInput } from '../shared/before-write.js';
-import { contextFor } from '../shared/context.js';
+import { changedEdits, clip, contextFor, MAX_LINE_CHARS } from '../shared/context.js';
 import type { ClaudeCodeHookInput } from './hook.js';
 
 /** The permission modes in which Claude Code writes an edit without asking the user. */
@@ -58,7 +58,7 @@ export async function claudeCodeBeforeWrite(event: ClaudeCodeHookInput & { permi
   if (!rewritten) return undefined;
   const updatedInput = claudeCodeShape(raw, rewritten);
   const written = applyInput(prior ?? '', input);
-  const told = contextFor(receipt, input, written, prior, path, context.maxDiffChars);
+  const told = shortContext(receipt, input, rewritten, context.maxDiffChars) ?? contextFor(receipt, input, written, prior, path, context.maxDiffChars);
   return {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',
@@ -86,4 +86,23 @@ function claudeCodeShape(raw: Record<string, unknown>, input: SingleFileInput): 
   if ('edits' in input) return { ...raw, edits: input.edits.map(edit) };
   const { replace_all: _replaceAll, ...rest } = raw;
   return { ...rest, ...edit(input as EditInput) };
+}
+
+/**
+ * The fewest words that let the model copy the text on disk: Claude Code's tool result already says
+ * the edit was applied, so only each changed edit's new text, between `<<<` and `>>>` lines (the
+ * text is exactly what lies between them). Undefined when the rewrite is not the edits alone (a
+ * write, or changes outside them: then the full context says more).
+ */
+function shortContext(receipt: Receipt, sent: SingleFileInput, rewritten: SingleFileInput, budget: number): string | undefined {
+  if ('content' in sent || 'content' in rewritten) return undefined;
+  const sentEdits = 'edits' in sent ? sent.edits : [sent as EditInput];
+  const nowEdits = 'edits' in rewritten ? rewritten.edits : [rewritten as EditInput];
+  if (sentEdits.length !== nowEdits.length || nowEdits.some((edit, i) => edit.oldText !== sentEdits[i]!.oldText)) return undefined;
+  const changed = changedEdits(sent, rewritten);
+  if (changed.length === 0) return undefined;
+  const by = receipt.formatter ? `${receipt.formatter.name} ${receipt.formatter.version}` : 'the formatter';
+  const head = clip(`formatbox (${by}): ${changed.length > 1 ? 'each new_string' : 'new_string'} is on disk as the text between <<< and >>>:`, MAX_LINE_CHARS);
+  const blocks = changed.map((edit) => `${changed.length > 1 ? `${edit.label}:\n` : ''}<<<\n${edit.newText}\n>>>`).join('\n');
+  return blocks.length <= budget ? `${head}\n${blocks}` : undefined;
 }

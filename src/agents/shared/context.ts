@@ -7,6 +7,7 @@ import { unifiedDiff } from '../../core/diff.js';
 import { shownPath } from '../../core/shown.js';
 import type { EditInput, Receipt, SingleFileInput, ToolInput } from '../../core/types.js';
 import { rereadHint } from '../../reconcile/index.js';
+import { applyInput } from '../../tools/index.js';
 
 /** Longest receipt line or failure line kept in what the model is told. */
 export const MAX_LINE_CHARS = 500;
@@ -75,11 +76,45 @@ export function contextFor(receipt: Receipt, input: SingleFileInput, written: st
   const parts: string[] = [];
   if (typeof prior === 'string' && !('content' in input)) {
     for (const edit of changedEdits(input, receipt.input)) parts.push(editBlock(edit.label, edit.newText, newTextName));
-    if (receipt.diff) parts.push(`other formatter changes:\n${receipt.diff.replace(/\n$/, '')}`);
+    if (receipt.diff) parts.push(...changesBetween(replayedOrUndefined(prior, receipt.input as SingleFileInput) ?? written, receipt.content, path, 'other formatter changes'));
   } else {
-    parts.push(`the formatter changed:\n${unifiedDiff(written, receipt.content, { path }).replace(/\n$/, '')}`);
+    parts.push(...changesBetween(written, receipt.content, path, 'the formatter changed'));
   }
   let body = parts.join('\n');
   if (body.length > budget) body = clip(rereadHint(path, written, receipt.content) || `the formatter changed more than fits here; reread ${shownPath(path)}`, budget);
   return body === '' ? head : `${head}\n${body}`;
+}
+
+function replayedOrUndefined(prior: string, input: SingleFileInput): string | undefined {
+  try {
+    return applyInput(prior, input);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What changed from `before` to `after`, for the model: a change of line endings or of the BOM in
+ * one line each (never a diff of every line), then a diff of whatever else changed.
+ */
+function changesBetween(before: string, after: string, path: string, title: string): string[] {
+  const parts: string[] = [];
+  const was = lineEndingsOf(before);
+  const now = lineEndingsOf(after);
+  if (was !== now && was !== 'none' && now !== 'none') parts.push(`the formatter changed the line endings from ${was} to ${now} (every line)`);
+  const hadBom = before.startsWith('\uFEFF');
+  if (hadBom !== after.startsWith('\uFEFF')) parts.push(hadBom ? 'the formatter removed the byte order mark' : 'the formatter added a byte order mark');
+  const plain = (text: string) => text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  if (plain(before) !== plain(after)) parts.push(`${title}:\n${unifiedDiff(plain(before), plain(after), { path }).replace(/\n$/, '')}`);
+  return parts;
+}
+
+function lineEndingsOf(text: string): 'CRLF' | 'LF' | 'CR' | 'mixed' | 'none' {
+  const crlf = text.split('\r\n').length - 1;
+  const lf = text.split('\n').length - 1 - crlf;
+  const cr = text.split('\r').length - 1 - crlf;
+  const kinds = [crlf > 0, lf > 0, cr > 0].filter(Boolean).length;
+  if (kinds === 0) return 'none';
+  if (kinds > 1) return 'mixed';
+  return crlf > 0 ? 'CRLF' : lf > 0 ? 'LF' : 'CR';
 }
