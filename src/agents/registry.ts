@@ -5,13 +5,17 @@
  * <name>` and doctor's agent rows all look the agent up here; nothing else lists agents.
  */
 import { claudeCode } from './claude-code/index.js';
+import { cline } from './cline/index.js';
 import { codex } from './codex/index.js';
+import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
+import { gemini } from './gemini/index.js';
 import type { AgentModule, HookTranslation } from './module.js';
 import { opencode } from './opencode/index.js';
+import { qwen } from './qwen/index.js';
 import type { InitOptions } from './shared/init-types.js';
 
-export const AGENTS: readonly AgentModule[] = [claudeCode, codex, opencode, cursor];
+export const AGENTS: readonly AgentModule[] = [claudeCode, codex, opencode, cursor, copilot, gemini, cline, qwen];
 
 export function agentNamed(name: string | undefined): AgentModule | undefined {
   return AGENTS.find((agent) => agent.name === name);

@@ -43,13 +43,15 @@ result, as prettier and biome do; exit 2 when it cannot be formatted (syntax err
 Every option takes its value as --x VALUE or --x=VALUE.
 
 ${COMMON}`,
-  hook: `usage: formatbox hook claude-code|codex [--socket PATH] [--http-port N]
+  hook: `usage: formatbox hook claude-code|codex|copilot|gemini|cline|qwen [--socket PATH] [--http-port N]
 
 Claude Code's PreToolUse and PostToolUse hook for Edit and Write (and MultiEdit, in versions that
 have it), or Codex's PostToolUse hook for its apply_patch. It reads the event on stdin. Before the
 write (acceptEdits and bypassPermissions modes) it prints hookSpecificOutput.updatedInput, the edit
 rewritten to write the formatted file; after the write it prints additionalContext when the
-formatter changed the file. It always exits 0: problems go to stderr. On a SessionStart event it starts the daemon,
+formatter changed the file. copilot, gemini and cline: their pre-tool hooks rewrite an edit to write
+the formatted text, their post-tool hooks format what passed through; qwen: its PostToolUse hook
+(docs/agents-hook-clis.md). It always exits 0: problems go to stderr. On a SessionStart event it starts the daemon,
 which then serves Claude Code's http hook on 127.0.0.1:N for the session ($FORMATBOX_HOOK_SECRET).
 The per-user daemon formats (started on first use); with --socket (or
 $FORMATBOX_SOCKET) a server started with serve --socket does, when its socket is yours (0600, in a
@@ -78,7 +80,7 @@ directory) and why, as format would decide in PATH's project; sandbox status, ig
 which agents (Claude Code, Codex, opencode, Cursor) are set up to use formatbox, where and how.
 
 ${COMMON}`,
-  init: `usage: formatbox init claude-code|codex|opencode|cursor [--user|--project] [--dry-run] [--bin CMD]
+  init: `usage: formatbox init claude-code|codex|opencode|cursor|copilot|gemini|cline|qwen [--user|--project] [--dry-run] [--bin CMD]
        formatbox init claude-code [--command] [--port N] [--mcp]
 
 Writes the setup the agent needs, merged into its config files: nothing the user set is replaced,

@@ -11,6 +11,16 @@ import { join } from 'node:path';
 export const OPENCODE_VERSION = '1.18.33';
 export const CODEX_VERSION = '0.169.0';
 
+/** Each agent CLI `.ci/run` installs: its cache prefix (`<name>-<version>`) and binary. */
+const AGENT_INSTALLS = {
+  opencode: { prefix: `opencode-${OPENCODE_VERSION}`, bin: 'opencode' },
+  codex: { prefix: `codex-${CODEX_VERSION}`, bin: 'codex' },
+  copilot: { prefix: 'copilot-1.0.102', bin: 'copilot' },
+  gemini: { prefix: 'gemini-cli-0.61.0', bin: 'gemini' },
+  cline: { prefix: 'cline-3.0.65', bin: 'cline' },
+  qwen: { prefix: 'qwen-code-0.24.4', bin: 'qwen' },
+} as const;
+
 export function agentCache(): string {
   return process.env.FORMATBOX_AGENT_CACHE || join(homedir(), '.cache', 'formatbox-agents');
 }
@@ -24,11 +34,11 @@ export function agentBinPath(prefix: string, bin: string): string {
  * The installed binary, or a skip reason. Outside CI a missing install skips (saying how to get
  * it); in CI it is a failure, since `.ci/run` installs it.
  */
-export function agentBinary(name: 'opencode' | 'codex'): { bin?: string; skip?: string } {
-  const version = name === 'opencode' ? OPENCODE_VERSION : CODEX_VERSION;
-  const bin = agentBinPath(`${name}-${version}`, name);
+export function agentBinary(name: keyof typeof AGENT_INSTALLS): { bin?: string; skip?: string } {
+  const { prefix, bin: binName } = AGENT_INSTALLS[name];
+  const bin = agentBinPath(prefix, binName);
   if (existsSync(bin)) return { bin };
-  const how = `${name} ${version} is not installed at ${bin} (.ci/run installs it)`;
+  const how = `${prefix} is not installed at ${bin} (.ci/run installs it)`;
   if (process.env.CI) throw new Error(how);
   return { skip: how };
 }

@@ -25,7 +25,7 @@ test('every agent folder is registered once, under its folder name (the SDK adap
   assert.equal(new Set(AGENTS.map((agent) => agent.name)).size, AGENTS.length);
   for (const folder of folders) assert.ok(existsSync(`${AGENTS_DIR}${folder}/index.ts`), `${folder}/index.ts`);
   assert.equal(agentNamed('no-such-agent'), undefined);
-  assert.deepEqual(hookAgentNames(), ['claude-code', 'codex']);
+  assert.deepEqual(hookAgentNames(), ['claude-code', 'codex', 'copilot', 'gemini', 'cline', 'qwen']);
 });
 
 test('a hook translation is silent for events that are not its edits, and never asks the handler', async () => {
