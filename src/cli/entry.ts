@@ -181,11 +181,11 @@ async function thinStdinFilepath(flags: Flags, env: NodeJS.ProcessEnv): Promise<
   const text = await readStdin();
   try {
     const request = stdinRequest(resolve(flags.root ?? process.cwd()), flags.stdinFilepath, text);
-    const receipt = (await requestThroughDaemon(request, flags, env)) as { status: string; content: string; line: string };
+    const receipt = (await requestThroughDaemon(request, flags, env, 'person')) as { status: string; content: string; line: string };
     return writeStdinResult(receipt, text);
   } catch (error) {
     const { code, message } = codeAndMessage(error);
-    process.stderr.write(`formatbox: ${message} (${code})\n`);
+    process.stderr.write(`formatbox: ${message}\n`);
     return EXIT_CODE_BY_ERROR[code as keyof typeof EXIT_CODE_BY_ERROR] ?? EXIT_INTERNAL;
   }
 }
@@ -212,7 +212,7 @@ async function thinFormatFiles(flags: Flags, env: NodeJS.ProcessEnv): Promise<nu
   for (const named of flags.positional) {
     const path = relative(root, resolve(named)).split(sep).join('/');
     try {
-      const receipt = (await requestThroughDaemon({ method: 'format', path, check: flags.check }, flags, env)) as { status: string; line: string; reason?: string };
+      const receipt = (await requestThroughDaemon({ method: 'format', path, check: flags.check }, flags, env, 'person')) as { status: string; line: string; reason?: string };
       const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
       counts[kind]++;
       if (kind === 'formatted') process.stdout.write(`${flags.check ? `would reformat: ${path}` : receipt.line}\n`);
@@ -228,11 +228,15 @@ async function thinFormatFiles(flags: Flags, env: NodeJS.ProcessEnv): Promise<nu
   return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
 }
 
-/** Sends `request` placed in its project root (request-root.ts): the daemon's working directory is not the caller's. */
-async function requestThroughDaemon(raw: unknown, flags: Flags, env: NodeJS.ProcessEnv): Promise<unknown> {
+/**
+ * Sends `request` placed in its project root (request-root.ts): the daemon's working directory is not
+ * the caller's. `person`: a path named on the command line, which finds its own project wherever the
+ * command runs; `agent` (apply): the containment rule.
+ */
+async function requestThroughDaemon(raw: unknown, flags: Flags, env: NodeJS.ProcessEnv, by: 'agent' | 'person' = 'agent'): Promise<unknown> {
   const placeable = raw !== null && typeof raw === 'object' && !Array.isArray(raw);
   const { request, noRoot } = placeable
-    ? placeRequest(raw, { cwd: process.cwd(), ...(flags.root !== undefined ? { root: flags.root } : {}) })
+    ? placeRequest(raw, { cwd: process.cwd(), ...(flags.root !== undefined ? { root: flags.root } : {}), ...(by === 'person' ? { named: true } : {}) })
     : { request: raw, noRoot: false };
   try {
     return withNoRootReason(unwrap(await callDaemon(envelope('request', flags, env, { request }), callOptions(env))), noRoot);

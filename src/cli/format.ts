@@ -54,7 +54,7 @@ function projectGroups(root: string, named: string[], findRoot: boolean): Projec
   for (const abs of absolute) {
     // A directory's root is the one a file directly inside it would get.
     const probe = lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() ? join(abs, '.formatbox-walk') : abs;
-    const { request, noRoot } = placeRequest({ method: 'format', path: probe }, { cwd: root });
+    const { request, noRoot } = placeRequest({ method: 'format', path: probe }, { cwd: root, named: true });
     const rootReal = resolveRoot(request.root);
     const group = groups.get(rootReal) ?? { rootReal, named: [], noRoot: false };
     group.named.push(abs);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { shownPath, shownText } from '../core/shown.js';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
@@ -50,11 +51,14 @@ async function main(argv: string[]): Promise<number> {
   const { config } = loadUserConfig(flags.config);
   // Without --root, each request runs in its file's project root, found as the formatters find it.
   const handlerOptions = { defaultRoot: root, findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
+  // Paths a person names (`doctor PATH`, `--stdin-filepath`) find their own project wherever the command runs.
+  const namedOptions = { ...handlerOptions, namedPaths: true };
   switch (command) {
     case 'doctor': {
-      const handler = createRequestHandler(handlerOptions);
+      const handler = createRequestHandler(namedOptions);
       try {
         const path = flags.positional[0];
+        if (path !== undefined && !existsSync(resolve(path))) throw new FormatboxError('INVALID_REQUEST', `${shownPath(path)}: no such file or directory`);
         const report = (await handler.handle({ method: 'doctor', ...(path !== undefined ? { path } : {}) })) as DoctorReport;
         const agents = (await import('./init/index.js')).detectAgents();
         process.stdout.write(flags.json ? JSON.stringify({ ...report, agents }, null, 2) + '\n' : `${formatDoctor(report)}\n\n${formatAgents(agents)}\n`);
@@ -77,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
       }
       return runServe(handlerOptions);
     case 'format':
-      return runFormatStdin(root, flags.stdinFilepath!, handlerOptions);
+      return runFormatStdin(root, flags.stdinFilepath!, namedOptions);
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
       return EXIT_USAGE;
