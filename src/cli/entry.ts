@@ -13,6 +13,8 @@ import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
 import { EXIT_CODE_BY_ERROR, EXIT_FORMAT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
+import { createFormatOutput } from './format-output.js';
+import { DEFAULT_LIMITS } from '../config/limits.js';
 import { hasStdinFilepath, parseFlags, type Flags } from './flags.js';
 import { COMMAND_HELP } from './help.js';
 import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
@@ -30,11 +32,11 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
     return 0;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    if (!command || !(command in COMMAND_HELP)) return undefined;
+    if (!command || !Object.hasOwn(COMMAND_HELP, command)) return undefined;
     process.stdout.write(`${COMMAND_HELP[command]}\n`);
     return 0;
   }
-  if (command === 'daemon' && (rest[0] === 'status' || rest[0] === 'stop')) return daemonCommand(rest[0], env);
+  if (command === 'daemon' && (rest[0] === 'status' || rest[0] === 'stop')) return daemonCommand(rest[0], rest.includes('--json'), env);
   // The MCP server loads only the SDK before its first tool call (mcp.ts), not the full CLI.
   if (command === 'mcp') return mcpCommand(rest);
   let flags: Flags;
@@ -48,7 +50,7 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
   if (flags.unknown.length > 0) return undefined; // the full CLI names the bad option
   if (command === 'apply' && flags.json) return thinApply(flags, env);
   if (command === 'format' && flags.stdinFilepath !== undefined) return thinStdinFilepath(flags, env);
-  if (command === 'format' && !flags.json && !usesWalkOptions(flags) && namedFilesOnly(flags.positional) && (flags.write || flags.check)) {
+  if (command === 'format' && !flags.json && !usesWalkOptions(flags) && namedFilesOnly(flags.positional)) {
     return thinFormatFiles(flags, env);
   }
   return undefined;
@@ -201,31 +203,34 @@ function namedFilesOnly(paths: string[]): boolean {
 }
 
 /**
- * `format --write|--check FILE…` through the daemon, with format.ts's plain output: a line per file
- * that was (or would be) reformatted or failed, a summary on stderr. Exit 0, 1 (--check: would
- * change) or 2 (a file failed).
+ * `format [--write|--check|-l] FILE…` through the daemon, printed as the walk prints (format-output.ts).
+ * No mode is --check. A file over its budget is asked again with three times it (as format.ts does)
+ * before it counts as timed out. Exit 0, 1 (--check: would change) or 2 (a file failed).
  */
 async function thinFormatFiles(flags: Flags, env: NodeJS.ProcessEnv): Promise<number> {
   quietOnEpipe(); // `format` left it to the walk's bundle; this path writes too
+  const check = flags.check || !flags.write;
+  const output = createFormatOutput({ ...flags, check });
   const root = resolve(flags.root ?? process.cwd());
-  const counts = { formatted: 0, unchanged: 0, skipped: 0, failed: 0 };
   for (const named of flags.positional) {
     const path = relative(root, resolve(named)).split(sep).join('/');
+    const shown = relative(process.cwd(), resolve(named)).split(sep).join('/') || named;
     try {
-      const receipt = (await requestThroughDaemon({ method: 'format', path, check: flags.check }, flags, env, 'person')) as { status: string; line: string; reason?: string };
-      const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
-      counts[kind]++;
-      if (kind === 'formatted') process.stdout.write(`${flags.check ? `would reformat: ${path}` : receipt.line}\n`);
-      if (kind === 'failed' || saysNoRoot(receipt)) process.stdout.write(`${receipt.line}\n`);
+      const ask = (over: Flags) => requestThroughDaemon({ method: 'format', path, check }, over, env, 'person') as Promise<{ status: string; line: string; reason?: string }>;
+      let receipt = await ask(flags);
+      if (receipt.status === 'timeout') receipt = await ask({ ...flags, timeoutMs: (flags.timeoutMs ?? DEFAULT_LIMITS.timeoutMs) * 3 });
+      const { status, line, reason } = receipt;
+      if (status === 'formatted' || status === 'unchanged') output.file({ kind: status, path: shown, line });
+      else if (status === 'skipped') output.file({ kind: 'skipped', path: shown, reason: reason ?? line, named: true, noRoot: saysNoRoot(receipt) });
+      else output.file({ kind: status === 'timeout' ? 'timed out' : 'failed', path: shown, message: reason ?? line });
     } catch (error) {
-      counts.failed++;
-      process.stdout.write(`error: ${path}: ${describe(error)}\n`);
+      output.file({ kind: 'failed', path: shown, message: describe(error) });
     }
   }
-  const verb = flags.check ? 'would change' : 'formatted';
-  process.stderr.write(`${flags.positional.length} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted, ${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed\n`);
-  if (counts.failed > 0) return EXIT_FORMAT_FAILED;
-  return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
+  output.summary();
+  const { counts } = output;
+  if (counts.failed + counts.timedOut > 0) return EXIT_FORMAT_FAILED;
+  return check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
 }
 
 /**
@@ -248,7 +253,8 @@ async function requestThroughDaemon(raw: unknown, flags: Flags, env: NodeJS.Proc
   }
 }
 
-async function daemonCommand(sub: 'status' | 'stop', env: NodeJS.ProcessEnv): Promise<number> {
+/** `daemon status|stop`: a line for a person, the daemon's JSON with --json. */
+async function daemonCommand(sub: 'status' | 'stop', json: boolean, env: NodeJS.ProcessEnv): Promise<number> {
   const paths = daemonPaths(env);
   let reply: DaemonReply | undefined;
   try {
@@ -266,8 +272,21 @@ async function daemonCommand(sub: 'status' | 'stop', env: NodeJS.ProcessEnv): Pr
     return sub === 'status' ? 1 : 0;
   }
   if ('error' in reply) return printError(reply.error);
-  process.stdout.write(JSON.stringify(reply.ok) + '\n');
+  process.stdout.write(json ? JSON.stringify(reply.ok) + '\n' : `${daemonText(sub, reply.ok as Record<string, unknown>)}\n`);
   return 0;
+}
+
+/** `formatbox 0.1.0 daemon, pid 123, up 4 min, 12 requests, 180 MB; exits after 15 min idle; socket …`. */
+function daemonText(sub: 'status' | 'stop', ok: Record<string, unknown>): string {
+  const number = (key: string): number => (typeof ok[key] === 'number' ? (ok[key] as number) : 0);
+  if (sub === 'stop') return `the formatbox daemon (pid ${number('pid')}) is stopping`;
+  const minutes = (ms: number): string => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
+  const requests = number('requests');
+  return [
+    `formatbox ${String(ok.version)} daemon, pid ${number('pid')}, up ${minutes(number('uptimeMs'))}, ${requests} ${requests === 1 ? 'request' : 'requests'}, ${Math.round(number('rssBytes') / 2 ** 20)} MB`,
+    `exits after ${minutes(number('idleExitMs'))} without a request; socket ${String(ok.socket)}`,
+    '(--json: every field)',
+  ].join('\n');
 }
 
 class DaemonError extends Error {

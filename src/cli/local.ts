@@ -8,17 +8,20 @@ import { resolveLimits } from '../config/limits.js';
 import { claudeCodeHook, type ClaudeCodeHookInput, type HookOutput } from './hook-claude-code.js';
 import { createRequestHandler, type CliResult, type HandlerOptions } from './requests.js';
 import { loadUserConfig } from './user-config.js';
+import { flagOverrides } from './user-config-path.js';
 import { useV8Flags } from './v8-flags.js';
 
 interface LocalFlags {
   root?: string;
   config?: string;
   trusted?: boolean;
+  mode?: 'project' | 'always';
+  timeoutMs?: number;
 }
 
 function handlerOptions(flags: LocalFlags): HandlerOptions {
   useV8Flags('one-edit'); // one request per process (v8-flags.ts)
-  const { config } = loadUserConfig(flags.config);
+  const { config } = loadUserConfig(flags.config, process.env, flagOverrides(flags));
   return { defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
 }
 

@@ -46,7 +46,7 @@ export class FormatboxError extends Error {
     Object.defineProperty(this, BRAND, { value: true });
   }
 
-  static [Symbol.hasInstance](value: unknown): boolean {
+  static override [Symbol.hasInstance](value: unknown): boolean {
     return isFormatboxError(value);
   }
 }

@@ -28,7 +28,7 @@ function tracked(root: string): string {
 }
 
 async function status(env: NodeJS.ProcessEnv): Promise<{ pid: number; version: string } | undefined> {
-  const run = await runCli(current.cli, ['daemon', 'status'], { env });
+  const run = await runCli(current.cli, ['daemon', 'status', '--json'], { env });
   return run.code === 0 ? JSON.parse(run.stdout) : undefined;
 }
 
@@ -79,7 +79,7 @@ test('a daemon of another formatbox version is replaced, without acting on the r
   const root = tracked(project({ ...BIOME, 'a.ts': 'export const a = 1;\n' }));
   const byOld = await runCli(old.cli, applyArgs(root), { env, input: editOf('a.ts', 'a = 1;', 'a=2') });
   assert.equal(byOld.code, 0, byOld.stderr);
-  const oldStatus = await runCli(old.cli, ['daemon', 'status'], { env });
+  const oldStatus = await runCli(old.cli, ['daemon', 'status', '--json'], { env });
   const oldPid = JSON.parse(oldStatus.stdout).pid as number;
   assert.equal(JSON.parse(oldStatus.stdout).version, '0.0.0-old');
 
