@@ -18,6 +18,7 @@ import { DEFAULT_LIMITS } from '../config/limits.js';
 import { hasStdinFilepath, parseFlags, type Flags } from './flags.js';
 import { COMMAND_HELP } from './help.js';
 import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
+import { refusedRootReason } from '../node/project-root.js';
 import { formatboxBuildId, formatboxVersion } from '../node/version.js';
 
 /** Claude Code's Edit, MultiEdit and Write; Codex's apply_patch (its hooks share the wire format). */
@@ -212,9 +213,16 @@ async function thinFormatFiles(flags: Flags, env: NodeJS.ProcessEnv): Promise<nu
   const check = flags.check || !flags.write;
   const output = createFormatOutput({ ...flags, check });
   const root = resolve(flags.root ?? process.cwd());
+  // A --root that can never be a root is the run's error, as in the walk, not each file's.
+  const refused = flags.root !== undefined ? refusedRootReason(root) : undefined;
+  if (refused !== undefined) {
+    process.stderr.write(`formatbox: ${root} (the --root) cannot be a project root: ${refused}\n`);
+    return EXIT_CODE_BY_ERROR.PATH_REFUSED;
+  }
   for (const named of flags.positional) {
     const path = relative(root, resolve(named)).split(sep).join('/');
-    const shown = relative(process.cwd(), resolve(named)).split(sep).join('/') || named;
+    // As the walk shows paths: relative to --root when given, else to the working directory.
+    const shown = flags.root !== undefined ? path : relative(process.cwd(), resolve(named)).split(sep).join('/') || named;
     try {
       const ask = (over: Flags) => requestThroughDaemon({ method: 'format', path, check }, over, env, 'person') as Promise<{ status: string; line: string; reason?: string }>;
       let receipt = await ask(flags);

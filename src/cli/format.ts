@@ -33,6 +33,8 @@ type FormatFlags = Pick<Flags, 'positional' | 'check' | 'json'> &
 /** What only the JSON summary and the --verbose details count. */
 interface RunCounts {
   cached: number;
+  /** Files over the budget on the first pass, formatted again with the larger one. */
+  retried: number;
   /** Of `cached`: answered before any engine or worker started (the tree cache). */
   cachedBeforeStart: number;
 }
@@ -80,7 +82,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   // Paths are shown relative to the working directory when each file's root was found, else to --root.
   const shownFrom = options.findRoot === true ? resolveRoot(root) : undefined;
   const output = createFormatOutput({ ...flags, check: flags.check });
-  const counts: RunCounts = { cached: 0, cachedBeforeStart: 0 };
+  const counts: RunCounts = { cached: 0, retried: 0, cachedBeforeStart: 0 };
   const reports: TreeReport[] = [];
   const out = createLineOut();
   const budgetMs = resolveLimits(options.config).timeoutMs;
@@ -115,6 +117,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     const timedOut: string[] = [];
     for (const retry of [false, true]) {
       if (retry && timedOut.length === 0) break;
+      if (retry) counts.retried += timedOut.length;
       if (retry) progress?.say(`${plural(timedOut.length, 'file')} over the ${budgetMs} ms budget: formatting again, alone, with ${budgetMs * RETRY_BUDGET_FACTOR} ms…`);
       const tree = run(retry ? timedOut.map((rel) => join(group.rootReal, rel)) : group.named, retry);
       reports.push(tree.report);
@@ -158,6 +161,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     skipped: c.skipped,
     failed: c.failed,
     timedOut: c.timedOut,
+    retriedAfterTimeout: counts.retried,
     notWalked: walk.skipped.length,
     ignoredByIgnoreFiles: walk.ignoredCount,
     ...(walk.truncated ? { truncated: walk.truncated } : {}),
@@ -175,7 +179,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
     if (walk.truncated && output.shows('error')) process.stderr.write(`formatbox: the walk was cut short: ${walk.truncated}\n`);
     for (const problem of problems) if (output.shows('error')) process.stderr.write(`formatbox: ${problem}\n`);
     output.summary([
-      `${seconds.toFixed(2)} s, ${summary.filesPerSecond} files/s, ${plural(threads, 'thread')}; ${counts.cached} answered from the cache (${summary.cache})`,
+      `${seconds.toFixed(2)} s, ${summary.filesPerSecond} files/s, ${plural(threads, 'thread')}; ${counts.cached} answered from the cache (${summary.cache})${counts.retried > 0 ? `; ${plural(counts.retried, 'file')} over the ${budgetMs} ms budget formatted again with ${budgetMs * RETRY_BUDGET_FACTOR} ms` : ''}`,
       ...nativeLines(nativeOutcomes, flags.check),
       ...notWalkedLines(walk),
     ]);

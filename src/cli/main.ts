@@ -246,9 +246,14 @@ function doctorLines(report: DoctorReport, verbose: boolean): string[] {
   }
   if (!verbose) {
     const byReason = new Map<string, string[]>();
-    for (const l of report.languages) if (!l.formatter) byReason.set(l.skipped ?? 'unknown', [...(byReason.get(l.skipped ?? 'unknown') ?? []), doctorLanguageLabel(l)]);
+    for (const l of report.languages) {
+      if (l.formatter) continue;
+      // The reason without its per-language detail, so languages skipped alike share a line.
+      const reason = (l.skipped ?? 'unknown').replace(/: the project declares no formatter for .*$/, '');
+      byReason.set(reason, [...(byReason.get(reason) ?? []), doctorLanguageLabel(l)]);
+    }
     if (listed.length === 0) lines.push('  none: nothing in this project declares a formatter (--mode always formats with language defaults)');
-    for (const [reason, labels] of byReason) lines.push(`  not formatted (${reason.replace(/: the project declares no formatter for .*$/, '')}): ${labels.length} more — ${labels.join(', ')} (--verbose: each)`);
+    for (const [reason, labels] of byReason) lines.push(`  not formatted (${reason}): ${labels.length === 1 ? '1 language' : `${labels.length} languages`} — ${labels.join(', ')} (--verbose: each)`);
   }
   lines.push('', report.versions.length === 0 ? 'versions: the project pins no formatter version' : 'versions (pinned / where read / will run):');
   // Versions and sources are read from the repo: shown escaped.
