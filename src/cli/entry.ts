@@ -47,6 +47,8 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
     return undefined; // a missing or bad value: the full CLI names it
   }
   if (flags.noDaemon || /^(1|true|yes)$/i.test(env.FORMATBOX_NO_DAEMON ?? '')) return undefined;
+  // Offline runs in this process: a daemon started without it could fetch, and could not say so here.
+  if (command !== 'hook' && (flags.offline || /^(1|true|yes)$/i.test(env.FORMATBOX_OFFLINE ?? ''))) return undefined;
   if (command === 'hook') return flags.socket || env.FORMATBOX_SOCKET ? undefined : thinHook(flags, env);
   if (flags.unknown.length > 0) return undefined; // the full CLI names the bad option
   if (command === 'apply' && flags.json) return thinApply(flags, env);

@@ -42,6 +42,7 @@ export const FLAG_TABLE = {
   verbose: { kind: 'boolean', only: ['format', 'doctor'] },
   'log-level': { kind: 'string', value: 'LEVEL', values: ['silent', 'error', 'warn', 'log', 'debug'], only: ['format'] },
   'no-color': { kind: 'boolean', aliases: ['no-colors'] },
+  offline: { kind: 'boolean', common: 'fetch nothing (also FORMATBOX_OFFLINE=1): a pinned formatter version or native\nBiome not in the store is not fetched, and the receipt says what ran instead' },
   'stdin-filepath': { kind: 'string', value: 'PATH', aliases: ['stdin-file-path'] },
   threads: { kind: 'integer', value: 'N', range: [1, 256], only: ['format'] },
   'no-cache': { kind: 'boolean', only: ['format'] },
@@ -91,6 +92,8 @@ export interface Flags {
   logLevel: 'silent' | 'error' | 'warn' | 'log' | 'debug';
   /** False with --no-color. */
   color: boolean;
+  /** --offline: nothing is fetched (downloads.ts). */
+  offline: boolean;
 }
 
 const BY_SPELLING = new Map<string, FlagName>();
@@ -115,7 +118,7 @@ export interface ParseOptions {
 
 /** Parses `args` by the table. A missing or bad value is INVALID_REQUEST; `--check` with `--write` too. */
 export function parseFlags(args: readonly string[], options: ParseOptions = {}): Flags {
-  const flags: Flags = { positional: [], unknown: [], json: false, check: false, write: false, trusted: false, noDaemon: false, cache: true, native: true, ignorePaths: [], listDifferent: false, ignoreUnknown: false, verbose: false, logLevel: 'log', color: true };
+  const flags: Flags = { positional: [], unknown: [], json: false, check: false, write: false, trusted: false, noDaemon: false, cache: true, native: true, ignorePaths: [], listDifferent: false, ignoreUnknown: false, verbose: false, logLevel: 'log', color: true, offline: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--') {
@@ -214,6 +217,7 @@ function setFlag(flags: Flags, name: FlagName, value: string | number | true): v
     case 'verbose': flags.verbose = true; break;
     case 'log-level': flags.logLevel = value as Flags['logLevel']; break;
     case 'no-color': flags.color = false; break;
+    case 'offline': flags.offline = true; break;
   }
 }
 

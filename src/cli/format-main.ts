@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { parseFlags } from './flags.js';
 import { existingPaths } from './format-args.js';
+import { announceDownloads } from './downloads.js';
 import { EXIT_FORMAT_FAILED } from './exit-codes.js';
 import { runFormat } from './format.js';
 import { loadUserConfig } from './user-config.js';
@@ -22,6 +23,7 @@ export function runFormatMain(args: string[]): void {
 export async function formatCommand(args: string[]): Promise<number> {
   useV8Flags('project-wide');
   const flags = parseFlags(args, { command: 'format' });
+  announceDownloads(flags);
   const root = resolve(flags.root ?? process.cwd());
   const { config } = loadUserConfig(flags.config, process.env, flagOverrides(flags));
   // Without --root, each file is formatted in its own project root, found as the formatters find it.

@@ -86,6 +86,8 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   const reports: TreeReport[] = [];
   const out = createLineOut();
   const budgetMs = resolveLimits(options.config).timeoutMs;
+  // Said once per run, not per file: a pinned version that did not run, and why (offline, not fetched).
+  const versionNotes = new Set<string>();
   let total = 0;
   for (const group of groups) {
     const shown = (rel: string): string => (shownFrom && shownFrom !== group.rootReal ? toPosix(relative(shownFrom, join(group.rootReal, rel))) : rel);
@@ -129,6 +131,8 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
           }
           const placed: TreeOutcome = outcome.kind === 'error' ? { ...outcome, path: shown(outcome.path) } : { ...outcome, path: shown(outcome.path), receipt: withNoRootReason(outcome.receipt, group.noRoot) };
           if (placed.kind !== 'error' && placed.cached) counts.cached++;
+          const ran = placed.kind !== 'error' ? placed.receipt.formatter : undefined;
+          if (ran?.pinnedNote && ran.pinned) versionNotes.add(`${ran.name} ${ran.version} ran, not the ${ran.pinned} the project pins: ${ran.pinnedNote}`);
           if (placed.kind !== 'error' && placed.cached && placed.receipt.formatter === undefined) counts.cachedBeforeStart++;
           progress?.clear();
           if (flags.json) printJson(placed, flags, out.write);
@@ -178,6 +182,7 @@ export async function runFormat(root: string, flags: FormatFlags, options: Handl
   } else {
     if (walk.truncated && output.shows('error')) process.stderr.write(`formatbox: the walk was cut short: ${walk.truncated}\n`);
     for (const problem of problems) if (output.shows('error')) process.stderr.write(`formatbox: ${problem}\n`);
+    for (const note of versionNotes) if (output.shows('warn')) process.stderr.write(`formatbox: ${note}\n`);
     output.summary([
       `${seconds.toFixed(2)} s, ${summary.filesPerSecond} files/s, ${plural(threads, 'thread')}; ${counts.cached} answered from the cache (${summary.cache})${counts.retried > 0 ? `; ${plural(counts.retried, 'file')} over the ${budgetMs} ms budget formatted again with ${budgetMs * RETRY_BUDGET_FACTOR} ms` : ''}`,
       ...nativeLines(nativeOutcomes, flags.check),

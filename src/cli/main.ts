@@ -23,6 +23,7 @@ import { DEFAULT_IDLE_MS, runDaemon } from './daemon-server.js';
 import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
 import { useV8Flags } from './v8-flags.js';
+import { announceDownloads } from './downloads.js';
 import { resolveLimits } from '../config/limits.js';
 import type { Receipt } from '../core/types.js';
 
@@ -50,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'format' && !hasStdinFilepath(rest)) return formatCommand(rest);
   if (command === 'apply' || command === 'format') useV8Flags('one-edit');
   const flags = parseFlags(rest, { command });
+  announceDownloads(flags);
   const root = resolve(flags.root ?? process.cwd());
   const { config } = loadUserConfig(flags.config, process.env, flagOverrides(flags));
   // Without --root, each request runs in its file's project root, found as the formatters find it.

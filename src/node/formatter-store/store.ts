@@ -118,6 +118,38 @@ function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cache, 'formatbox', 'formatters');
 }
 
+/** What a download is about to fetch, and how it goes (for a person: the CLI prints it). */
+export interface DownloadEvent {
+  /** `prettier@2.8.8`. */
+  what: string;
+  url: string;
+  /** The declared size, when the server says it. */
+  bytes?: number;
+  /** Bytes received so far; absent on the announcement before the body. */
+  received?: number;
+  done?: boolean;
+}
+
+/**
+ * The process's listener for downloads (one for every store: a pinned version and native Biome are
+ * fetched by different stores). The CLI sets one that prints a line before each fetch, with its
+ * size, and progress on a TTY; a library embedding sets its own or none.
+ */
+// On globalThis under a registered symbol: the CLI's bundles each carry a copy of this module.
+const LISTENER = Symbol.for('formatbox.formatterDownloads');
+type Listener = (event: DownloadEvent) => void;
+export function onFormatterDownloads(listener: Listener | undefined): void {
+  (globalThis as { [LISTENER]?: Listener })[LISTENER] = listener;
+}
+function downloadListener(): Listener | undefined {
+  return (globalThis as { [LISTENER]?: Listener })[LISTENER];
+}
+
+/** `FORMATBOX_OFFLINE=1` (the CLI's `--offline` sets it): nothing is fetched; only what the store holds is used. */
+export function offline(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes)$/i.test(env.FORMATBOX_OFFLINE ?? '');
+}
+
 export function createFormatterStore(options: StoreOptions = {}): FormatterStore {
   const env = options.env ?? process.env;
   const dir = options.dir ?? defaultStoreDir(env);
@@ -156,6 +188,7 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
   async function packument(name: string): Promise<Packument> {
     let pending = packuments.get(name);
     if (!pending) {
+      if (offline(env)) throw new FormatboxError('FORMATTER_FETCH', `formatbox is offline (--offline or FORMATBOX_OFFLINE=1): the registry is not asked which ${name} versions exist`);
       pending = fetchPackument(registryFor(name), name, limits);
       packuments.set(name, pending);
       // A failure is not remembered: the next call asks again (the network may be back).
@@ -165,6 +198,7 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
   }
 
   async function download(name: string, version: string): Promise<StoredPackage> {
+    if (offline(env)) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version} is not in the formatter store, and formatbox is offline (--offline or FORMATBOX_OFFLINE=1): not fetched`);
     const registry = registryFor(name);
     const meta = await packument(name);
     const dist = meta.versions[version];
@@ -172,7 +206,7 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
     if (!/^sha512-[A-Za-z0-9+/]+=*$/.test(dist.integrity ?? '')) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version} has no sha512 integrity on ${registry.url}`);
     const tarballUrl = new URL(dist.tarball);
     if (tarballUrl.origin !== new URL(registry.url).origin) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version}: the tarball is on another host than the registry (${tarballUrl.origin})`);
-    const tarball = await fetchBytes(tarballUrl.href, limits.maxTarballBytes, limits.downloadMs, 'application/octet-stream');
+    const tarball = await fetchBytes(tarballUrl.href, limits.maxTarballBytes, limits.downloadMs, 'application/octet-stream', `${name}@${version}`);
     const actual = `sha512-${createHash('sha512').update(tarball).digest('base64')}`;
     if (actual !== dist.integrity) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version}: the tarball's sha512 is not the registry's dist.integrity`);
     const files = readPackageTarball(tarball, limits);
@@ -277,7 +311,7 @@ async function fetchPackument(registry: RegistryChoice, name: string, limits: St
 }
 
 /** GET with a time limit and a size cap (the body is read in chunks and abandoned past the cap). */
-async function fetchBytes(url: string, maxBytes: number, timeoutMs: number, accept: string): Promise<Uint8Array> {
+async function fetchBytes(url: string, maxBytes: number, timeoutMs: number, accept: string, announced?: string): Promise<Uint8Array> {
   let response: Response;
   const signal = AbortSignal.timeout(timeoutMs);
   try {
@@ -288,11 +322,15 @@ async function fetchBytes(url: string, maxBytes: number, timeoutMs: number, acce
   if (!response.ok || !response.body) throw new FormatboxError('FORMATTER_FETCH', `${url}: HTTP ${response.status}`);
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) throw new FormatboxError('FORMATTER_FETCH', `${url}: ${declared} bytes, over the ${maxBytes}-byte cap`);
+  const listener = announced !== undefined ? downloadListener() : undefined;
+  const size = Number.isFinite(declared) ? { bytes: declared } : {};
+  listener?.({ what: announced!, url, ...size });
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       total += chunk.length;
+      listener?.({ what: announced!, url, ...size, received: total });
       if (total > maxBytes) throw new FormatboxError('FORMATTER_FETCH', `${url}: over the ${maxBytes}-byte cap`);
       chunks.push(chunk);
     }
@@ -300,6 +338,7 @@ async function fetchBytes(url: string, maxBytes: number, timeoutMs: number, acce
     if (error instanceof FormatboxError) throw error;
     throw new FormatboxError('FORMATTER_FETCH', `${url}: ${signal.aborted ? `not done within ${timeoutMs} ms` : messageOf(error)}`);
   }
+  listener?.({ what: announced!, url, ...size, received: total, done: true });
   const out = new Uint8Array(total);
   let at = 0;
   for (const chunk of chunks) {
