@@ -14,7 +14,6 @@ import { quietOnEpipe } from './epipe.js';
 import { EXIT_CODE_BY_ERROR, EXIT_FORMAT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
 import { createFormatOutput } from './format-output.js';
-import { DEFAULT_LIMITS } from '../config/limits.js';
 import { hasStdinFilepath, parseFlags, type Flags } from './flags.js';
 import { COMMAND_HELP } from './help.js';
 import { placeRequest, saysNoRoot, withNoRootReason } from './request-root.js';
@@ -228,7 +227,9 @@ async function thinFormatFiles(flags: Flags, env: NodeJS.ProcessEnv): Promise<nu
     try {
       const ask = (over: Flags) => requestThroughDaemon({ method: 'format', path, check }, over, env, 'person') as Promise<{ status: string; line: string; reason?: string }>;
       let receipt = await ask(flags);
-      if (receipt.status === 'timeout') receipt = await ask({ ...flags, timeoutMs: (flags.timeoutMs ?? DEFAULT_LIMITS.timeoutMs) * 3 });
+      // The budget it ran over is in the reason (`timed out after N ms`): the config's, which this light path does not load.
+      const overMs = receipt.status === 'timeout' ? Number(/after (\d+) ms/.exec(receipt.reason ?? '')?.[1]) : NaN;
+      if (overMs > 0) receipt = await ask({ ...flags, timeoutMs: overMs * 3 });
       const { status, line, reason } = receipt;
       if (status === 'formatted' || status === 'unchanged') output.file({ kind: status, path: shown, line });
       else if (status === 'skipped') output.file({ kind: 'skipped', path: shown, reason: reason ?? line, named: true, noRoot: saysNoRoot(receipt) });
