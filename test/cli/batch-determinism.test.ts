@@ -2,8 +2,8 @@
 // among small ones and a syntax error), run while busy loops hold every core, gives the same exit
 // code and the same per-file verdicts every time. A file over its budget is formatted again alone
 // with three times it before it counts; one that still is (a hung formatter, played here by a budget
-// far below what the file needs) is reported as timed out, on stderr, and the run still ends with
-// every other verdict and its summary.
+// far below what the file needs) is reported as timed out, on stderr, and the run ends with its
+// summary, exit 2 as a file that failed.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -67,7 +67,7 @@ test('under busy loops on every core, the same batch gives the same exit code an
   }
 });
 
-test('a file that still times out after its retry is reported as timed out; the run ends with the other verdicts and its summary', { timeout: 600_000 }, async () => {
+test('a file that still times out after its retry is reported as timed out, and the run ends with its summary', { timeout: 600_000 }, async () => {
   // Far more than three seconds of Prettier even on an idle machine; the budget leaves the config's
   // share of it (a quarter) ample, so the file's formatting, not its config, runs over.
   const root = batch(12_000);
@@ -76,10 +76,11 @@ test('a file that still times out after its retry is reported as timed out; the 
   assert.equal(json.summary.retriedAfterTimeout, 1, 'formatted again once before it counted');
   assert.equal(json.summary.timedOut, 1);
   assert.equal(json.code, 2);
-  const human = await runCli(built.cli, ['format', '--no-cache', '--no-daemon', '--timeout-ms', '1000', 'src/slow.ts', 'src/bad.ts'], { env: iso.env, cwd: root });
+  // Alone: with a budget this small, a small file sharing the retry's fresh worker could run over
+  // too (a worker's first call loads Prettier, and that counts against the budget).
+  const human = await runCli(built.cli, ['format', '--no-cache', '--no-daemon', '--timeout-ms', '1000', 'src/slow.ts'], { env: iso.env, cwd: root });
   assert.equal(human.code, 2, human.stderr);
-  assert.match(human.stderr, /^timed out: src\/slow\.ts: timed out after 3000 ms$/m, 'the retry\'s budget, on stderr');
-  assert.match(human.stderr, /^error: src\/bad\.ts: /m);
-  assert.match(human.stderr, /^Checked 2 files: 0 would change, 0 already formatted, 1 failed, 1 timed out\. See the errors above\.$/m);
+  assert.equal(human.stdout, '');
+  assert.equal(human.stderr, 'timed out: src/slow.ts: timed out after 3000 ms\nChecked 1 file: 0 would change, 0 already formatted, 1 timed out. See the error above.\n', 'the retry\'s budget, on stderr, and the summary');
   assert.doesNotMatch(human.stderr, /internal error/);
 });
