@@ -91,8 +91,8 @@ export function packageShape(entries = UNIVERSAL_ENTRIES, assets = WASM_ASSETS) 
     './wasm/*': './wasm/*',
     './package.json': './package.json',
   });
-  const builtHere = assets.filter((asset) => asset.package === 'formatbox').map((asset) => asset.source);
-  const files = ['dist', '!dist/**/*.map', 'wasm/*.wasm', ...builtHere, 'wasm/manifest.json', 'README.md'];
+  // Modules built here (wasm/editorconfig/) ship once, as the copy in wasm/ the code reads; their source directory stays out.
+  const files = ['dist', '!dist/**/*.map', 'wasm/*.wasm', 'wasm/manifest.json', 'README.md'];
   return { exports, typesVersions: { '*': typesVersions }, files };
 }
 

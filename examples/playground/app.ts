@@ -19,31 +19,46 @@ function edit(message: Record<string, unknown>): Promise<{ ok: boolean; receipt?
   });
 }
 
+const RESULTS = ['receipt-line', 'formatted', 'rewritten', 'diff', 'note'];
+
+/** The status line, below the heading: `error` is styled apart from progress and success. */
+function say(text: string, state: 'busy' | 'done' | 'error'): void {
+  const status = $('status');
+  status.textContent = text;
+  status.dataset['state'] = state;
+}
+
+/** An error or a new run never leaves the previous result on screen. */
+function clearResult(): void {
+  for (const id of RESULTS) $(id).textContent = '';
+  delete $('receipt-line').dataset['state'];
+}
+
 async function run(): Promise<void> {
-  const status = $<HTMLOutputElement>('status');
-  status.textContent = 'formatting…';
+  clearResult();
+  say('formatting…', 'busy');
   let projectFiles: Record<string, string> = {};
   try {
     projectFiles = JSON.parse($<HTMLTextAreaElement>('project').value || '{}');
   } catch (error) {
-    status.textContent = `project files are not JSON: ${(error as Error).message}`;
+    say(`project files are not JSON: ${(error as Error).message}`, 'error');
     return;
   }
   const whole = $<HTMLInputElement>('whole').checked;
   const input = whole ? { content: $<HTMLTextAreaElement>('newText').value } : { oldText: $<HTMLTextAreaElement>('oldText').value, newText: $<HTMLTextAreaElement>('newText').value };
   const reply = await edit({ path: $<HTMLInputElement>('path').value, prior: $<HTMLTextAreaElement>('prior').value, input, projectFiles });
   if (!reply.ok || !reply.receipt) {
-    status.textContent = `error: ${reply.error}`;
-    $('receipt-line').textContent = '';
+    say(`error: ${reply.error}`, 'error');
     return;
   }
   const receipt = reply.receipt;
   $('receipt-line').textContent = String(receipt['line']);
+  $('receipt-line').dataset['state'] = receipt['status'] === 'formatted' || receipt['status'] === 'unchanged' ? 'ok' : 'failed';
   $('formatted').textContent = String(receipt['content']);
   $('rewritten').textContent = JSON.stringify(receipt['input'], null, 2);
   $('diff').textContent = typeof receipt['diff'] === 'string' ? receipt['diff'] : '(none: the rewritten input alone gives the file)';
   $('note').textContent = String(receipt['note']);
-  status.textContent = `done in ${receipt['ms']} ms`;
+  say(`${String(receipt['status'])} in ${receipt['ms']} ms`, 'done');
 }
 
 $('run').addEventListener('click', () => void run());

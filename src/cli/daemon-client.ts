@@ -16,13 +16,15 @@ import { processAlive } from '../node/process-alive.js';
 import { preparePrivateDir, type DaemonPaths } from './daemon-paths.js';
 import { authenticateServer, checkSocketPath, PeerRefused } from './socket-auth.js';
 import { readOrCreateUserSecret } from './user-secret.js';
-import { defaultUserConfigPath, userConfigNamed } from '../node/service/user-config-path.js';
+import { defaultUserConfigPath, flagOverrides, userConfigNamed, type FlagOverrides } from '../node/service/user-config-path.js';
 
 /** The caller's settings, sent with every request: the daemon keeps state per (root, config, trust). */
 export interface DaemonSettings {
   /** The user config as this caller sees it: its file and text, or why it could not be read. */
   config?: { file: string; text?: string; error?: string };
   trust?: 'trusted';
+  /** The caller's `--mode` and `--timeout-ms`, over its user config (user-config.ts `withFlagOverrides`). */
+  overrides?: FlagOverrides;
 }
 
 /** One line from client to daemon. */
@@ -63,7 +65,7 @@ interface CallOptions {
 }
 
 /** What the caller's flags and environment say the settings are. */
-export function settingsFor(flags: { config?: string; trusted?: boolean }, env: NodeJS.ProcessEnv = process.env): DaemonSettings {
+export function settingsFor(flags: { config?: string; trusted?: boolean; mode?: FlagOverrides['mode']; timeoutMs?: number }, env: NodeJS.ProcessEnv = process.env): DaemonSettings {
   const file = resolve(flags.config ?? defaultUserConfigPath(env));
   let config: DaemonSettings['config'];
   try {
@@ -72,7 +74,8 @@ export function settingsFor(flags: { config?: string; trusted?: boolean }, env: 
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     if (!missing || userConfigNamed(flags.config, env)) config = { file, error: `cannot read the user config ${file}: ${(error as Error).message}` };
   }
-  return { ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
+  const overrides = flagOverrides(flags);
+  return { ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}), ...(overrides ? { overrides } : {}) };
 }
 
 /**

@@ -26,6 +26,7 @@ import type { UserConfig } from '../core/types.js';
 import { createWorkerPool, type WorkerPool } from '../node/index.js';
 import { settingsFor, type DaemonEnvelope, type DaemonReply, type DaemonSettings } from './daemon-client.js';
 import { hookAgentNames, hookOf } from '../agents/registry.js';
+import { flagOverrides, type FlagOverrides } from '../node/service/user-config-path.js';
 import { createHttpHooks, type HttpHooks } from './daemon-http.js';
 import { checkPrivateDir } from './daemon-paths.js';
 import { isSecretShaped, readOrCreateSecret, sameSecret } from './hook-secret.js';
@@ -295,14 +296,17 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     const config = settings?.config;
     if (config?.error) throw new FormatboxError('INVALID_CONFIG', config.error);
     const trust = settings?.trust === 'trusted' ? 'trusted' : 'untrusted';
-    const key = createHash('sha256').update(JSON.stringify([config?.text ?? null, trust])).digest('hex');
+    // The caller's flags over its config: checked here too (a daemon client is a peer, not trusted to be well-formed).
+    const overrides = checkedOverrides(settings?.overrides);
+    const key = createHash('sha256').update(JSON.stringify([config?.text ?? null, trust, overrides ?? null])).digest('hex');
     const existing = states.get(key);
     if (existing) {
       states.delete(key);
       states.set(key, existing);
       return existing;
     }
-    const parsed = config?.text !== undefined ? parseUserConfig(config.text, config.file) : undefined;
+    const fromFile = config?.text !== undefined ? parseUserConfig(config.text, config.file) : undefined;
+    const parsed = overrides ? { ...fromFile, ...overrides } : fromFile;
     const { timeoutMs } = resolveLimits(parsed);
     let pool = pools.get(timeoutMs);
     if (!pool && trust !== 'trusted') pools.set(timeoutMs, (pool = createWorkerPool({ timeoutMs })));
@@ -379,4 +383,14 @@ function threadCount(): { threads?: number } {
   } catch {
     return {};
   }
+}
+
+/** The overrides a client sent, when well-formed; anything else is INVALID_REQUEST. */
+function checkedOverrides(value: unknown): FlagOverrides | undefined {
+  if (value === undefined) return undefined;
+  const { mode, timeoutMs, ...rest } = (value && typeof value === 'object' ? value : { bad: true }) as Record<string, unknown>;
+  const modeOk = mode === undefined || mode === 'project' || mode === 'always';
+  const timeoutOk = timeoutMs === undefined || (typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0);
+  if (!modeOk || !timeoutOk || Object.keys(rest).length > 0) throw new FormatboxError('INVALID_REQUEST', 'the settings\' overrides are malformed');
+  return flagOverrides({ ...(mode ? { mode: mode as FlagOverrides['mode'] } : {}), ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs as number } : {}) });
 }

@@ -54,7 +54,8 @@ export async function runDemo(write: (text: string) => void = (t) => process.std
       await mkdir(join(root, path, '..'), { recursive: true });
       await writeFile(join(root, path), content);
     }
-    write(`formatbox demo — a temp project with biome.json and ruff.toml at ${root}\n`);
+    // The project is removed at the end: its path would name nothing left to look at.
+    write('formatbox demo — a throwaway project with biome.json and ruff.toml (removed when the demo ends)\n');
     for (const { path, ...input } of EDITS) {
       write(`\n── agent edit on ${path}\n${indent(JSON.stringify(input, null, 2))}\n`);
       const prior = await readFile(join(root, path), 'utf8');

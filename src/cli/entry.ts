@@ -13,9 +13,11 @@ import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
 import { EXIT_CODE_BY_ERROR, EXIT_FORMAT_FAILED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_WOULD_CHANGE } from './exit-codes.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
+import { createFormatOutput } from './format-output.js';
 import { hasStdinFilepath, parseFlags, type Flags } from './flags.js';
 import { COMMAND_HELP } from './help.js';
 import { placeRequest, saysNoRoot, withNoRootReason } from '../node/service/request-root.js';
+import { refusedRootReason } from '../node/project-root.js';
 import { formatboxBuildId, formatboxVersion } from '../node/version.js';
 
 /** Exit code for the thin path, or undefined: run the full CLI instead. */
@@ -26,11 +28,11 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
     return 0;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    if (!command || !(command in COMMAND_HELP)) return undefined;
+    if (!command || !Object.hasOwn(COMMAND_HELP, command)) return undefined;
     process.stdout.write(`${COMMAND_HELP[command]}\n`);
     return 0;
   }
-  if (command === 'daemon' && (rest[0] === 'status' || rest[0] === 'stop')) return daemonCommand(rest[0], env);
+  if (command === 'daemon' && (rest[0] === 'status' || rest[0] === 'stop')) return daemonCommand(rest[0], rest.includes('--json'), env);
   // The MCP server loads only the SDK before its first tool call (mcp.ts), not the full CLI.
   if (command === 'mcp') return mcpCommand(rest);
   let flags: Flags;
@@ -40,11 +42,13 @@ async function thinMain(argv: string[], env: NodeJS.ProcessEnv): Promise<number 
     return undefined; // a missing or bad value: the full CLI names it
   }
   if (flags.noDaemon || /^(1|true|yes)$/i.test(env.FORMATBOX_NO_DAEMON ?? '')) return undefined;
+  // Offline runs in this process: a daemon started without it could fetch, and could not say so here.
+  if (command !== 'hook' && (flags.offline || /^(1|true|yes)$/i.test(env.FORMATBOX_OFFLINE ?? ''))) return undefined;
   if (command === 'hook') return flags.socket || env.FORMATBOX_SOCKET ? undefined : thinHook(flags, env);
   if (flags.unknown.length > 0) return undefined; // the full CLI names the bad option
   if (command === 'apply' && flags.json) return thinApply(flags, env);
   if (command === 'format' && flags.stdinFilepath !== undefined) return thinStdinFilepath(flags, env);
-  if (command === 'format' && !flags.json && !usesWalkOptions(flags) && namedFilesOnly(flags.positional) && (flags.write || flags.check)) {
+  if (command === 'format' && !flags.json && !usesWalkOptions(flags) && namedFilesOnly(flags.positional)) {
     return thinFormatFiles(flags, env);
   }
   return undefined;
@@ -182,11 +186,11 @@ async function thinStdinFilepath(flags: Flags, env: NodeJS.ProcessEnv): Promise<
   const text = await readStdin();
   try {
     const request = stdinRequest(resolve(flags.root ?? process.cwd()), flags.stdinFilepath, text);
-    const receipt = (await requestThroughDaemon(request, flags, env)) as { status: string; content: string; line: string };
+    const receipt = (await requestThroughDaemon(request, flags, env, 'person')) as { status: string; content: string; line: string };
     return writeStdinResult(receipt, text);
   } catch (error) {
     const { code, message } = codeAndMessage(error);
-    process.stderr.write(`formatbox: ${message} (${code})\n`);
+    process.stderr.write(`formatbox: ${message}\n`);
     return EXIT_CODE_BY_ERROR[code as keyof typeof EXIT_CODE_BY_ERROR] ?? EXIT_INTERNAL;
   }
 }
@@ -202,38 +206,54 @@ function namedFilesOnly(paths: string[]): boolean {
 }
 
 /**
- * `format --write|--check FILE…` through the daemon, with format.ts's plain output: a line per file
- * that was (or would be) reformatted or failed, a summary on stderr. Exit 0, 1 (--check: would
- * change) or 2 (a file failed).
+ * `format [--write|--check|-l] FILE…` through the daemon, printed as the walk prints (format-output.ts).
+ * No mode is --check. A file over its budget is asked again with three times it (as format.ts does)
+ * before it counts as timed out. Exit 0, 1 (--check: would change) or 2 (a file failed).
  */
 async function thinFormatFiles(flags: Flags, env: NodeJS.ProcessEnv): Promise<number> {
   quietOnEpipe(); // `format` left it to the walk's bundle; this path writes too
+  const check = flags.check || !flags.write;
+  const output = createFormatOutput({ ...flags, check });
   const root = resolve(flags.root ?? process.cwd());
-  const counts = { formatted: 0, unchanged: 0, skipped: 0, failed: 0 };
+  // A --root that can never be a root is the run's error, as in the walk, not each file's.
+  const refused = flags.root !== undefined ? refusedRootReason(root) : undefined;
+  if (refused !== undefined) {
+    process.stderr.write(`formatbox: ${root} (the --root) cannot be a project root: ${refused}\n`);
+    return EXIT_CODE_BY_ERROR.PATH_REFUSED;
+  }
   for (const named of flags.positional) {
     const path = relative(root, resolve(named)).split(sep).join('/');
+    // As the walk shows paths: relative to --root when given, else to the working directory.
+    const shown = flags.root !== undefined ? path : relative(process.cwd(), resolve(named)).split(sep).join('/') || named;
     try {
-      const receipt = (await requestThroughDaemon({ method: 'format', path, check: flags.check }, flags, env)) as { status: string; line: string; reason?: string };
-      const kind = receipt.status === 'formatted' || receipt.status === 'unchanged' || receipt.status === 'skipped' ? receipt.status : 'failed';
-      counts[kind]++;
-      if (kind === 'formatted') process.stdout.write(`${flags.check ? `would reformat: ${path}` : receipt.line}\n`);
-      if (kind === 'failed' || saysNoRoot(receipt)) process.stdout.write(`${receipt.line}\n`);
+      const ask = (over: Flags) => requestThroughDaemon({ method: 'format', path, check }, over, env, 'person') as Promise<{ status: string; line: string; reason?: string }>;
+      let receipt = await ask(flags);
+      // The budget it ran over is in the reason (`timed out after N ms`): the config's, which this light path does not load.
+      const overMs = receipt.status === 'timeout' ? Number(/after (\d+) ms/.exec(receipt.reason ?? '')?.[1]) : NaN;
+      if (overMs > 0) receipt = await ask({ ...flags, timeoutMs: overMs * 3 });
+      const { status, line, reason } = receipt;
+      if (status === 'formatted' || status === 'unchanged') output.file({ kind: status, path: shown, line });
+      else if (status === 'skipped') output.file({ kind: 'skipped', path: shown, reason: reason ?? line, named: true, noRoot: saysNoRoot(receipt) });
+      else output.file({ kind: status === 'timeout' ? 'timed out' : 'failed', path: shown, message: reason ?? line });
     } catch (error) {
-      counts.failed++;
-      process.stdout.write(`error: ${path}: ${describe(error)}\n`);
+      output.file({ kind: 'failed', path: shown, message: describe(error) });
     }
   }
-  const verb = flags.check ? 'would change' : 'formatted';
-  process.stderr.write(`${flags.positional.length} files: ${counts.formatted} ${verb}, ${counts.unchanged} already formatted, ${counts.skipped} not formatted (no formatter or ignored), ${counts.failed} failed\n`);
-  if (counts.failed > 0) return EXIT_FORMAT_FAILED;
-  return flags.check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
+  output.summary();
+  const { counts } = output;
+  if (counts.failed + counts.timedOut > 0) return EXIT_FORMAT_FAILED;
+  return check && counts.formatted > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
 }
 
-/** Sends `request` placed in its project root (request-root.ts): the daemon's working directory is not the caller's. */
-async function requestThroughDaemon(raw: unknown, flags: Flags, env: NodeJS.ProcessEnv): Promise<unknown> {
+/**
+ * Sends `request` placed in its project root (request-root.ts): the daemon's working directory is not
+ * the caller's. `person`: a path named on the command line, which finds its own project wherever the
+ * command runs; `agent` (apply): the containment rule.
+ */
+async function requestThroughDaemon(raw: unknown, flags: Flags, env: NodeJS.ProcessEnv, by: 'agent' | 'person' = 'agent'): Promise<unknown> {
   const placeable = raw !== null && typeof raw === 'object' && !Array.isArray(raw);
   const { request, noRoot } = placeable
-    ? placeRequest(raw, { cwd: process.cwd(), ...(flags.root !== undefined ? { root: flags.root } : {}) })
+    ? placeRequest(raw, { cwd: process.cwd(), ...(flags.root !== undefined ? { root: flags.root } : {}), ...(by === 'person' ? { named: true } : {}) })
     : { request: raw, noRoot: false };
   try {
     return withNoRootReason(unwrap(await callDaemon(envelope('request', flags, env, { request }), callOptions(env))), noRoot);
@@ -245,7 +265,8 @@ async function requestThroughDaemon(raw: unknown, flags: Flags, env: NodeJS.Proc
   }
 }
 
-async function daemonCommand(sub: 'status' | 'stop', env: NodeJS.ProcessEnv): Promise<number> {
+/** `daemon status|stop`: a line for a person, the daemon's JSON with --json. */
+async function daemonCommand(sub: 'status' | 'stop', json: boolean, env: NodeJS.ProcessEnv): Promise<number> {
   const paths = daemonPaths(env);
   let reply: DaemonReply | undefined;
   try {
@@ -263,8 +284,21 @@ async function daemonCommand(sub: 'status' | 'stop', env: NodeJS.ProcessEnv): Pr
     return sub === 'status' ? 1 : 0;
   }
   if ('error' in reply) return printError(reply.error);
-  process.stdout.write(JSON.stringify(reply.ok) + '\n');
+  process.stdout.write(json ? JSON.stringify(reply.ok) + '\n' : `${daemonText(sub, reply.ok as Record<string, unknown>)}\n`);
   return 0;
+}
+
+/** `formatbox 0.1.0 daemon, pid 123, up 4 min, 12 requests, 180 MB; exits after 15 min idle; socket …`. */
+function daemonText(sub: 'status' | 'stop', ok: Record<string, unknown>): string {
+  const number = (key: string): number => (typeof ok[key] === 'number' ? (ok[key] as number) : 0);
+  if (sub === 'stop') return `the formatbox daemon (pid ${number('pid')}) is stopping`;
+  const minutes = (ms: number): string => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
+  const requests = number('requests');
+  return [
+    `formatbox ${String(ok.version)} daemon, pid ${number('pid')}, up ${minutes(number('uptimeMs'))}, ${requests} ${requests === 1 ? 'request' : 'requests'}, ${Math.round(number('rssBytes') / 2 ** 20)} MB`,
+    `exits after ${minutes(number('idleExitMs'))} without a request; socket ${String(ok.socket)}`,
+    '(--json: every field)',
+  ].join('\n');
 }
 
 class DaemonError extends Error {

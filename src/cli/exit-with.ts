@@ -9,7 +9,8 @@ export function exitWith(run: Promise<number>): void {
     (code) => exitWhenFlushed(code),
     (error: unknown) => {
       if (isFormatboxError(error)) {
-        process.stderr.write(`formatbox: ${error.message} (${error.code})\n`);
+        // The stable code is for programs (--json, apply, serve); a person reads the message.
+        process.stderr.write(`formatbox: ${error.message}\n`);
         exitWhenFlushed(EXIT_CODE_BY_ERROR[error.code]);
       } else {
         process.stderr.write(`formatbox: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);

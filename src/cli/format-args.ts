@@ -1,28 +1,36 @@
 /**
  * `formatbox format` argument conventions (as in prettier, biome and ruff), kept apart from the
- * project-wide walk in format.ts: usage instead of rewriting the current directory unasked, a named
- * path that does not exist exits 2, `--stdin-filepath`, and what `--check --json` calls a file that
- * would change. Light on purpose: the thin entry uses it too.
+ * project-wide walk in format.ts: a named path that does not exist is reported and the rest run,
+ * `--stdin-filepath`, and what `--check --json` calls a file that would change. Light on purpose:
+ * the thin entry uses it too.
  */
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { FormatboxError } from '../core/errors.js';
+import { shownPath } from '../core/shown.js';
 import { EXIT_FORMAT_FAILED, EXIT_USAGE } from './exit-codes.js';
 import { COMMAND_HELP } from './help.js';
+import { paintFor } from './colour.js';
 import { saysNoRoot } from '../node/service/request-root.js';
 
 /**
- * Exit code when the arguments end the command before any file is touched, else undefined.
- * No paths and no --write: usage (exit 2). A named path that does not exist: INVALID_REQUEST (exit 2).
+ * The named paths that exist. Each one that does not is reported on stderr in the per-file form
+ * (`error: PATH: no such file or directory`) and the rest still run, as biome and dprint do; the run
+ * then exits 2. With no path at all, the working directory is the path (every mode alike).
  */
-export function checkFormatArgs(flags: { positional: string[]; write: boolean }): number | undefined {
-  if (flags.positional.length === 0 && !flags.write) {
-    process.stderr.write(`${COMMAND_HELP.format}\n`);
-    return EXIT_USAGE;
+export function existingPaths(flags: { positional: string[]; color?: boolean }): { paths: string[]; missing: number } {
+  if (flags.positional.length === 0) return { paths: ['.'], missing: 0 };
+  const paint = paintFor(process.stderr, flags);
+  const paths: string[] = [];
+  let missing = 0;
+  for (const path of flags.positional) {
+    if (existsSync(resolve(path))) paths.push(path);
+    else {
+      missing++;
+      process.stderr.write(`${paint.red('error')}: ${shownPath(path)}: no such file or directory\n`);
+    }
   }
-  const missing = flags.positional.filter((path) => !existsSync(resolve(path)));
-  if (missing.length > 0) throw new FormatboxError('INVALID_REQUEST', `${missing.join(', ')}: no such file or directory`);
-  return undefined;
+  return { paths, missing };
 }
 
 /** The daemon/handler request for `--stdin-filepath PATH` (PATH relative to the current directory or absolute). */

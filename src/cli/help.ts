@@ -23,21 +23,29 @@ With --socket, on a Unix socket (mode 0600) instead, in a directory of yours wit
 exist); only clients that prove they run as you (a per-user secret beside the socket) are answered.
 
 ${COMMON}`,
-  format: `usage: formatbox format [--check|--write] [--json] [--threads N] [--no-cache] [--no-native] [--ignore-path FILE] PATHS…
+  format: `usage: formatbox format [-c|-w|-l] [-u] [--json] [--verbose] [--threads N] [--no-cache] [--no-native] [--ignore-path FILE] [PATHS…]
        formatbox format --stdin-filepath PATH
 
-Formats files and directories in place (--write), or reports what would change (--check; exit 1).
-Without PATHS and without --write it prints this text: it never rewrites the current directory
-unasked. A named path that does not exist exits 2. --json prints one line per file; under --check a
-file that would change says "would-change", and a final {"summary": …} line ends the output.
+Checks files and directories (default: the working directory) and reports what would change
+(-c/--check, the default; exit 1), or formats them in place (-w/--write). -l/--list-different prints
+only the paths of files that differ. Each path finds its own project (the nearest VCS root, else the
+nearest formatter config), wherever the command runs. Files that were or would be reformatted are
+listed on stdout; a file's problem goes to stderr as "error: PATH: MESSAGE"; one summary line ends
+the run (--verbose: timings, threads, cache, native Biome, what was not walked; --log-level
+silent|error|warn|log|debug). A named path that does not exist is reported and the rest still run
+(exit 2). A file named on its own that nothing formats is said (-u/--ignore-unknown: silently).
+A file over its time budget (--timeout-ms) is formatted again, alone, with three times it before it
+counts as timed out. Colour on a terminal, none with NO_COLOR, --no-color or a pipe.
+--json prints one line per file; under --check a file that would change says "would-change", and a
+final {"summary": …} line ends the output.
 Directories are walked honouring .gitignore files at every level, .git/info/exclude and each
 --ignore-path FILE (gitignore syntax, patterns relative to the root); no symlink is followed out of
 the root. --threads N: worker threads (default one per 250 files to format, at most one per
 core). A cache of files known formatted (keyed by content, formatter and effective config) skips
 them; --no-cache turns it off. Files Biome formats under one root biome.json are checked first by
 formatbox's own native Biome build, once, in the OS sandbox; the files it does not find formatted go
-on to Biome's wasm build. --no-native turns that off. Named files (no --json and none of these options) go through the
-per-user daemon.
+on to Biome's wasm build. --no-native turns that off. Named files (no --json and none of these
+options) go through the per-user daemon.
 --stdin-filepath PATH (also --stdin-file-path) formats stdin as if it were PATH and prints the
 result, as prettier and biome do; exit 2 when it cannot be formatted (syntax error).
 Every option takes its value as --x VALUE or --x=VALUE.
@@ -58,12 +66,12 @@ $FORMATBOX_SOCKET) a server started with serve --socket does, when its socket is
 0700 directory of yours) and it proves it runs as you; otherwise the hook formats in its process.
 
 ${COMMON}`,
-  daemon: `usage: formatbox daemon status|stop|run
+  daemon: `usage: formatbox daemon status|stop|run [--json]
 
 The per-user daemon that apply, hook and format --stdin-filepath start on first use. Its socket is
 in $XDG_RUNTIME_DIR/formatbox (else <tmpdir>/formatbox-<uid>), a directory that must be yours with
 mode 0700. It exits after 15 minutes without a request ($FORMATBOX_DAEMON_IDLE_MS, or run --idle-ms).
-  status   is one running, its version, pid, uptime (exit 1 when none)
+  status   is one running, its version, pid, uptime (exit 1 when none); --json: every field
   stop     stop it
   run      run it in the foreground (what the clients start)`,
   mcp: `usage: formatbox mcp [--root DIR]
@@ -94,7 +102,7 @@ Runs the main job on an embedded example.`,
 const SUMMARIES: Readonly<Record<string, string>> = {
   apply: 'one request {root?, path, input, prior?} on stdin → one receipt (JSON) on stdout',
   serve: 'JSON lines: one request per line → one receipt per line; wasm stays warm',
-  format: 'format files and directories in place (--write) or report what would change (--check)',
+  format: 'report what would change in files and directories (--check, the default) or format them (--write)',
   hook: 'PostToolUse hook for Claude Code (Edit, Write, MultiEdit) or Codex (apply_patch)',
   daemon: 'the per-user daemon that apply, hook and --stdin-filepath start on first use',
   mcp: 'an MCP server on stdio: edit, multi_edit, write, apply_patch, format, doctor',
@@ -112,7 +120,7 @@ export const USAGE = [
     ...text.split('\n').filter((line) => /^(usage: | {7})formatbox /.test(line)).map((line) => `  ${line.replace(/^usage: |^ {7}/, '')}`),
     `      ${SUMMARIES[command] ?? ''}`,
   ]),
-  '  formatbox --version; formatbox COMMAND --help: that command\'s usage',
+  '  formatbox --version; formatbox help [COMMAND] (or COMMAND --help): that command\'s usage',
   '',
   COMMON,
   '',

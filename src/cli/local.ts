@@ -9,17 +9,20 @@ import { hookAgentNames, hookOf } from '../agents/registry.js';
 import { FormatboxError } from '../core/errors.js';
 import { createRequestHandler, type CliResult, type HandlerOptions } from '../node/service/requests.js';
 import { loadUserConfig } from '../node/service/user-config.js';
+import { flagOverrides } from '../node/service/user-config-path.js';
 import { useV8Flags } from './v8-flags.js';
 
 interface LocalFlags {
   root?: string;
   config?: string;
   trusted?: boolean;
+  mode?: 'project' | 'always';
+  timeoutMs?: number;
 }
 
 function handlerOptions(flags: LocalFlags): HandlerOptions {
   useV8Flags('one-edit'); // one request per process (v8-flags.ts)
-  const { config } = loadUserConfig(flags.config);
+  const { config } = loadUserConfig(flags.config, process.env, flagOverrides(flags));
   return { defaultRoot: resolve(flags.root ?? process.cwd()), findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
 }
 

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 import { shownPath, shownText } from '../core/shown.js';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { FormatboxError, isFormatboxError, messageOf } from '../core/errors.js';
 import { EXIT_CODE_BY_ERROR, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { exitWith } from './exit-with.js';
 import { runDemo } from './demo.js';
-import { hasStdinFilepath, parseFlags, type Flags } from './flags.js';
+import { closest, hasStdinFilepath, parseFlags, type Flags } from './flags.js';
 import { formatCommand } from './format-main.js';
 import { hookAgentNames, hookOf } from '../agents/registry.js';
 import { answerLine, createRequestHandler, errorReply, type HandlerOptions } from '../node/service/requests.js';
 import { loadUserConfig } from '../node/service/user-config.js';
+import { flagOverrides } from '../node/service/user-config-path.js';
 import { connectHandler, serveSocket } from './socket.js';
 import type { DoctorReport } from '../node/index.js';
 import { COMMAND_HELP, USAGE } from './help.js';
@@ -21,6 +23,7 @@ import { DEFAULT_IDLE_MS, runDaemon } from './daemon-server.js';
 import { daemonPaths } from './daemon-paths.js';
 import { quietOnEpipe } from './epipe.js';
 import { useV8Flags } from './v8-flags.js';
+import { announceDownloads } from './downloads.js';
 import { resolveLimits } from '../config/limits.js';
 import type { Receipt } from '../core/types.js';
 import type { HookTranslation } from '../agents/module.js';
@@ -35,8 +38,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${formatboxVersion()}\n`);
     return 0;
   }
+  if (command === 'help') return helpCommand(rest[0]);
+  if (!Object.hasOwn(COMMAND_HELP, command)) return unknownCommand(command);
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`${COMMAND_HELP[command] ?? USAGE}\n`);
+    process.stdout.write(`${COMMAND_HELP[command]}\n`);
     return 0;
   }
   if (command === 'demo') return runDemo();
@@ -47,18 +52,22 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'format' && !hasStdinFilepath(rest)) return formatCommand(rest);
   if (command === 'apply' || command === 'format') useV8Flags('one-edit');
   const flags = parseFlags(rest, { command });
+  announceDownloads(flags);
   const root = resolve(flags.root ?? process.cwd());
-  const { config } = loadUserConfig(flags.config);
+  const { config } = loadUserConfig(flags.config, process.env, flagOverrides(flags));
   // Without --root, each request runs in its file's project root, found as the formatters find it.
   const handlerOptions = { defaultRoot: root, findRoot: flags.root === undefined, ...(config ? { config } : {}), ...(flags.trusted ? { trust: 'trusted' as const } : {}) };
+  // Paths a person names (`doctor PATH`, `--stdin-filepath`) find their own project wherever the command runs.
+  const namedOptions = { ...handlerOptions, namedPaths: true };
   switch (command) {
     case 'doctor': {
-      const handler = createRequestHandler(handlerOptions);
+      const handler = createRequestHandler(namedOptions);
       try {
         const path = flags.positional[0];
+        if (path !== undefined && !existsSync(resolve(path))) throw new FormatboxError('INVALID_REQUEST', `${shownPath(path)}: no such file or directory`);
         const report = (await handler.handle({ method: 'doctor', ...(path !== undefined ? { path } : {}) })) as DoctorReport;
         const agents = (await import('./init.js')).agentsSetUp();
-        process.stdout.write(flags.json ? JSON.stringify({ ...report, agents }, null, 2) + '\n' : `${formatDoctor(report)}\n\n${formatAgents(agents)}\n`);
+        process.stdout.write(flags.json ? JSON.stringify({ ...report, agents }, null, 2) + '\n' : `${formatDoctor(report, flags.verbose)}\n\n${formatAgents(agents)}\n`);
         return 0;
       } finally {
         await handler.close();
@@ -78,11 +87,31 @@ async function main(argv: string[]): Promise<number> {
       }
       return runServe(handlerOptions);
     case 'format':
-      return runFormatStdin(root, flags.stdinFilepath!, handlerOptions);
-    default:
-      process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
+      return runFormatStdin(root, flags.stdinFilepath!, namedOptions);
+    case 'daemon':
+      process.stderr.write(`${COMMAND_HELP.daemon}\n`);
       return EXIT_USAGE;
+    default:
+      return unknownCommand(command);
   }
+}
+
+/** `formatbox help [COMMAND]`: the overview, or one command's usage. */
+function helpCommand(topic: string | undefined): number {
+  if (topic === undefined) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (!Object.hasOwn(COMMAND_HELP, topic)) return unknownCommand(topic);
+  process.stdout.write(`${COMMAND_HELP[topic]}\n`);
+  return 0;
+}
+
+/** One line with the nearest command, as biome's "did you mean" (not the whole help). */
+function unknownCommand(command: string): number {
+  const near = closest(command, [...Object.keys(COMMAND_HELP), 'help', 'version']);
+  process.stderr.write(`formatbox: unknown command ${shownText(JSON.stringify(command))}${near ? `; did you mean ${near}?` : ''}\nRun formatbox help for the commands.\n`);
+  return EXIT_USAGE;
 }
 
 async function readStdin(): Promise<string> {
@@ -204,22 +233,39 @@ function formatAgents(agents: Array<{ agent: string; setup: string[] }>): string
 }
 
 /** Doctor's text: every reason and detail escaped (they may quote config or a tool's output: core/shown.ts). */
-function formatDoctor(report: DoctorReport): string {
-  return shownText(doctorLines(report).join('\n'), { multiline: true });
+function formatDoctor(report: DoctorReport, verbose: boolean): string {
+  return shownText(doctorLines(report, verbose).join('\n'), { multiline: true });
 }
 
-function doctorLines(report: DoctorReport): string[] {
+/**
+ * The languages the project formats, each with its formatter and why; the languages it does not, one
+ * line per reason (--verbose or --json: each language).
+ */
+function doctorLines(report: DoctorReport, verbose: boolean): string[] {
   const lines = [`formatbox doctor — ${report.root}${report.dir ? ` (for files in ${shownPath(report.dir)}/)` : ''} (trust: ${report.trust})`, '', 'languages:'];
-  const width = Math.max(...report.languages.map((l) => doctorLanguageLabel(l).length));
-  for (const l of report.languages) {
+  const listed = verbose ? report.languages : report.languages.filter((l) => l.formatter);
+  const width = Math.max(0, ...listed.map((l) => doctorLanguageLabel(l).length));
+  for (const l of listed) {
     const why = l.languageFrom ? `; ${l.languageFrom}` : '';
     lines.push(`  ${doctorLanguageLabel(l).padEnd(width)}  ${l.formatter ? `${l.formatter} — ${l.because ?? ''}${why}` : `not formatted (${l.skipped ?? 'unknown'}${why})`}`);
+  }
+  if (!verbose) {
+    const byReason = new Map<string, string[]>();
+    for (const l of report.languages) {
+      if (l.formatter) continue;
+      // The reason without its per-language detail, so languages skipped alike share a line.
+      const reason = (l.skipped ?? 'unknown').replace(/: the project declares no formatter for .*$/, '');
+      byReason.set(reason, [...(byReason.get(reason) ?? []), doctorLanguageLabel(l)]);
+    }
+    if (listed.length === 0) lines.push('  none: nothing in this project declares a formatter (--mode always formats with language defaults)');
+    for (const [reason, labels] of byReason) lines.push(`  not formatted (${reason}): ${labels.length === 1 ? '1 language' : `${labels.length} languages`} — ${labels.join(', ')} (--verbose: each)`);
   }
   lines.push('', report.versions.length === 0 ? 'versions: the project pins no formatter version' : 'versions (pinned / where read / will run):');
   // Versions and sources are read from the repo: shown escaped.
   for (const v of report.versions) lines.push(`  ${v.formatter}${v.forFilesUnder !== undefined ? ` (files under ${shownPath(v.forFilesUnder)}/)` : ''}: ${shownPath(v.pinned)} / ${shownPath(v.pinnedIn)} / ${v.willRun ?? 'none'}${v.matches ? '' : ' (NOT the pinned version)'} — ${shownPath(v.detail)}`);
   lines.push('', `sandbox: ${report.sandbox.available ? 'available' : 'NOT available'} (${report.sandbox.kind}): ${report.sandbox.detail}`);
-  for (const s of report.subprocess) lines.push(`  ${s.name}: ${s.available ? '' : 'unavailable: '}${s.detail}`);
+  // The sandbox's own row repeats the line above.
+  for (const s of report.subprocess) if (s.name !== 'sandbox') lines.push(`  ${s.name}: ${s.available ? '' : 'unavailable: '}${s.detail}`);
   lines.push('', report.ignored.length === 0 ? 'ignored project config: none' : 'ignored project config:');
   // Names and items come from the repo: shown escaped, like every path (core/shown.ts).
   for (const item of report.ignored) lines.push(`  ${shownPath(item.file)}: ${shownPath(item.item)} — ${item.reason}`);

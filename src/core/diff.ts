@@ -212,7 +212,7 @@ function myers(
 // Unified diffs
 
 interface UnifiedDiffOptions {
-  /** Path shown as `--- a/<path>` / `+++ b/<path>`. Default `file`. */
+  /** Path shown as `--- a/<path>` / `+++ b/<path>` (an absolute one as it is). Default `file`. */
   path?: string;
   /** Lines of context around each hunk. Default 3. */
   context?: number;
@@ -230,7 +230,9 @@ export function unifiedDiff(before: string, after: string, options: UnifiedDiffO
   const b = splitLines(after);
   const changes = diffLineChanges(a, b);
   if (changes.length === 0) return '';
-  const out: string[] = [`--- a/${path}\n`, `+++ b/${path}\n`];
+  // An absolute path is shown as it is (diff -u's form): `a//tmp/x` names no file.
+  const absolute = path.startsWith('/');
+  const out: string[] = [`--- ${absolute ? '' : 'a/'}${path}\n`, `+++ ${absolute ? '' : 'b/'}${path}\n`];
   for (const group of hunkGroups(changes, (c) => c.aStart, (c) => c.aEnd, context)) {
     const first = group[0] as LineChange;
     const last = group[group.length - 1] as LineChange;

@@ -28,6 +28,13 @@ export type ErrorCode =
   /** A broken internal invariant (e.g. a receipt that does not replay). Always a bug. */
   | 'INVARIANT_BROKEN';
 
+/**
+ * Every entry (`formatbox`, `formatbox/node`, each formatter's) is its own bundle with its own copy of
+ * this class, so identity is a brand in the global symbol registry, not the class object:
+ * `instanceof` and `isFormatboxError` recognise an error whichever entry threw it.
+ */
+const BRAND = Symbol.for('formatbox.FormatboxError');
+
 export class FormatboxError extends Error {
   readonly code: ErrorCode;
   readonly details?: Record<string, unknown>;
@@ -36,11 +43,16 @@ export class FormatboxError extends Error {
     this.name = 'FormatboxError';
     this.code = code;
     if (details) this.details = details;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isFormatboxError(value);
   }
 }
 
 export function isFormatboxError(value: unknown): value is FormatboxError {
-  return value instanceof FormatboxError;
+  return value instanceof Error && (value as { [BRAND]?: unknown })[BRAND] === true && typeof (value as { code?: unknown }).code === 'string';
 }
 
 /** Wasm-bindgen modules sometimes throw strings or plain objects; normalise to a message. */

@@ -39,7 +39,7 @@ const roots = Array.from({ length: ROOTS }, (_, i) => {
 });
 
 spawnSync(process.execPath, [CLI, 'format', '--stdin-filepath', 'x.txt'], { env, cwd: roots[0], input: 'x\n' });
-const first = spawnSync(process.execPath, [CLI, 'daemon', 'status'], { env, encoding: 'utf8' });
+const first = spawnSync(process.execPath, [CLI, 'daemon', 'status', '--json'], { env, encoding: 'utf8' });
 const build = (JSON.parse(first.stdout) as { build: string }).build;
 const paths = daemonPaths(env);
 const options = { paths, startArgs: [CLI, 'daemon', 'run'], env };

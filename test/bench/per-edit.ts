@@ -78,7 +78,7 @@ function timeProcess(command: string, args: string[], options: { cwd?: string; i
 
 /** CPU time (user + system, all threads) the daemon has used so far: what its work costs without waiting for a core. */
 function daemonCpuMs(env: NodeJS.ProcessEnv): number {
-  const { pid } = JSON.parse(spawnSync(process.execPath, [CLI, 'daemon', 'status'], { env, encoding: 'utf8' }).stdout) as { pid: number };
+  const { pid } = JSON.parse(spawnSync(process.execPath, [CLI, 'daemon', 'status', '--json'], { env, encoding: 'utf8' }).stdout) as { pid: number };
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in clock ticks (100 Hz)
 }
@@ -138,7 +138,7 @@ for (let i = 0; i <= EDITS; i++) {
 // edit receipt in this process; alternating, after both are warm.
 const socketPath = join(hookEnv.XDG_RUNTIME_DIR as string, 'formatbox', 'daemon.sock');
 // The daemon acts only on requests of its own build (version and bundle, see src/node/version.ts).
-const BUILD = (JSON.parse(spawnSync(process.execPath, [CLI, 'daemon', 'status'], { env: hookEnv, encoding: 'utf8' }).stdout) as { build: string }).build;
+const BUILD = (JSON.parse(spawnSync(process.execPath, [CLI, 'daemon', 'status', '--json'], { env: hookEnv, encoding: 'utf8' }).stdout) as { build: string }).build;
 const socket = connect(socketPath);
 await new Promise<void>((ready, fail) => socket.once('connect', () => ready()).once('error', fail));
 // The daemon answers only a peer that proves it runs as this user (src/cli/socket-auth.ts).
@@ -170,7 +170,7 @@ socket.destroy();
 await runtime.close();
 await pool.close();
 const rssKb = (() => {
-  const status = JSON.parse(spawnSync(process.execPath, [CLI, 'daemon', 'status'], { env: hookEnv, encoding: 'utf8' }).stdout) as { pid: number };
+  const status = JSON.parse(spawnSync(process.execPath, [CLI, 'daemon', 'status', '--json'], { env: hookEnv, encoding: 'utf8' }).stdout) as { pid: number };
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${status.pid}/status`, 'utf8'))?.[1] ?? 0);
 })();
 stopDaemon(hookEnv);

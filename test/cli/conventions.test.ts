@@ -73,15 +73,16 @@ test('format --stdin-filepath agrees with prettier --stdin-filepath and biome fo
   }
 });
 
-test('format: no paths and no --write prints usage; --check --json says would-change; a missing file exits 2', { timeout: 120_000 }, async () => {
+test('format: no path means the working directory and no mode means --check, alike; --check --json says would-change; a missing file is reported and the rest run', { timeout: 120_000 }, async () => {
   const messy = 'export const a={a:1}\n';
   const root = tracked({ 'biome.json': '{}\n', 'a.ts': messy });
-  const bare = await run(['format'], '', root);
-  assert.equal(bare.code, 2);
-  assert.match(bare.stderr, /^usage: formatbox format/);
-  const checkOnly = await run(['format', '--check'], '', root);
-  assert.equal(checkOnly.code, 2, 'no paths and no --write: usage, even with --check');
-  assert.equal(readFileSync(join(root, 'a.ts'), 'utf8'), messy, 'nothing rewritten');
+  for (const args of [['format'], ['format', '--check'], ['format', '-c'], ['format', '.'], ['format', 'a.ts']]) {
+    const checked = await run(args, '', root);
+    assert.equal(checked.code, 1, `${args.join(' ')}: ${checked.stderr}`);
+    assert.equal(checked.stdout, 'would reformat: a.ts\n', args.join(' '));
+    assert.match(checked.stderr, /^Checked (1 file|2 files): 1 would change, [01] already formatted\. Run with --write to fix\.$/m, args.join(' '));
+    assert.equal(readFileSync(join(root, 'a.ts'), 'utf8'), messy, `${args.join(' ')}: nothing rewritten`);
+  }
 
   const check = await run(['format', '--check', '--json', 'a.ts'], '', root);
   assert.equal(check.code, 1, check.stderr);
@@ -95,9 +96,10 @@ test('format: no paths and no --write prints usage; --check --json says would-ch
   assert.equal(daemonPids(iso.runtimeDir).length, 1, 'the daemon answered');
   assert.equal(readFileSync(join(root, 'a.ts'), 'utf8'), messy);
 
-  const missing = await run(['format', '--write', 'nope.ts'], '', root);
+  const missing = await run(['format', '--check', 'nope.ts', 'a.ts'], '', root);
   assert.equal(missing.code, 2, missing.stderr);
-  assert.match(missing.stderr, /nope\.ts: no such file or directory/);
+  assert.match(missing.stderr, /^error: nope\.ts: no such file or directory$/m);
+  assert.equal(missing.stdout, 'would reformat: a.ts\n', 'the rest still ran');
 
   const write = await run(['format', '--write'], '', root);
   assert.equal(write.code, 0, write.stderr);

@@ -18,7 +18,7 @@ test('every flag with a value parses the same as --x value and --x=value, for th
       assert.throws(() => parseFlags([`--${name}=yes`], { command }), /takes no value/, name);
       continue;
     }
-    const value = SAMPLE[row.kind] as string;
+    const value = 'values' in row ? row.values[0] : row.kind === 'integer' && 'range' in row ? String(row.range[0]) : (SAMPLE[row.kind] as string);
     const spaced = parseFlags([`--${name}`, value, 'path'], { command });
     const joined = parseFlags([`--${name}=${value}`, 'path'], { command });
     assert.deepEqual(joined, spaced, name);

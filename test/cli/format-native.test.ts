@@ -436,6 +436,6 @@ test('on a terminal: the native pass is announced, then a progress line, then th
   }
   assert.match(out, /checking \d+ files \(native Biome first\)…/, out.slice(-600));
   assert.match(out, /\[\d+\/\d+\] \d+ files\/s, ETA \d+ s/);
-  assert.match(out, /\d+ files: \d+ would change, \d+ already formatted/);
+  assert.match(out, /Checked \d+ files: \d+ would change, \d+ already formatted/);
   assert.ok(out.indexOf('native Biome first') < out.search(/\[\d+\/\d+\]/), 'announced before the progress line');
 });

@@ -190,7 +190,7 @@ test('the walk enters dot-directories and vendor, build and cache directories wh
   const run = cli(['format', '--check', '--no-cache', '--root', root, root], base);
   assert.equal(run.code, 1, run.stderr);
   assert.deepEqual(run.stdout.split('\n').filter((l) => l !== '').map((l) => l.replace(/^would reformat: /, '')), expected);
-  assert.match(run.stderr, new RegExp(`^${2 * (dirs.length - 2) + 1} files: ${dirs.length - 2} would change`, 'm'));
+  assert.match(run.stderr, new RegExp(`^Checked ${2 * (dirs.length - 2) + 1} files: ${dirs.length - 2} would change`, 'm'));
 
   // A config of its own in a directory config discovery does not read: left out, not formatted with
   // the wrong settings. A dot-directory's config is read, so its files are listed with it.
@@ -198,7 +198,7 @@ test('the walk enters dot-directories and vendor, build and cache directories wh
   const nestedRun = cli(['format', '--check', '--no-cache', '--root', join(nested, 'root'), join(nested, 'root')], nested);
   // .storybook/d.js is formatted under its own config (no semicolon), and listed: 4 files, d.js among the formatted.
   assert.deepEqual(nestedRun.stdout.split('\n').filter((l) => l !== ''), ['would reformat: .storybook/.prettierrc', 'would reformat: vendor/c.js'], nestedRun.stderr);
-  assert.match(nestedRun.stderr, /^4 files: 2 would change, 2 already formatted/m);
+  assert.match(nestedRun.stderr, /^Checked 4 files: 2 would change, 2 already formatted/m);
 });
 
 test('Prettier project: format --check, on a pipe, lists exactly the files prettier --check lists, each once, in path order', async () => {
@@ -228,7 +228,7 @@ test('Prettier project: format --check, on a pipe, lists exactly the files prett
     const listed = run.stdout.split('\n').filter((l) => l !== '').map((l) => l.replace(/^would reformat: /, ''));
     assert.deepEqual(listed, [...listed].sort(), 'in path order');
     assert.deepEqual(listed, expected);
-    assert.match(run.stderr, new RegExp(`^${sources.length + 1} files: ${expected.length} would change, ${sources.length + 1 - expected.length} already formatted`, "m")); // and .prettierrc
+    assert.match(run.stderr, new RegExp(`^Checked ${sources.length + 1} files: ${expected.length} would change, ${sources.length + 1 - expected.length} already formatted`, "m")); // and .prettierrc
   }
 });
 

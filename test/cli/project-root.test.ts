@@ -100,7 +100,7 @@ test('a file with no project root (no VCS root, no formatter config above it) sa
   for (const env of [iso.env, noDaemon]) {
     const plain = await runCli(built.cli, ['format', '--write', 'a.ts'], { env, cwd: bare });
     assert.equal(plain.code, 0, plain.stderr);
-    assert.match(plain.stdout, /a\.ts.*no project root found/);
+    assert.match(plain.stderr, /^not formatted: a\.ts \(no project root found/m);
     const stdin = await runCli(built.cli, ['format', '--stdin-filepath', 'b.ts'], { env, cwd: bare, input: MESSY });
     assert.equal(stdin.stdout, MESSY, 'the input as it was');
     assert.match(stdin.stderr, /no project root found/);

@@ -83,6 +83,7 @@ test('the package holds every wasm under the names the code expects, and its man
   assert.deepEqual(absent, []);
   assert.deepEqual(files, readdirSync(join(pkg, 'wasm')).filter((f) => f.endsWith('.wasm')).sort());
   assert.ok(!existsSync(join(pkg, 'wasm/test')), 'test modules are not shipped');
+  assert.ok(!existsSync(join(pkg, 'wasm/editorconfig')), 'editorconfig.wasm ships once, as wasm/editorconfig.wasm');
 });
 
 test('Node recipe: the universal entry with wasmFiles() from formatbox/node gives the shared receipts', () => {

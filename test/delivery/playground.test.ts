@@ -1,7 +1,8 @@
 // `npm run playground` in real headless Chromium: the built page, its module Web Worker engine and
 // its service worker. A script makes an edit and checks the receipt against Node's for the same
 // request; then the server goes away and the reloaded page still formats (offline after first load).
-// A screenshot is kept as a test artifact (path printed).
+// The status sits apart from the heading, a failure is styled apart, and an error clears the last
+// result. A screenshot is kept as a test artifact (path printed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -62,6 +63,24 @@ test('playground: an edit in the page gives Node\'s receipt, and it still works 
     const screenshot = join(shots, 'playground.png');
     await page.screenshot({ path: screenshot, fullPage: true });
     console.log(`# playground screenshot: ${screenshot}`);
+
+    // The heading holds no status; a receipt that is not a success is styled apart from one that
+    // is; an error clears the previous result instead of leaving it on screen under the message.
+    assert.equal(await page.textContent('h1'), 'formatbox playground');
+    const look = () => page.$eval('#receipt-line', (el) => [(el as HTMLElement).dataset['state'], getComputedStyle(el).backgroundColor, el.textContent]);
+    const [okState, okBackground] = await look();
+    assert.equal(okState, 'ok');
+    await page.fill('#newText', 'const = ;');
+    await page.click('#run');
+    await page.waitForFunction(() => document.getElementById('receipt-line')!.textContent !== '', undefined, { timeout: 120_000 });
+    const [failedState, failedBackground, failedLine] = await look();
+    assert.equal(failedState, 'failed', String(failedLine));
+    assert.notEqual(failedBackground, okBackground, 'a failure is not shown in the success colour');
+    await page.fill('#project', '{ not json');
+    await page.click('#run');
+    await page.waitForSelector('#status[data-state=error]');
+    assert.deepEqual(await page.evaluate(() => ['receipt-line', 'formatted', 'rewritten'].map((id) => document.getElementById(id)!.textContent)), ['', '', ''], 'the previous result is cleared');
+    assert.match((await page.textContent('#status'))!, /project files are not JSON/);
 
     // Offline: the server is gone; the reloaded page comes from the service worker's cache.
     server.closeAllConnections();

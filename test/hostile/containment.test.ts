@@ -212,8 +212,11 @@ test('serve and format: the same rule', BOUND, async () => {
   const serve = await runBounded(process.execPath, [built.cli, 'serve'], { env: h.env, cwd: h.proj, input: `${lines}\n` });
   const replies = serve.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; error?: { code: string }; status?: string });
   assert.deepEqual(replies.map((r) => r.error?.code ?? r.status), ['PATH_REFUSED', 'PATH_REFUSED', 'PATH_REFUSED', 'formatted'], serve.stdout);
-  for (const [mode, env] of [['in-process', h.noDaemon], ['daemon', h.env]] as const) {
-    const format = await runBounded(process.execPath, [built.cli, 'format', '--write', '../.bashrc'], { env, cwd: h.proj });
+  // A path named on `format`'s command line finds its own project (as prettier's would), so the
+  // refusal comes from the never-roots: a home with no VCS marker of its own is no project.
+  const bare = fakeHome({ '.clang-format': 'BasedOnStyle: LLVM\n' });
+  for (const [mode, env] of [['in-process', bare.noDaemon], ['daemon', bare.env]] as const) {
+    const format = await runBounded(process.execPath, [built.cli, 'format', '--write', '../.bashrc'], { env, cwd: bare.proj });
     assert.notEqual(format.code, 0, `${mode}: format --write ../.bashrc`);
     assert.match(format.stdout + format.stderr, /outside the project root|PATH_REFUSED|refused/, `${mode}: ${format.stdout}${format.stderr}`);
   }
@@ -221,6 +224,7 @@ test('serve and format: the same rule', BOUND, async () => {
   assert.notEqual(slash.code, 0, 'format --root / is refused');
   assert.match(slash.stdout + slash.stderr, /cannot be a project root/);
   untouched(h);
+  untouched(bare);
 });
 
 test('the hook: CLAUDE_PROJECT_DIR=/ says why nothing was formatted; a file outside the project is left alone', BOUND, async () => {

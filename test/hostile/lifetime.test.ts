@@ -29,7 +29,7 @@ function buildId(env: NodeJS.ProcessEnv): string {
   const cwd = project({});
   dirs.push(cwd);
   spawnSync(process.execPath, [built.cli, 'format', '--stdin-filepath', 'x.txt'], { env, input: 'x\n', encoding: 'utf8', cwd });
-  const status = spawnSync(process.execPath, [built.cli, 'daemon', 'status'], { env, encoding: 'utf8' });
+  const status = spawnSync(process.execPath, [built.cli, 'daemon', 'status', '--json'], { env, encoding: 'utf8' });
   return (JSON.parse(status.stdout) as { build: string }).build;
 }
 

@@ -207,7 +207,7 @@ test('serve --socket and the daemon act on nothing from a client that does not p
   assert.equal(readFileSync(c.file, 'utf8'), FORMATTED, 'the real daemon formats (the handshake works between the user\'s own processes)');
   const build = readFileSync(join(built.dir, 'dist', 'cli.js'), 'utf8');
   assert.ok(build.length > 0);
-  const status = spawnSync(process.execPath, [built.cli, 'daemon', 'status'], { env, encoding: 'utf8' });
+  const status = spawnSync(process.execPath, [built.cli, 'daemon', 'status', '--json'], { env, encoding: 'utf8' });
   const version = (JSON.parse(status.stdout) as { build: string }).build;
   const envelope = JSON.stringify({ v: version, op: 'request', root, request: { root, path: 'a.ts', input: { content: 'export const pwned  = 1\n' } } });
   const reply = await rawExchange(join(runtimeDir, 'formatbox', 'daemon.sock'), [envelope]);

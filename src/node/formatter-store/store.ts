@@ -157,6 +157,38 @@ function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheRoot(env), 'formatbox', 'formatters');
 }
 
+/** What a download is about to fetch, and how it goes (for a person: the CLI prints it). */
+export interface DownloadEvent {
+  /** `prettier@2.8.8`. */
+  what: string;
+  url: string;
+  /** The declared size, when the server says it. */
+  bytes?: number;
+  /** Bytes received so far; absent on the announcement before the body. */
+  received?: number;
+  done?: boolean;
+}
+
+/**
+ * The process's listener for downloads (one for every store: a pinned version and native Biome are
+ * fetched by different stores). The CLI sets one that prints a line before each fetch, with its
+ * size, and progress on a TTY; a library embedding sets its own or none.
+ */
+// On globalThis under a registered symbol: the CLI's bundles each carry a copy of this module.
+const LISTENER = Symbol.for('formatbox.formatterDownloads');
+type Listener = (event: DownloadEvent) => void;
+export function onFormatterDownloads(listener: Listener | undefined): void {
+  (globalThis as { [LISTENER]?: Listener })[LISTENER] = listener;
+}
+function downloadListener(): Listener | undefined {
+  return (globalThis as { [LISTENER]?: Listener })[LISTENER];
+}
+
+/** `FORMATBOX_OFFLINE=1` (the CLI's `--offline` sets it): nothing is fetched; only what the store holds is used. */
+export function offline(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes)$/i.test(env.FORMATBOX_OFFLINE ?? '');
+}
+
 export function createFormatterStore(options: StoreOptions = {}): FormatterStore {
   const env = options.env ?? process.env;
   const dir = options.dir ?? defaultStoreDir(env);
@@ -221,6 +253,7 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
   async function packument(name: string): Promise<Packument> {
     let pending = packuments.get(name);
     if (!pending) {
+      if (offline(env)) throw new FormatboxError('FORMATTER_FETCH', `formatbox is offline (--offline or FORMATBOX_OFFLINE=1): the registry is not asked which ${name} versions exist`);
       const registry = registryFor(name);
       pending = fetchPackument(registry, name, limits, ledger()).catch((error: unknown) => {
         throw redacted(error, registry);
@@ -233,6 +266,7 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
   }
 
   async function download(name: string, version: string): Promise<StoredPackage> {
+    if (offline(env)) throw new FormatboxError('FORMATTER_FETCH', `${name}@${version} is not in the formatter store, and formatbox is offline (--offline or FORMATBOX_OFFLINE=1): not fetched`);
     const registry = registryFor(name);
     try {
       return await downloadFrom(registry, name, version);
@@ -256,7 +290,7 @@ export function createFormatterStore(options: StoreOptions = {}): FormatterStore
     const overBudget = left.bytes < limits.maxTarballBytes;
     let tarball: Uint8Array;
     try {
-      tarball = await fetchBytes(tarballUrl.href, Math.min(limits.maxTarballBytes, left.bytes), limits.downloadMs, 'application/octet-stream');
+      tarball = await fetchBytes(tarballUrl.href, Math.min(limits.maxTarballBytes, left.bytes), limits.downloadMs, 'application/octet-stream', `${name}@${version}`);
     } catch (error) {
       if (overBudget && isFormatboxError(error) && / over the \d+-byte cap$/.test(error.message)) {
         ledger().recordDownload(left.bytes);
@@ -458,7 +492,7 @@ async function fetchPackument(registry: RegistryChoice, name: string, limits: St
 }
 
 /** GET with a time limit and a size cap (the body is read in chunks and abandoned past the cap). */
-async function fetchBytes(url: string, maxBytes: number, timeoutMs: number, accept: string): Promise<Uint8Array> {
+async function fetchBytes(url: string, maxBytes: number, timeoutMs: number, accept: string, announced?: string): Promise<Uint8Array> {
   let response: Response;
   const signal = AbortSignal.timeout(timeoutMs);
   try {
@@ -469,11 +503,15 @@ async function fetchBytes(url: string, maxBytes: number, timeoutMs: number, acce
   if (!response.ok || !response.body) throw new FormatboxError('FORMATTER_FETCH', `${url}: HTTP ${response.status}`);
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) throw new FormatboxError('FORMATTER_FETCH', `${url}: ${declared} bytes, over the ${maxBytes}-byte cap`);
+  const listener = announced !== undefined ? downloadListener() : undefined;
+  const size = Number.isFinite(declared) ? { bytes: declared } : {};
+  listener?.({ what: announced!, url, ...size });
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       total += chunk.length;
+      listener?.({ what: announced!, url, ...size, received: total });
       if (total > maxBytes) throw new FormatboxError('FORMATTER_FETCH', `${url}: over the ${maxBytes}-byte cap`);
       chunks.push(chunk);
     }
@@ -481,6 +519,7 @@ async function fetchBytes(url: string, maxBytes: number, timeoutMs: number, acce
     if (error instanceof FormatboxError) throw error;
     throw new FormatboxError('FORMATTER_FETCH', `${url}: ${signal.aborted ? `not done within ${timeoutMs} ms` : messageOf(error)}`);
   }
+  listener?.({ what: announced!, url, ...size, received: total, done: true });
   const out = new Uint8Array(total);
   let at = 0;
   for (const chunk of chunks) {

@@ -14,14 +14,14 @@
  * A patch (`apply_patch`) keeps the working directory as its root: its paths are relative to it.
  */
 import { statSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { shownPath } from '../../core/shown.js';
 import { FormatboxError } from '../../core/errors.js';
 import { isInside } from '../fs/inside.js';
 import { callerProjectRoot, findProjectRoot, realPathOf, refusedRootReason } from '../project-root.js';
 
 /** What a receipt says about a file whose project root could not be found. */
-const NO_ROOT_REASON = 'no project root found (no VCS root and no formatter config above the file); it was taken relative to the current directory';
+const NO_ROOT_REASON = 'no project root found (no VCS root and no formatter config above the file)';
 
 /** A request placed in its root; `noRoot` when none was found and the working directory stood in. */
 interface PlacedRequest<R> {
@@ -76,12 +76,35 @@ export function decideRoot(where: { cwd: string; root?: string; path?: string; p
 }
 
 /**
+ * The root of a path a person named on the command line (`format PATHS`, `--stdin-filepath`,
+ * `doctor PATH`): the file's own project root, found from its location wherever the command runs, as
+ * prettier and biome find their config (editors run formatters from their own working directory).
+ * The never-roots stay never-roots. No root found: the file's own directory stands in when it may be
+ * a root, else the working directory's project (`decideRoot`).
+ */
+export function decideNamedRoot(where: { cwd: string; path: string }): RootDecision {
+  const found = findProjectRoot(where.path, { cwd: where.cwd });
+  if (found) return { root: found.root, path: found.path, outside: false, noRoot: false };
+  const real = realPathOf(resolve(where.cwd, where.path));
+  if (refusedRootReason(dirname(real)) === undefined) return { root: dirname(real), path: basename(real), outside: false, noRoot: true };
+  return decideRoot(where);
+}
+
+/**
  * Places `request` in its project root (`decideRoot`). `cwd`: the directory the caller's relative
  * paths start from. `root`: the caller's `--root`, when given (then nothing is searched).
+ * `named`: a person named the request's path on the command line, so it finds its own project
+ * (`decideNamedRoot`); requests from agents (hook, MCP, apply, serve, the daemon) never set it.
  */
-export function placeRequest<R extends object>(request: R, where: { cwd: string; root?: string }): PlacedRequest<R> {
+export function placeRequest<R extends object>(request: R, where: { cwd: string; root?: string; named?: boolean }): PlacedRequest<R> {
   const fields = request as { root?: unknown; path?: unknown; method?: unknown; input?: unknown };
   const explicit = typeof fields.root === 'string' ? fields.root : where.root;
+  if (where.named === true && explicit === undefined && typeof fields.path === 'string' && fields.path !== '') {
+    const named = resolve(where.cwd, fields.path);
+    const probe = fields.method === 'doctor' && isDirectory(named) ? join(named, '.formatbox-doctor') : named;
+    const decision = decideNamedRoot({ cwd: where.cwd, path: probe });
+    return { request: { ...request, root: decision.root, ...(decision.path !== undefined ? { path: decision.path } : {}) }, noRoot: decision.noRoot };
+  }
   if (fields.method === 'doctor') {
     // doctor PATH (default: the working directory) answers for the project PATH belongs to, found as
     // `format` finds a file's, inside the containing root: a monorepo package answers with its own config.

@@ -54,6 +54,8 @@ export interface HandlerOptions {
   defaultRoot: string;
   /** A request that names no root runs in its file's project root (request-root.ts), not in `defaultRoot`. */
   findRoot?: boolean;
+  /** With `findRoot`: a person named the requests' paths on the command line (`format`, `doctor`), so each finds its own project wherever the command runs (request-root.ts `decideNamedRoot`). Never for agents' requests. */
+  namedPaths?: boolean;
   /** Trusted user config (formatbox.json). */
   config?: UserConfig;
   trust?: 'untrusted' | 'trusted';
@@ -105,7 +107,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     async handle(raw: unknown): Promise<CliResult> {
       const parsed = parseRequest(raw);
       const { request, noRoot } = options.findRoot
-        ? placeRequest(parsed, { cwd: options.defaultRoot })
+        ? placeRequest(parsed, { cwd: options.defaultRoot, ...(options.namedPaths === true ? { named: true } : {}) })
         : { request: { ...parsed, root: allowedRoot(parsed.root ?? options.defaultRoot, parsed.root !== undefined ? 'the request\'s root' : 'the default root') }, noRoot: false };
       return withNoRootReason(await handlePlaced(await runtimeFor(request.root), request), noRoot);
     },

@@ -13,3 +13,15 @@ export function defaultUserConfigPath(env: NodeJS.ProcessEnv = process.env): str
 export function userConfigNamed(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
   return explicit !== undefined || Boolean(env.FORMATBOX_CONFIG);
 }
+
+/** What a run's flags set over the user config (`--mode`, `--timeout-ms`). */
+export interface FlagOverrides {
+  mode?: 'project' | 'always';
+  timeoutMs?: number;
+}
+
+/** The overrides `flags` carry, or undefined when none. */
+export function flagOverrides(flags: { mode?: FlagOverrides['mode']; timeoutMs?: number }): FlagOverrides | undefined {
+  const overrides: FlagOverrides = { ...(flags.mode ? { mode: flags.mode } : {}), ...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}) };
+  return Object.keys(overrides).length > 0 ? overrides : undefined;
+}

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { FormatboxError } from '../../core/errors.js';
 import type { UserConfig } from '../../core/types.js';
 import { isRecord, parseData } from '../../config/data.js';
-import { defaultUserConfigPath, userConfigNamed } from './user-config-path.js';
+import { defaultUserConfigPath, userConfigNamed, type FlagOverrides } from './user-config-path.js';
 
 export { defaultUserConfigPath } from './user-config-path.js';
 
@@ -15,16 +15,16 @@ export { defaultUserConfigPath } from './user-config-path.js';
  * Reads the user config. A missing default file is no config; a missing `--config` file, bad JSON or
  * a non-object is an INVALID_CONFIG error (exit 2).
  */
-export function loadUserConfig(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): { config?: UserConfig; file?: string } {
+export function loadUserConfig(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env, overrides?: FlagOverrides): { config?: UserConfig; file?: string } {
   const file = explicit ?? defaultUserConfigPath(env);
-  if (!userConfigNamed(explicit, env) && !existsSync(file)) return {};
+  if (!userConfigNamed(explicit, env) && !existsSync(file)) return overrides ? { config: { ...overrides } } : {};
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     throw new FormatboxError('INVALID_CONFIG', `cannot read the user config ${file}: ${(error as Error).message}`);
   }
-  return { config: parseUserConfig(text, file), file };
+  return { config: { ...parseUserConfig(text, file), ...overrides }, file };
 }
 
 /** The user config in `text` (JSONC, read from `file`); INVALID_CONFIG when it is not a JSON object. */
