@@ -100,6 +100,7 @@ function untooledAnswer(body: Record<string, unknown>): string {
 }
 
 function candidateOf(turn: ModelTurn): Record<string, unknown> {
+  if ('applyPatch' in turn) throw new Error('an apply_patch call needs the OpenAI Responses API');
   const part = 'text' in turn ? { text: turn.text } : 'tool' in turn ? { functionCall: { name: turn.tool, args: turn.args } } : { text: turn.input };
   return {
     candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],

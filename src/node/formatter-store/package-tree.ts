@@ -19,6 +19,7 @@ import { homedir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import semverValid from 'semver/functions/valid.js';
 import { FormatboxError } from '../../core/errors.js';
+import { checkOwnedChain, checkOwnedDir } from '../fs/owned.js';
 import { createFormatterStore, isPackageName, type FormatterStore } from './store.js';
 
 export interface TreeLimits {
@@ -391,11 +392,17 @@ export async function packageTree(options: TreeOptions): Promise<PackageTree> {
   const identity = createHash('sha256').update(JSON.stringify([linksTo, closure.packages])).digest('hex').slice(0, 32);
   const treesDir = options.treesDir ?? join(cacheDir(env), 'formatbox', 'trees');
   const dir = join(treesDir, identity);
-  if (existsSync(join(dir, TREE_DONE))) return { dir, packages: closure.packages, leftOut: closure.leftOut, created: false };
+  // Code in a tree runs (sandboxed) as the project's formatter: a tree another user could have
+  // planted or changed would write other bytes. Every directory from the cache root down is the
+  // user's, as the store's are.
+  checkOwnedChain(options.treesDir ? dirname(treesDir) : cacheDir(env), treesDir, { what: "the toolchain trees' directory" }, { create: true, innerRule: { what: "the toolchain trees' directory", private: true } });
+  if (existsSync(join(dir, TREE_DONE))) {
+    checkOwnedDir(dir, { what: 'the toolchain tree' });
+    return { dir, packages: closure.packages, leftOut: closure.leftOut, created: false };
+  }
 
   const store = options.store ?? createLockedStore(env);
   const fetched = await fetchAll(store, closure.packages.filter((item) => item.link === undefined));
-  mkdirSync(treesDir, { recursive: true, mode: 0o700 });
   const temp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   let bytes = 0;
   try {
