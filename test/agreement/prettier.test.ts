@@ -73,8 +73,9 @@ function corpus(): CorpusFile[] {
     // Every fourth file; the two giants (lib.dom, lib.webworker) only in the long run.
     .filter((file, index) => LONG || (index % 4 === 0 && statSync(file).size <= 250_000));
   const fromModules = [...prettierFiles, ...libFiles].map((source) => ({ source, path: source.slice('node_modules/'.length) }));
+  // A file under a nested node_modules/ is one the CLI ignores (without --with-node-modules): not a sample.
   const moduleFiles = (pattern: RegExp, count: number) =>
-    spread(walk('node_modules').filter((file) => pattern.test(file) && statSync(file).size <= 200_000), count)
+    spread(walk('node_modules').filter((file) => pattern.test(file) && !file.slice('node_modules/'.length).includes('node_modules/') && statSync(file).size <= 200_000), count)
       .map((source) => ({ source, path: source.slice('node_modules/'.length) }));
   return [
     ...fromModules,

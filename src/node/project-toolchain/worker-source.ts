@@ -51,7 +51,9 @@ function loadTypeScript() {
   tsLoader ??= (async () => {
     if (process.features && process.features.typescript) return;
     try {
-      (await import('tsx/esm/api')).register();
+      // The project's tsx, resolved from the root like its Prettier (never formatbox's own).
+      const projectTsx = 'tsx/esm/api';
+      (await import(projectTsx)).register();
     } catch (error) {
       throw new Error('a TypeScript config needs a Node that strips types (22.18, 23.6 or later) or the project\'s own tsx; this is Node ' + process.version + ' and tsx did not load: ' + firstLine(error));
     }
