@@ -201,7 +201,10 @@ test('the thin entry loads no formatter and no engine; --no-daemon and FORMATBOX
   // containment rule's refusals name the root) only.
   const modules = [...entry.matchAll(/^\/\/ (src\/\S+)$/gm)].map((m) => m[1] as string);
   assert.ok(modules.includes('src/cli/entry.ts') && modules.includes('src/cli/daemon-client.ts'), modules.join(' '));
-  assert.deepEqual(modules.filter((m) => !m.startsWith('src/cli/') && m !== 'src/core/errors.ts' && m !== 'src/core/shown.ts' && m !== 'src/node/project-root.ts' && m !== 'src/node/fs/inside.ts' && m !== 'src/node/process-alive.ts' && m !== 'src/node/version.ts'), [], 'no engine, runtime, config or formatter module');
+  // Also the ownership check of the daemon's directory and the secret's file, and the request
+  // service's root placement and config path (small modules over Node builtins).
+  const thin = new Set(['src/core/errors.ts', 'src/core/shown.ts', 'src/node/project-root.ts', 'src/node/fs/inside.ts', 'src/node/process-alive.ts', 'src/node/version.ts', 'src/node/fs/owned.ts', 'src/node/fs/secret-file.ts', 'src/node/service/request-root.ts', 'src/node/service/user-config-path.ts']);
+  assert.deepEqual(modules.filter((m) => !m.startsWith('src/cli/') && !thin.has(m)), [], 'no engine, runtime, config or formatter module');
 
   for (const [name, args, extra] of [['--no-daemon', ['--no-daemon'], {}], ['FORMATBOX_NO_DAEMON=1', [], { FORMATBOX_NO_DAEMON: '1' }]] as const) {
     const { env, runtimeDir } = isolated(extra);
