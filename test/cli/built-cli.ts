@@ -23,6 +23,8 @@ export async function installCopy(version?: string): Promise<{ dir: string; cli:
   if (version) pkg.version = version;
   writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  // The package ships wasm/ beside dist/ (formatbox's own WASI modules are read from there).
+  symlinkSync(join(REPO, 'wasm'), join(dir, 'wasm'));
   return { dir, cli: join(dir, 'dist', 'cli.js'), version: pkg.version };
 }
 

@@ -28,7 +28,7 @@ function bigFile(path: string, head: string, bytes = HUGE_BYTES): void {
 }
 
 function shellProject(): string {
-  const root = project({ '.git/HEAD': 'ref: refs/heads/main\n', '.editorconfig': '[*]\nindent_style = space\nindent_size = 2\n', 'ok.sh': 'if true; then\necho  ok\nfi\n' });
+  const root = project({ '.git/HEAD': 'ref: refs/heads/main\n', '.editorconfig': '[*]\nindent_style = space\nindent_size = 2\ntrim_trailing_whitespace = true\n', 'ok.sh': 'if true; then\n  echo ok  \nfi\n' });
   dirs.push(root);
   return root;
 }
