@@ -14,6 +14,10 @@ import type { EditInput } from '../../core/types.js';
 import type { HookContext } from '../module.js';
 import { formatAfterWrite } from '../shared/after-write.js';
 import { formatBeforeWrite, rewriteNote } from '../shared/hook-before-write.js';
+import { argsWithInput, editFromArgs, recordOf, writeFromArgs, type ToolArgNames } from '../shared/tool-args.js';
+
+/** cline's `editor` writes a file when it has no `old_text`: its content is `new_text` too. */
+const NAMES: ToolArgNames = { oldText: 'old_text', newText: 'new_text', content: 'new_text' };
 
 interface ClineEvent {
   hookName?: unknown;
@@ -23,13 +27,13 @@ interface ClineEvent {
 }
 
 export async function clineHook(raw: unknown, context: HookContext): Promise<Record<string, unknown> | undefined> {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-  const event = raw as ClineEvent;
+  const event = recordOf(raw) as ClineEvent | undefined;
+  if (!event) return undefined;
   const pre = event.hookName === 'tool_call' ? event.preToolUse : undefined;
   const post = event.hookName === 'tool_result' ? event.postToolUse : undefined;
   const call = pre ?? post;
-  if (!call || call.toolName !== 'editor' || !call.parameters || typeof call.parameters !== 'object' || Array.isArray(call.parameters)) return undefined;
-  const params = call.parameters as Record<string, unknown>;
+  const params = call?.toolName === 'editor' ? recordOf(call.parameters) : undefined;
+  if (!params) return undefined;
   const input = inputOf(params);
   if (!input || typeof params.path !== 'string') return undefined;
   const roots = Array.isArray(event.workspaceRoots) ? event.workspaceRoots : [];
@@ -37,19 +41,15 @@ export async function clineHook(raw: unknown, context: HookContext): Promise<Rec
   if (pre) {
     const outcome = await formatBeforeWrite({ cwd, filePath: params.path, input, handler: context.handler, maxGrowthChars: context.maxDiffChars });
     if (outcome.kind !== 'rewrite') return undefined;
-    const rewritten = outcome.input;
-    const overrideInput = 'content' in rewritten ? { ...params, new_text: rewritten.content } : { ...params, old_text: (rewritten as EditInput).oldText, new_text: (rewritten as EditInput).newText };
-    const note = rewriteNote(outcome, input, 'new_text', context.maxDiffChars);
-    return { overrideInput, ...(note ? { contextModification: note } : {}) };
+    const note = rewriteNote(outcome, input, NAMES.newText, context.maxDiffChars);
+    return { overrideInput: argsWithInput(params, outcome.input, NAMES), ...(note ? { contextModification: note } : {}) };
   }
   if (post?.success !== true) return undefined;
-  const told = await formatAfterWrite({ cwd, filePath: params.path, input, handler: context.handler, budget: context.maxDiffChars, newTextName: 'new_text', escapesAngles: false });
+  const told = await formatAfterWrite({ cwd, filePath: params.path, input, handler: context.handler, budget: context.maxDiffChars, newTextName: NAMES.newText, escapesAngles: false });
   return told ? { contextModification: told } : undefined;
 }
 
 function inputOf(params: Record<string, unknown>): EditInput | { content: string } | undefined {
   if (params.insert_line !== undefined && params.insert_line !== null) return undefined; // An insertion by line number: formatted after the write.
-  if (typeof params.new_text !== 'string') return undefined;
-  if (params.old_text === undefined || params.old_text === null) return { content: params.new_text };
-  return typeof params.old_text === 'string' && params.old_text !== '' ? { oldText: params.old_text, newText: params.new_text } : undefined;
+  return params.old_text === undefined || params.old_text === null ? writeFromArgs(params, NAMES) : editFromArgs(params, NAMES);
 }

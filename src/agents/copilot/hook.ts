@@ -13,7 +13,9 @@
 import { formatAfterWrite } from '../shared/after-write.js';
 import { formatBeforeWrite } from '../shared/hook-before-write.js';
 import type { HookContext } from '../module.js';
-import type { EditInput } from '../../core/types.js';
+import { argsWithInput, editFromArgs, eventCwd, recordOf, writeFromArgs, type ToolArgNames } from '../shared/tool-args.js';
+
+const NAMES: ToolArgNames = { oldText: 'old_str', newText: 'new_str', content: 'file_text' };
 
 interface CopilotEvent {
   cwd?: unknown;
@@ -23,21 +25,19 @@ interface CopilotEvent {
 }
 
 export async function copilotHook(raw: unknown, context: HookContext): Promise<Record<string, unknown> | undefined> {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-  const event = raw as CopilotEvent;
-  const args = argsOf(event.toolArgs);
-  if (!args) return undefined;
-  const input = inputOf(event.toolName, args);
+  const event = recordOf(raw) as CopilotEvent | undefined;
+  const args = event && argsOf(event.toolArgs);
+  if (!event || !args) return undefined;
+  const input = event.toolName === 'create' ? writeFromArgs(args, NAMES) : event.toolName === 'edit' ? editFromArgs(args, NAMES) : undefined;
   if (!input || typeof args.path !== 'string') return undefined;
-  const cwd = typeof event.cwd === 'string' && event.cwd !== '' ? event.cwd : context.cwd;
+  const cwd = eventCwd(event.cwd, context.cwd);
   if (event.toolResult === undefined) {
     const outcome = await formatBeforeWrite({ cwd, filePath: args.path, input, handler: context.handler, maxGrowthChars: context.maxDiffChars });
     if (outcome.kind !== 'rewrite') return undefined;
-    const rewritten = outcome.input;
-    return { modifiedArgs: 'content' in rewritten ? { ...args, file_text: rewritten.content } : { ...args, old_str: (rewritten as EditInput).oldText, new_str: (rewritten as EditInput).newText } };
+    return { modifiedArgs: argsWithInput(args, outcome.input, NAMES) };
   }
   if (event.toolResult?.resultType !== 'success') return undefined;
-  const told = await formatAfterWrite({ cwd, filePath: args.path, input, handler: context.handler, budget: context.maxDiffChars, newTextName: 'new_str', escapesAngles: false });
+  const told = await formatAfterWrite({ cwd, filePath: args.path, input, handler: context.handler, budget: context.maxDiffChars, newTextName: NAMES.newText, escapesAngles: false });
   return told ? { additionalContext: told } : undefined;
 }
 
@@ -51,11 +51,5 @@ function argsOf(value: unknown): Record<string, unknown> | undefined {
       return undefined;
     }
   }
-  return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : undefined;
-}
-
-function inputOf(tool: unknown, args: Record<string, unknown>): EditInput | { content: string } | undefined {
-  if (tool === 'create') return typeof args.file_text === 'string' ? { content: args.file_text } : undefined;
-  if (tool === 'edit') return typeof args.old_str === 'string' && args.old_str !== '' && typeof args.new_str === 'string' ? { oldText: args.old_str, newText: args.new_str } : undefined;
-  return undefined;
+  return recordOf(args);
 }

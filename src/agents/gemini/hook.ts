@@ -10,10 +10,12 @@
  * `AfterTool` formats the written file; Gemini escapes `<` and `>` in that context, so it uses no
  * angle-bracket markers and names the lines to reread where the text holds them.
  */
-import type { EditInput } from '../../core/types.js';
 import type { HookContext } from '../module.js';
 import { formatAfterWrite } from '../shared/after-write.js';
 import { formatBeforeWrite } from '../shared/hook-before-write.js';
+import { argsWithInput, editFromArgs, eventCwd, recordOf, writeFromArgs, type ToolArgNames } from '../shared/tool-args.js';
+
+const NAMES: ToolArgNames = { oldText: 'old_string', newText: 'new_string', replaceAll: 'allow_multiple', content: 'content' };
 
 interface GeminiEvent {
   hook_event_name?: unknown;
@@ -23,30 +25,18 @@ interface GeminiEvent {
 }
 
 export async function geminiHook(raw: unknown, context: HookContext): Promise<Record<string, unknown> | undefined> {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-  const event = raw as GeminiEvent;
-  const args = event.tool_input;
-  if (!args || typeof args !== 'object' || Array.isArray(args)) return undefined;
-  const toolInput = args as Record<string, unknown>;
-  const input = inputOf(event.tool_name, toolInput);
+  const event = recordOf(raw) as GeminiEvent | undefined;
+  const toolInput = recordOf(event?.tool_input);
+  if (!event || !toolInput) return undefined;
+  const input = event.tool_name === 'write_file' ? writeFromArgs(toolInput, NAMES) : event.tool_name === 'replace' ? editFromArgs(toolInput, NAMES) : undefined;
   if (!input || typeof toolInput.file_path !== 'string') return undefined;
-  const cwd = typeof event.cwd === 'string' && event.cwd !== '' ? event.cwd : context.cwd;
+  const cwd = eventCwd(event.cwd, context.cwd);
   if (event.hook_event_name === 'BeforeTool') {
     const outcome = await formatBeforeWrite({ cwd, filePath: toolInput.file_path, input, handler: context.handler, maxGrowthChars: context.maxDiffChars });
     if (outcome.kind !== 'rewrite') return undefined;
-    const rewritten = outcome.input;
-    const tool_input = 'content' in rewritten
-      ? { ...toolInput, content: rewritten.content }
-      : { ...toolInput, old_string: (rewritten as EditInput).oldText, new_string: (rewritten as EditInput).newText };
-    return { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input } };
+    return { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: argsWithInput(toolInput, outcome.input, NAMES) } };
   }
   if (event.hook_event_name !== 'AfterTool') return undefined;
-  const told = await formatAfterWrite({ cwd, filePath: toolInput.file_path, input, handler: context.handler, budget: context.maxDiffChars, newTextName: 'new_string', escapesAngles: true });
+  const told = await formatAfterWrite({ cwd, filePath: toolInput.file_path, input, handler: context.handler, budget: context.maxDiffChars, newTextName: NAMES.newText, escapesAngles: true });
   return told ? { hookSpecificOutput: { hookEventName: 'AfterTool', additionalContext: told } } : undefined;
-}
-
-function inputOf(tool: unknown, args: Record<string, unknown>): EditInput | { content: string } | undefined {
-  if (tool === 'write_file') return typeof args.content === 'string' ? { content: args.content } : undefined;
-  if (tool !== 'replace' || typeof args.old_string !== 'string' || args.old_string === '' || typeof args.new_string !== 'string') return undefined;
-  return { oldText: args.old_string, newText: args.new_string, ...(args.allow_multiple === true ? { replaceAll: true } : {}) };
 }

@@ -9,9 +9,11 @@
  * `additionalContext`, which Qwen escapes (`<` as `&lt;`): no angle-bracket markers, and text that
  * holds `<` or `>` is named for a reread instead of shown (shared/after-write.ts).
  */
-import type { EditInput } from '../../core/types.js';
 import type { HookContext } from '../module.js';
 import { formatAfterWrite } from '../shared/after-write.js';
+import { editFromArgs, eventCwd, recordOf, writeFromArgs, type ToolArgNames } from '../shared/tool-args.js';
+
+const NAMES: ToolArgNames = { oldText: 'old_string', newText: 'new_string', replaceAll: 'replace_all', content: 'content' };
 
 interface QwenEvent {
   hook_event_name?: unknown;
@@ -21,21 +23,12 @@ interface QwenEvent {
 }
 
 export async function qwenHook(raw: unknown, context: HookContext): Promise<Record<string, unknown> | undefined> {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-  const event = raw as QwenEvent;
-  if (event.hook_event_name !== 'PostToolUse') return undefined;
-  const args = event.tool_input;
-  if (!args || typeof args !== 'object' || Array.isArray(args)) return undefined;
-  const toolInput = args as Record<string, unknown>;
-  const input = inputOf(event.tool_name, toolInput);
+  const event = recordOf(raw) as QwenEvent | undefined;
+  if (event?.hook_event_name !== 'PostToolUse') return undefined;
+  const toolInput = recordOf(event.tool_input);
+  if (!toolInput) return undefined;
+  const input = event.tool_name === 'write_file' ? writeFromArgs(toolInput, NAMES) : event.tool_name === 'edit' ? editFromArgs(toolInput, NAMES) : undefined;
   if (!input || typeof toolInput.file_path !== 'string') return undefined;
-  const cwd = typeof event.cwd === 'string' && event.cwd !== '' ? event.cwd : context.cwd;
-  const told = await formatAfterWrite({ cwd, filePath: toolInput.file_path, input, handler: context.handler, budget: context.maxDiffChars, newTextName: 'new_string', escapesAngles: true });
+  const told = await formatAfterWrite({ cwd: eventCwd(event.cwd, context.cwd), filePath: toolInput.file_path, input, handler: context.handler, budget: context.maxDiffChars, newTextName: NAMES.newText, escapesAngles: true });
   return told ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: told } } : undefined;
-}
-
-function inputOf(tool: unknown, args: Record<string, unknown>): EditInput | { content: string } | undefined {
-  if (tool === 'write_file') return typeof args.content === 'string' ? { content: args.content } : undefined;
-  if (tool !== 'edit' || typeof args.old_string !== 'string' || args.old_string === '' || typeof args.new_string !== 'string') return undefined;
-  return { oldText: args.old_string, newText: args.new_string, ...(args.replace_all === true ? { replaceAll: true } : {}) };
 }

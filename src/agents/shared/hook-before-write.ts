@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { unifiedDiff } from '../../core/diff.js';
 import { messageOf } from '../../core/errors.js';
 import { shownPath, shownText } from '../../core/shown.js';
-import type { EditInput, Receipt, SingleFileInput } from '../../core/types.js';
+import type { EditInput, Receipt, SingleFileInput, WriteInput } from '../../core/types.js';
 import { decideRoot } from '../../node/service/request-root.js';
 import type { RequestHandler } from '../../node/service/requests.js';
 import { reconcile, rereadHint } from '../../reconcile/index.js';
@@ -27,7 +27,7 @@ export const MAX_PRIOR_BYTES = 2 * 1024 * 1024;
 
 export type BeforeWrite =
   /** Apply `input` instead of the model's: it writes F. `changed` lists the edits whose text differs from the model's. */
-  | { kind: 'rewrite'; root: string; path: string; input: SingleFileInput; final: string; changed: Array<{ label: string; newText: string }>; line: string }
+  | { kind: 'rewrite'; root: string; path: string; input: EditInput | WriteInput; final: string; changed: Array<{ label: string; newText: string }>; line: string }
   /** The formatter leaves W as it is: nothing to rewrite, nothing to say. */
   | { kind: 'unchanged' }
   /** Let the model's input through; the post-tool hook formats after the write (`why` is for logs and tests). */
