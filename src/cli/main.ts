@@ -17,7 +17,7 @@ import { connectHandler, serveSocket } from './socket.js';
 import type { DoctorReport } from '../node/index.js';
 import { COMMAND_HELP, USAGE } from './help.js';
 import { formatboxBuildId, formatboxVersion } from '../node/version.js';
-import { doctorLanguageLabel } from './doctor-label.js';
+import { doctorLanguageLabel } from '../agents/shared/doctor-label.js';
 import { stdinRequest, writeStdinResult } from './format-args.js';
 import { DEFAULT_IDLE_MS, runDaemon } from './daemon-server.js';
 import { daemonPaths } from './daemon-paths.js';

@@ -4,6 +4,6 @@
  * having loaded only the MCP SDK.
  */
 export { DEFAULT_LIMITS, resolveLimits } from '../config/limits.js';
-export { mcpReply } from './mcp-result.js';
+export { mcpReply } from '../agents/shared/mcp-result.js';
 export { createRequestHandler } from '../node/service/requests.js';
 export { loadUserConfig } from '../node/service/user-config.js';

@@ -17,7 +17,7 @@ import type { ToolInput } from '../core/types.js';
 import type { RequestHandler } from '../node/service/requests.js';
 import { shownText } from '../core/shown.js';
 import { EXIT_CODE_BY_ERROR } from './exit-codes.js';
-import { RECEIPT_OUTPUT_SCHEMA } from './mcp-receipt.js';
+import { RECEIPT_OUTPUT_SCHEMA } from '../agents/shared/mcp-receipt.js';
 import { McpServer, type CallToolResult, type ToolDefinition } from './mcp-server.js';
 import { BoundedStdioServerTransport } from './mcp-stdio.js';
 import { formatboxVersion } from '../node/version.js';

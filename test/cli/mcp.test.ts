@@ -108,7 +108,7 @@ test('tools/list, and an edit whose receipt replays to the disk (root from --roo
 test('the server loads no package and nothing that formats before its first tool call', () => {
   const bundle = readFileSync(join(built.dir, 'dist', 'cli-mcp.js'), 'utf8');
   const modules = [...bundle.matchAll(/^\/\/ (src\/\S+)$/gm)].map((m) => m[1] as string).sort();
-  assert.deepEqual([...new Set(modules)], ['src/cli/exit-codes.ts', 'src/cli/mcp-receipt.ts', 'src/cli/mcp-server.ts', 'src/cli/mcp-stdio.ts', 'src/cli/mcp.ts', 'src/core/errors.ts', 'src/core/shown.ts', 'src/node/version.ts']);
+  assert.deepEqual([...new Set(modules)], ['src/agents/shared/mcp-receipt.ts', 'src/cli/exit-codes.ts', 'src/cli/mcp-server.ts', 'src/cli/mcp-stdio.ts', 'src/cli/mcp.ts', 'src/core/errors.ts', 'src/core/shown.ts', 'src/node/version.ts']);
   const packages = [...bundle.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1] as string).filter((s) => !s.startsWith('node:'));
   assert.deepEqual(packages, [], 'the protocol is formatbox\'s own (the SDK is a dev dependency)');
   assert.match(bundle, /import\(["']\.\/cli-mcp-tools\.js["']\)/, 'the tools come in on demand');

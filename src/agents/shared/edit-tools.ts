@@ -14,7 +14,7 @@ import type { ApplyPatchInput, EditInput, Receipt, SingleFileInput, ToolInput } 
 import type { Engine } from '../../engine/engine.js';
 import type { PatchReceipt } from '../../reconcile/index.js';
 import { applyInput, applyParsedPatch, finalStates, parsePatch } from '../../tools/index.js';
-import { mcpReply } from '../../cli/mcp-result.js';
+import { mcpReply } from './mcp-result.js';
 import { DEFAULT_LIMITS } from '../../config/limits.js';
 
 /** What the tools need: each call performs the edit, formats, and returns receipts (a Node `Runtime` is one). */

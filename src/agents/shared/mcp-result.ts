@@ -8,14 +8,14 @@
  *   `note` (the text part is the note) and with its `input` and `diff` only when they fit; a write's
  *   `input` is its whole file, so a write is answered with the diff from what was sent instead.
  */
-import { unifiedDiff } from '../core/diff.js';
-import { shownPath } from '../core/shown.js';
-import type { Receipt, SingleFileInput, ToolInput } from '../core/types.js';
-import type { DoctorReport } from '../node/index.js';
+import { unifiedDiff } from '../../core/diff.js';
+import { shownPath } from '../../core/shown.js';
+import type { Receipt, SingleFileInput, ToolInput } from '../../core/types.js';
+import type { DoctorReport } from '../../node/index.js';
 import { doctorLanguageLabel } from './doctor-label.js';
-import type { PatchReceipt } from '../reconcile/index.js';
-import { rereadHint } from '../reconcile/index.js';
-import { changedEdits, clip, editBlock, editsHint, MAX_LINE_CHARS } from '../agents/shared/context.js';
+import type { PatchReceipt } from '../../reconcile/index.js';
+import { rereadHint } from '../../reconcile/index.js';
+import { changedEdits, clip, editBlock, editsHint, MAX_LINE_CHARS } from './context.js';
 import { mcpReceipt, type McpReceipt } from './mcp-receipt.js';
 
 interface McpReplyOptions {

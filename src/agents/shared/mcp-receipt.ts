@@ -5,7 +5,7 @@
  * schema below has one entry per field of that type, checked by the compiler both ways: a field
  * added to `Receipt` fails to compile here until the schema says what it is.
  */
-import type { Receipt, Status, ToolInput } from '../core/types.js';
+import type { Receipt, Status, ToolInput } from '../../core/types.js';
 
 export type McpReceipt = Omit<Receipt, 'note' | 'content' | 'input' | 'diff'> & {
   input?: ToolInput;
